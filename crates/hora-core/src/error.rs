@@ -1,0 +1,83 @@
+//! The contract's error codes as they leave the engine.
+//!
+//! HTTP status, category and retryable live in the service's registry (`src/errors.ts`);
+//! a test checks that both sides list the same codes.
+
+use serde_json::{Map, Value};
+
+macro_rules! error_codes {
+    ($($variant:ident => $code:literal),* $(,)?) => {
+        /// Every error code the contract names that the engine can raise.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode { $($variant),* }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),*];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $code),* }
+            }
+        }
+    };
+}
+
+error_codes! {
+    MalformedJson => "MALFORMED_JSON",
+    ValidationError => "VALIDATION_ERROR",
+    CleaningOptionUnsupported => "CLEANING_OPTION_UNSUPPORTED",
+    FutureCovariatesInvalid => "FUTURE_COVARIATES_INVALID",
+    CovariateColumnMismatch => "COVARIATE_COLUMN_MISMATCH",
+    SeriesDiscontinuous => "SERIES_DISCONTINUOUS",
+    TimestampIrregular => "TIMESTAMP_IRREGULAR",
+    FreqInferenceFailed => "FREQ_INFERENCE_FAILED",
+    FreqAmbiguous => "FREQ_AMBIGUOUS",
+    FreqUnsupported => "FREQ_UNSUPPORTED",
+    SeriesEmpty => "SERIES_EMPTY",
+    SeriesTooShort => "SERIES_TOO_SHORT",
+    AmbiguousDateFormat => "AMBIGUOUS_DATE_FORMAT",
+    RawInputInvalid => "RAW_INPUT_INVALID",
+    PointsExceeded => "POINTS_EXCEEDED",
+    SeriesTooLong => "SERIES_TOO_LONG",
+    HorizonExceedsModel => "HORIZON_EXCEEDS_MODEL",
+    QuantileUnsupported => "QUANTILE_UNSUPPORTED",
+    ServiceUnavailable => "SERVICE_UNAVAILABLE",
+    InternalServerError => "INTERNAL_SERVER_ERROR",
+}
+
+/// An error that stops a request: a contract code, an English message and structured details.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HoraError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub details: Map<String, Value>,
+}
+
+impl HoraError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        HoraError { code, message: message.into(), details: Map::new() }
+    }
+
+    /// Adds one entry to `details`.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details.insert(key.to_string(), value.into());
+        self
+    }
+
+    /// A 422 `VALIDATION_ERROR` naming one field of the body.
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        let field = field.into();
+        let message = message.into();
+        let entry = serde_json::json!({ "field": field, "message": message });
+        HoraError::new(ErrorCode::ValidationError, message).with("errors", Value::Array(vec![entry]))
+    }
+}
+
+impl std::fmt::Display for HoraError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for HoraError {}
+
+pub type Result<T> = std::result::Result<T, HoraError>;

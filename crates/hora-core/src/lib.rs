@@ -1,0 +1,11 @@
+//! Hora's engine: request ingestion, the time engine, the cleaning stage and model inference.
+//!
+//! Pure Rust with no N-API types, so the same engine can serve other hosts.
+
+pub mod clean;
+pub mod error;
+pub mod ingest;
+pub mod model;
+pub mod time;
+
+pub use error::{ErrorCode, HoraError};

@@ -1,0 +1,4 @@
+//! Thin napi-rs binding: converts types, runs engine work off the event loop, maps errors.
+#![deny(clippy::all)]
+
+mod store;

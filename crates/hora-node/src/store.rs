@@ -1,0 +1,49 @@
+//! The store's SQL executor, exposed synchronously: each statement is a sub-millisecond call on a
+//! local file, cheaper than a hop to the thread pool.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::Value;
+
+#[napi(object)]
+pub struct RunResult {
+    pub changes: i64,
+    pub last_insert_rowid: i64,
+}
+
+#[napi]
+pub struct SqliteDb {
+    inner: hora_store::Db,
+}
+
+fn store_err(e: hora_store::StoreError) -> Error {
+    Error::new(Status::GenericFailure, e.to_string())
+}
+
+#[napi]
+impl SqliteDb {
+    /// Opens or creates the database file at `path` (absolute).
+    #[napi(constructor)]
+    pub fn new(path: String) -> Result<Self> {
+        Ok(SqliteDb { inner: hora_store::Db::open(&path).map_err(store_err)? })
+    }
+
+    /// Runs statements without parameters.
+    #[napi]
+    pub fn exec(&self, sql: String) -> Result<()> {
+        self.inner.exec(&sql).map_err(store_err)
+    }
+
+    /// Runs one statement and returns its rows as objects keyed by column name.
+    #[napi]
+    pub fn query(&self, sql: String, params: Vec<Value>) -> Result<Vec<Value>> {
+        self.inner.query(&sql, &params).map_err(store_err)
+    }
+
+    /// Runs one statement that returns no rows.
+    #[napi]
+    pub fn run(&self, sql: String, params: Vec<Value>) -> Result<RunResult> {
+        let out = self.inner.run(&sql, &params).map_err(store_err)?;
+        Ok(RunResult { changes: out.changes as i64, last_insert_rowid: out.last_insert_rowid })
+    }
+}

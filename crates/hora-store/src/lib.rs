@@ -1,0 +1,141 @@
+//! The embedded SQLite engine behind the service's store interface.
+//!
+//! The store's schema and queries live in TypeScript (`src/store/sqlite.ts`); this crate only runs
+//! parameterised SQL on one connection, so the SQL dialect is the one seam to replace when a shared
+//! store arrives.
+
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use rusqlite::{params_from_iter, Connection, OpenFlags};
+use serde_json::{Map, Number, Value};
+use std::sync::Mutex;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("unsupported parameter at position {0}: only null, booleans, numbers and strings bind")]
+    Param(usize),
+    #[error("store connection poisoned by an earlier panic")]
+    Poisoned,
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// Rows changed and the last inserted rowid of one statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOutcome {
+    pub changes: u64,
+    pub last_insert_rowid: i64,
+}
+
+pub struct Db {
+    conn: Mutex<Connection>,
+}
+
+impl Db {
+    /// Opens (creating when absent) the database file, in WAL mode so that the operator CLI can
+    /// write while a server reads.
+    pub fn open(path: &str) -> Result<Db> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags)?;
+        conn.busy_timeout(Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        Ok(Db { conn: Mutex::new(conn) })
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Connection>> {
+        self.conn.lock().map_err(|_| StoreError::Poisoned)
+    }
+
+    /// Runs a batch of statements without parameters (migrations, BEGIN/COMMIT).
+    pub fn exec(&self, sql: &str) -> Result<()> {
+        Ok(self.lock()?.execute_batch(sql)?)
+    }
+
+    /// Runs one statement and returns its rows as JSON objects keyed by column name.
+    pub fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Value>> {
+        let conn = self.lock()?;
+        let mut stmt = conn.prepare_cached(sql)?;
+        let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
+        let mut rows = stmt.query(params_from_iter(bind(params)?))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            let mut obj = Map::with_capacity(names.len());
+            for (i, name) in names.iter().enumerate() {
+                obj.insert(name.clone(), to_json(row.get_ref(i)?));
+            }
+            out.push(Value::Object(obj));
+        }
+        Ok(out)
+    }
+
+    /// Runs one statement that returns no rows.
+    pub fn run(&self, sql: &str, params: &[Value]) -> Result<RunOutcome> {
+        let conn = self.lock()?;
+        let mut stmt = conn.prepare_cached(sql)?;
+        let changes = stmt.execute(params_from_iter(bind(params)?))? as u64;
+        Ok(RunOutcome { changes, last_insert_rowid: conn.last_insert_rowid() })
+    }
+}
+
+fn bind(params: &[Value]) -> Result<Vec<SqlValue>> {
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Null => Ok(SqlValue::Null),
+            Value::Bool(b) => Ok(SqlValue::Integer(*b as i64)),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => Ok(SqlValue::Integer(i)),
+                None => n.as_f64().map(SqlValue::Real).ok_or(StoreError::Param(i)),
+            },
+            Value::String(s) => Ok(SqlValue::Text(s.clone())),
+            _ => Err(StoreError::Param(i)),
+        })
+        .collect()
+}
+
+fn to_json(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Number(i.into()),
+        ValueRef::Real(f) => Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null),
+        ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn run_then_query_round_trips_typed_values() {
+        let db = Db::open(":memory:").unwrap();
+        db.exec("CREATE TABLE t (a INTEGER, b REAL, c TEXT, d INTEGER)").unwrap();
+        let out = db.run("INSERT INTO t VALUES (?, ?, ?, ?)", &[json!(7), json!(1.5), json!("x"), Value::Null]).unwrap();
+        assert_eq!(out.changes, 1);
+        let rows = db.query("SELECT a, b, c, d FROM t WHERE a = ?", &[json!(7)]).unwrap();
+        assert_eq!(rows, vec![json!({"a": 7, "b": 1.5, "c": "x", "d": null})]);
+    }
+
+    #[test]
+    fn nested_parameters_are_refused() {
+        let db = Db::open(":memory:").unwrap();
+        assert!(matches!(db.query("SELECT ?", &[json!([1])]), Err(StoreError::Param(0))));
+    }
+
+    #[test]
+    fn upsert_with_returning_reports_the_new_count() {
+        let db = Db::open(":memory:").unwrap();
+        db.exec("CREATE TABLE c (k TEXT PRIMARY KEY, n INTEGER NOT NULL)").unwrap();
+        let sql = "INSERT INTO c (k, n) VALUES (?, 1) ON CONFLICT(k) DO UPDATE SET n = n + 1 RETURNING n";
+        db.query(sql, &[json!("a")]).unwrap();
+        let rows = db.query(sql, &[json!("a")]).unwrap();
+        assert_eq!(rows, vec![json!({"n": 2})]);
+    }
+}

@@ -1,0 +1,2 @@
+// Placeholder until the service frame lands: builds and exits.
+console.log('hora: not yet serving');
