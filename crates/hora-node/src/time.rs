@@ -2,7 +2,6 @@
 //! TypeScript path. The `ds` column crosses as one UTF-8 buffer (values separated by `\n`), the
 //! way the request body reaches the engine, and instants come back as a typed array.
 
-use hora_core::ingest::{RowTable, StrColumn};
 use hora_core::time::{self, DayMonthOrder};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
@@ -36,22 +35,12 @@ pub fn parse_ds_column(ds: &[u8], timezone: Option<String>, ds_format: Option<St
     let zone = timezone.as_deref().map(time::parse_zone).transpose().map_err(js_err)?;
     let order = match ds_format.as_deref() {
         None => None,
-        Some(s) => Some(DayMonthOrder::parse(s).ok_or_else(|| Error::new(Status::InvalidArg, "ds_format is dmy or mdy"))?),
+        Some(s) => {
+            Some(DayMonthOrder::parse(s).ok_or_else(|| Error::new(Status::InvalidArg, "ds_format is dmy or mdy"))?)
+        }
     };
-    let mut col = StrColumn::new();
-    for s in text.split('\n') {
-        col.push(s);
-    }
-    let n = col.len();
-    let table = RowTable {
-        entities: vec![String::new()],
-        indptr: vec![0, n],
-        rows: (0..n as u32).collect(),
-        ds: col,
-        y: Vec::new(),
-        covariates: Vec::new(),
-    };
-    let p = time::parse_entity(&table, 0, zone, order).map_err(js_err)?;
+    let rows = text.split('\n').enumerate().map(|(i, s)| (i as u32, s));
+    let p = time::parse_stamps(rows, zone, order).map_err(js_err)?;
     Ok(ParsedDs {
         instants: Float64Array::new(p.instants.iter().map(|&t| t as f64).collect()),
         format: p.format.as_str().to_string(),
