@@ -1,4 +1,8 @@
 //! Thin napi-rs binding: converts types, runs engine work off the event loop, maps errors.
 #![deny(clippy::all)]
 
+mod body;
+mod errors;
+mod forecast;
+mod model;
 mod store;
