@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::blocking::Block;
+use super::blocking::{self, Block};
 use super::decisions::{self, Decision};
 use super::entity::{self, Outcome};
 use super::freq::{self, FreqChoice};
@@ -47,7 +47,7 @@ pub fn run(req: &CleanRequest) -> Result<Cleaned> {
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());
     let mut entities = Vec::with_capacity(prepared.len());
     for (e, p) in prepared.iter().enumerate() {
-        st.decisions.extend(p.decisions.iter().cloned());
+        let mut pre: Vec<Decision> = p.decisions.clone();
         let placed = grid::place(p, &choice.spec, &zone).map_err(|share| {
             let err = HoraError::new(ErrorCode::FreqInferenceFailed, format!("more than 10% of the stamps of '{}' are off the grid", p.unique_id))
                 .with("unique_id", p.unique_id.clone())
@@ -55,8 +55,11 @@ pub fn run(req: &CleanRequest) -> Result<Cleaned> {
                 .with("max_share", super::policy::MAX_OFF_GRID_SHARE);
             st.attach(err, Some(&choice), &outcomes)
         })?;
-        st.decisions.extend(grid::off_grid_decision(p, &placed, &res));
+        pre.extend(grid::off_grid_decision(p, &placed, &res));
         let mut o = entity::clean(p, placed, &ctx);
+        // Timestamp repairs that were not applied block before anything the grid stages found.
+        st.blocks.extend(blocking::unapplied(&pre, None));
+        st.decisions.extend(pre);
         let (columns, exog) = covariates::assess(req, e, p, &o, &ctx);
         st.decisions.extend(o.decisions.drain(..));
         st.decisions.extend(exog);
