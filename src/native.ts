@@ -2,8 +2,8 @@
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import * as addon from '../native/index.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as Addon from '../native/index.js';
 
 export type {
   EngineError,
@@ -13,14 +13,24 @@ export type {
   ModelInfo,
   ParsedRequest,
 } from '../native/index.js';
-export { SqliteDb } from '../native/index.js';
 
-/** The repository (package) root: `src/` and `dist/src/` both resolve to it. */
+/** The package root: this file runs from `src/` (vitest) and from `dist/src/` (compiled). */
 export const packageRoot: string = (() => {
   let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('The package root (package.json) was not found.');
+    dir = parent;
+  }
   return dir;
 })();
+
+const loaderPath = join(packageRoot, 'native', 'index.js');
+if (!existsSync(loaderPath)) throw new Error('The native addon (native/index.js) was not found: run `npm ci` to build it.');
+const addon: typeof Addon = await import(pathToFileURL(loaderPath).href);
+
+export const SqliteDb = addon.SqliteDb;
+export type SqliteDb = Addon.SqliteDb;
 
 /**
  * Where libonnxruntime is: `ORT_DYLIB_PATH` when set, else the copy shipped inside the npm package
@@ -44,13 +54,13 @@ export function modelPath(env: NodeJS.ProcessEnv = process.env): string {
   return env.HORA_MODEL_PATH ? resolve(env.HORA_MODEL_PATH) : join(packageRoot, 'models/hora-1.0.onnx');
 }
 
-let model: addon.ModelInfo | undefined;
+let model: Addon.ModelInfo | undefined;
 
 /**
  * Loads ONNX Runtime and the model once per process. Throws an Error whose message is one
  * sentence naming what is missing or malformed; the server refuses to start on it.
  */
-export function loadModel(env: NodeJS.ProcessEnv = process.env): addon.ModelInfo {
+export function loadModel(env: NodeJS.ProcessEnv = process.env): Addon.ModelInfo {
   if (!model) {
     const threads = Number(env.HORA_INFERENCE_THREADS ?? 2) || 2;
     model = addon.loadModel(modelPath(env), onnxRuntimePath(env), threads);
@@ -61,5 +71,7 @@ export function loadModel(env: NodeJS.ProcessEnv = process.env): addon.ModelInfo
 export const parseRequest = addon.parseRequest;
 export const canonicalDigest = addon.canonicalDigestOf;
 export const runForecast = addon.runForecastTask;
+export const runClean = addon.runCleanTask;
 export const checkQuantiles = addon.checkQuantiles;
+export const checkCleaningOptions = addon.checkCleaningOptions;
 export const engineErrorCodes = addon.engineErrorCodes;

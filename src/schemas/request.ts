@@ -39,9 +39,9 @@ export const CleaningOptions = Type.Object(
     // Unknown presets and versions are CLEANING_OPTION_UNSUPPORTED, not VALIDATION_ERROR: strings here.
     preset: Type.Optional(Type.String({ description: 'default, strict or raw.' })),
     version: Type.Optional(Type.String({ description: '2026-13 (default), 2026-12, 2026-11, 2026-10.' })),
-    impute_method: Type.Optional(Type.String()),
-    seasonal_period: Type.Optional(Type.Integer({ minimum: 1 })),
-    nonnegative: Type.Optional(Type.Boolean()),
+    impute_method: Type.Optional(Type.String({ description: 'linear (default), seasonal or locf; docs/cleaning-policy.md.' })),
+    seasonal_period: Type.Optional(Type.Integer({ description: '2 to 10000 steps.' })),
+    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()])),
     bounds: Type.Optional(
       Type.Object({ lower: Type.Optional(Type.Number()), upper: Type.Optional(Type.Number()) }, { additionalProperties: false }),
     ),

@@ -2,6 +2,7 @@
 #![deny(clippy::all)]
 
 mod body;
+mod clean;
 mod errors;
 mod forecast;
 mod model;
