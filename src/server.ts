@@ -1,6 +1,7 @@
 // Loads the config, builds the app and listens; nothing else.
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { loadModel } from './native.js';
 
 let config;
 try {
@@ -11,6 +12,15 @@ try {
     process.exit(1);
   }
   throw err;
+}
+
+// The model (and ONNX Runtime) must load before the server listens: a missing or malformed
+// file stops start-up with one sentence.
+try {
+  loadModel(process.env);
+} catch (err) {
+  process.stderr.write(`hora: ${(err as Error).message}\n`);
+  process.exit(1);
 }
 
 const app = await buildApp(config);

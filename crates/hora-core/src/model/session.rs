@@ -35,7 +35,9 @@ impl ModelSession {
         if !std::path::Path::new(path).is_file() {
             return Err(ModelLoadError(format!("The model file {path} does not exist.")));
         }
-        let fail = |e: &dyn std::fmt::Display| ModelLoadError(format!("The model file {path} could not be loaded: {e}."));
+        let fail = |e: &dyn std::fmt::Display| {
+            ModelLoadError(format!("The model file {path} could not be loaded: {}.", e.to_string().trim_end_matches('.')))
+        };
         let session = Session::builder()
             .map_err(|e| fail(&e))?
             .with_optimization_level(GraphOptimizationLevel::Level3)
@@ -57,7 +59,13 @@ impl ModelSession {
         if !session.outputs().iter().any(|o| o.name() == "quantiles") {
             return Err(ModelLoadError(format!("The model file {path} lacks the output `quantiles`.")));
         }
-        Ok(ModelSession { spec, session: Mutex::new(session) })
+        let model = ModelSession { spec, session: Mutex::new(session) };
+        // One run at load: a graph that cannot run fails start-up, and the first request is not slow.
+        let t = model.spec.context_multiple;
+        model
+            .run(&vec![0.0; t], &vec![1.0; t], 1, t)
+            .map_err(|e| ModelLoadError(format!("The model file {path} does not run: {e}.")))?;
+        Ok(model)
     }
 
     /// Runs the graph on `batch` rows of `time` steps (row-major); returns
