@@ -11,7 +11,8 @@ export default fp(
     app.addHook('onRequest', async (req) => {
       req.rawBody = EMPTY;
     });
-    app.removeContentTypeParser(['application/json']);
+    // Only JSON bodies are accepted: any other media type answers 400 VALIDATION_ERROR (Content-Type).
+    app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: app.config.bodyLimitBytes }, (req, body, done) => {
       req.rawBody = body as Buffer;
       done(null, undefined);

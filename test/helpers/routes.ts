@@ -14,6 +14,8 @@ interface Deferred {
 /** Lets a test hold a handler at a named gate and count how many handlers ran. */
 export class TestControl {
   runs = 0;
+  /** The raw body bytes of the last request a test route saw. */
+  lastRaw: Buffer | null = null;
   private readonly gates = new Map<string, Deferred>();
 
   private gate(name: string): Deferred {
@@ -60,6 +62,7 @@ function parseBody(raw: Buffer): TestBody {
 export function testRoutes(control: TestControl) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post(TEST_FORECAST, { config: { hora: { endpoint: 'forecast', rpmPolicy: 'forecast-rpm', idempotent: true } } }, async (req) => {
+      control.lastRaw = req.rawBody;
       const body = parseBody(req.rawBody);
       control.runs++;
       const run = control.runs;
