@@ -1,10 +1,10 @@
 // Idempotency exactly as the contract's section: the header is checked in onRequest (step 1,
 // before the body is read), the record is claimed in preHandler once the body bytes are in, and
 // the outcome is stored (2xx, deterministic 4xx) or forgotten (everything else) in onSend.
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, headerValidationError } from '../errors.js';
+import { canonicalDigest } from '../native.js';
 import type { IdempotencyScope } from '../store/store.js';
 import { routePolicy } from './types.js';
 
@@ -26,28 +26,6 @@ export interface IdempotencyState {
   /** The response is a replay of a stored one. */
   replayed: boolean;
   finished: boolean;
-}
-
-// TEMPORARY fallback until `canonicalDigest` lands in src/native.ts (computed in Rust there):
-// SHA-256 of the body with object keys sorted and no whitespace. A body that is not JSON is
-// digested as bytes, so an identical malformed retry still replays its stored 400.
-export function canonicalDigest(body: Buffer): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    return createHash('sha256').update('raw:').update(body).digest('hex');
-  }
-  return createHash('sha256').update('json:').update(canonicalJson(value)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const obj = value as Record<string, unknown>;
-    return `{${Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** Outcomes stored for replay: 2xx and the deterministic 4xx (400, 422). Not 401, 403, 409, 429, 5xx. */
@@ -108,7 +86,7 @@ export default fp(
       const state = req.idempotency;
       if (!state || !req.tenant) return;
       const scope: IdempotencyScope = { keyId: req.tenant.keyId, route: req.routeOptions.url ?? req.url, idempotencyKey: state.key };
-      const digest = canonicalDigest(req.rawBody);
+      const digest = await canonicalDigest(req.rawBody);
       const found = await app.store.idempotencyBegin(scope, digest, app.clock.now(), leaseMs);
       if (found.state === 'started') {
         state.scope = scope;
