@@ -13,6 +13,7 @@ import storePlugin from './plugins/store.js';
 import type { Clock } from './plugins/types.js';
 import cleanRoute from './routes/v1/clean.js';
 import forecastRoute from './routes/v1/forecast.js';
+import openApiRoute from './routes/openapi.js';
 import type { Store } from './store/store.js';
 
 export interface AppOverrides {
@@ -46,6 +47,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   await app.register(forecastRoute);
   await app.register(cleanRoute);
+  await app.register(openApiRoute);
   if (overrides.routes) await app.register(overrides.routes);
   return app;
 }
