@@ -11,11 +11,12 @@ export const SeriesRow = Type.Object(
     ds: Type.String({ description: 'Timestamp; see the contract\'s timestamp formats.' }),
     y: Type.Union([Type.Number(), Type.Null()], { description: 'Observation; null marks a missing value.' }),
   },
-  { additionalProperties: Scalar, description: 'Other keys are past covariates (at most 8 columns in total).' },
+  // unique_id, ds, y and at most 8 covariate columns.
+  { additionalProperties: Scalar, maxProperties: 11, description: 'Other keys are past covariates (at most 8 columns in total).' },
 );
 
 export const FutureCovariateRow = Type.Object(
-  { unique_id: Type.String(), ds: Type.String() },
+  { unique_id: Type.String(), ds: Type.String(), y: Type.Optional(Type.Never({ description: 'Forbidden.' })) },
   { additionalProperties: Scalar, description: 'Future-known covariate values; `y` is forbidden.' },
 );
 
