@@ -31,10 +31,28 @@ export interface ForecastResult {
   body: string;
   parts: ForecastParts;
   policy: EffectivePolicy;
+  /** Milliseconds per stage, for the Server-Timing header. */
+  timings: StageTimings;
+}
+
+export interface StageTimings {
+  parse: number;
+  clean: number;
+  inference: number;
+  serialize: number;
+}
+
+/** `Server-Timing` (RFC: W3C Server Timing) value of the stages. */
+export function serverTiming(t: Partial<StageTimings>): string {
+  return Object.entries(t)
+    .map(([name, ms]) => `${name};dur=${(ms as number).toFixed(2)}`)
+    .join(', ');
 }
 
 export async function handleForecast(input: ForecastInput, deps: ForecastDeps): Promise<ForecastResult> {
+  const started = performance.now();
   const { parsed, top } = await parseAndValidate(input.raw, true);
+  const parse = performance.now() - started;
   const policy = resolvePolicy(top.options?.cleaning, input.defaults);
   const params = forecastParams(top, policy);
   checkCleaningOptions(top, policy, params.cleaning as Record<string, unknown>, 'forecast');
@@ -46,6 +64,9 @@ export async function handleForecast(input: ForecastInput, deps: ForecastDeps): 
   if (outcome.error) throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
   const parts = outcome.parts!;
   hold.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });
+  const assembling = performance.now();
   const body = forecastBody(parts, { requestId: input.requestId, policy, latencyMs: input.elapsedMs() });
-  return { body, parts, policy };
+  const { cleanMs, inferenceMs, serializeMs } = parts.timings;
+  const timings = { parse, clean: cleanMs, inference: inferenceMs, serialize: serializeMs + performance.now() - assembling };
+  return { body, parts, policy, timings };
 }

@@ -2,6 +2,7 @@
 // cleaning capacity that never queues.
 import type { FastifyInstance } from 'fastify';
 import { fromEngineError } from '../../errors.js';
+import { serverTiming } from '../../forecast/handle.js';
 import { checkModelId, cleaningOptions, checkSeriesLength } from '../../forecast/params.js';
 import { loadModel, runClean } from '../../native.js';
 import { checkCleaningOptions, resolvePolicy } from '../../policy/effective.js';
@@ -11,7 +12,9 @@ import { parseAndValidate } from '../../validation/body.js';
 export default async function cleanRoute(app: FastifyInstance): Promise<void> {
   app.post('/v1/clean', async (req, reply) => {
     const tenant = requireTenant(req);
+    const started = performance.now();
     const { parsed, top } = await parseAndValidate(req.rawBody, false);
+    const parse = performance.now() - started;
     const policy = resolvePolicy(top.options?.cleaning, tenant.defaults);
     const cleaning = cleaningOptions(top, policy);
     checkCleaningOptions(top, policy, cleaning, 'clean');
@@ -38,6 +41,7 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
       ];
       if (parts.warningsJson !== '[]') fields.push(`"warnings":${parts.warningsJson}`);
       fields.push(`"cleaning_report":${parts.reportJson}`);
+      reply.header('Server-Timing', serverTiming({ parse, clean: parts.cleanMs }));
       return reply.code(200).type('application/json; charset=utf-8').send(`{${fields.join(',')}}`);
     } finally {
       slot.release();

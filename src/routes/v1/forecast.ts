@@ -1,7 +1,7 @@
 // POST /v1/forecast. Steps 1 and 2 of the validation order ran in the plugins' hooks; the handler
 // does steps 3 to 10 (src/forecast/handle.ts).
 import type { FastifyInstance } from 'fastify';
-import { handleForecast } from '../../forecast/handle.js';
+import { handleForecast, serverTiming } from '../../forecast/handle.js';
 import { requireTenant } from '../../plugins/types.js';
 
 export default async function forecastRoute(app: FastifyInstance): Promise<void> {
@@ -19,6 +19,7 @@ export default async function forecastRoute(app: FastifyInstance): Promise<void>
         runInference: (task) => app.capacity.runInference(task),
       },
     );
+    reply.header('Server-Timing', serverTiming(result.timings));
     return reply.code(200).type('application/json; charset=utf-8').send(result.body);
   });
 }
