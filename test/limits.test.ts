@@ -72,6 +72,17 @@ describe('requests per minute', () => {
     expect((await post({ n: 2 })).statusCode).toBe(429);
     expect((await post({ n: 1 }, { 'idempotency-key': 'r2' })).headers['x-idempotent-replayed']).toBe('true');
   });
+
+  it('an oversized body counts as a request and is rate-limited before its size is judged', async () => {
+    t = await makeTestApp({ HORA_FORECAST_RPM: '2', HORA_BODY_LIMIT_BYTES: '2048' });
+    const big = { pad: 'x'.repeat(4096) };
+    const first = await post(big);
+    expect([first.statusCode, first.json().error.code]).toEqual([422, 'POINTS_EXCEEDED']);
+    expect((await post()).statusCode).toBe(200);
+    const limited = await post(big);
+    expect([limited.statusCode, limited.json().error.code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    expect(t.control.runs).toBe(1);
+  });
 });
 
 describe('daily point quota', () => {

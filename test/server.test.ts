@@ -148,3 +148,47 @@ describe('over a listening server', () => {
     expect(JSON.parse(result.body).error.code).toBe('POINTS_EXCEEDED');
   });
 });
+
+describe('over a listening server with tight limits', () => {
+  let s: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    s = await makeTestApp({ HORA_FORECAST_RPM: '3', HORA_CLEAN_CAPACITY: '1', HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '0', HORA_REQUEST_BUDGET_MS: '100' });
+    await s.app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = s.app.server.address();
+    url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  });
+  afterAll(async () => s.close());
+
+  const send = async (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
+    const res = await fetch(url + path, { method: 'POST', headers: { ...bearer(s.key), ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+
+  it('503 MODEL_BUSY, 504 GATEWAY_TIMEOUT, 503 cleaning capacity, 400 Content-Type, 429 forecast-rpm', async () => {
+    const running = send(TEST_FORECAST, { infer_ms: 150 });
+    await new Promise((r) => setTimeout(r, 30));
+    const busy = await send(TEST_FORECAST, { infer_ms: 1 });
+    expect([busy.status, busy.body.error.code, busy.headers.get('retry-after')]).toEqual([503, 'MODEL_BUSY', '1']);
+    const late = await running;
+    expect([late.status, late.body.error.code]).toEqual([504, 'GATEWAY_TIMEOUT']);
+
+    const cleaning = send(TEST_CLEAN, { gate: 'tight' });
+    await new Promise((r) => setTimeout(r, 30));
+    const full = await send(TEST_CLEAN, {});
+    expect([full.status, full.body.error.code, full.headers.get('retry-after')]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
+    s.control.open('tight');
+    expect((await cleaning).status).toBe(200);
+
+    const media = await send(TEST_FORECAST, {}, { 'content-type': 'text/csv' });
+    expect([media.status, media.body.error.code, media.body.error.details.field]).toEqual([400, 'VALIDATION_ERROR', 'Content-Type']);
+    const malformed = await fetch(url + TEST_FORECAST, { method: 'POST', headers: { ...bearer(s.key), 'content-type': 'application/json' }, body: '{"a":' });
+    expect([malformed.status, ((await malformed.json()) as any).error.code]).toEqual([400, 'MALFORMED_JSON']);
+
+    // Three forecast calls counted this minute (the 504, the 503 MODEL_BUSY, the malformed body);
+    // the bad media type was refused while parsing, before the per-minute step.
+    const limited = await send(TEST_FORECAST, {});
+    expect([limited.status, limited.body.error.code, limited.headers.get('x-ratelimit-policy')]).toEqual([429, 'RATE_LIMIT_EXCEEDED', 'forecast-rpm']);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
