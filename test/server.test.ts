@@ -1,7 +1,7 @@
 // The same codes and headers through a real listening server (port 0), not only inject.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
 
 let t: TestApp;
@@ -63,8 +63,9 @@ describe('over a listening server', () => {
     expect(replay.json().request_id).toBe(first.json().request_id);
     expect(replay.headers.get('x-request-id')).toBe(first.json().request_id);
     expect((await post({ n: 2 }, { 'idempotency-key': 'srv-1' })).json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const runs = t.control.runs;
     const slow = post({ gate: 'srv' }, { 'idempotency-key': 'srv-2' });
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => t.control.runs === runs + 1);
     const busy = await post({ gate: 'srv' }, { 'idempotency-key': 'srv-2' });
     expect([busy.status, busy.json().error.code]).toEqual([409, 'IDEMPOTENCY_IN_PROGRESS']);
     t.control.open('srv');
@@ -166,15 +167,16 @@ describe('over a listening server with tight limits', () => {
   };
 
   it('503 MODEL_BUSY, 504 GATEWAY_TIMEOUT, 503 cleaning capacity, 400 Content-Type, 429 forecast-rpm', async () => {
-    const running = send(TEST_FORECAST, { infer_ms: 150 });
-    await new Promise((r) => setTimeout(r, 30));
+    const running = send(TEST_FORECAST, { infer_gate: 'srv-late' });
+    await waitFor(() => s.app.capacity.inference.running === 1);
     const busy = await send(TEST_FORECAST, { infer_ms: 1 });
     expect([busy.status, busy.body.error.code, busy.headers.get('retry-after')]).toEqual([503, 'MODEL_BUSY', '1']);
     const late = await running;
     expect([late.status, late.body.error.code]).toEqual([504, 'GATEWAY_TIMEOUT']);
+    s.control.open('srv-late');
 
     const cleaning = send(TEST_CLEAN, { gate: 'tight' });
-    await new Promise((r) => setTimeout(r, 30));
+    await waitFor(() => s.app.capacity.cleaning.running === 1);
     const full = await send(TEST_CLEAN, {});
     expect([full.status, full.body.error.code, full.headers.get('retry-after')]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
     s.control.open('tight');
