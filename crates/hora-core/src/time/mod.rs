@@ -1,1 +1,22 @@
-//! Placeholder: filled in by its own module work.
+//! The time engine: timestamp parsing, zones, frequency strings, inference, stepping, UTC output.
+//!
+//! An instant is `Micros`: microseconds since the Unix epoch, UTC. Rules chosen where the contract
+//! is silent are written down in `docs/time.md`.
+
+mod civil;
+mod entity;
+mod freq;
+mod infer;
+mod lex;
+mod step;
+mod zone;
+
+/// Microseconds since 1970-01-01T00:00:00Z.
+pub type Micros = i64;
+
+pub use civil::{format_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND};
+pub use entity::{format_offset, parse_entity, DayMonthOrder, DsFormat, ParsedStamps, ZoneSource};
+pub use freq::{Freq, FreqUnit};
+pub use infer::{infer_freq, InferredFreq, MIN_ON_GRID_SHARE};
+pub use step::{grid_len, step};
+pub use zone::{from_wall, parse_zone, to_wall, LocalKind};

@@ -1,0 +1,315 @@
+//! One `ds` string -> its shape and fields, on bytes, without allocation.
+//!
+//! The shape is decided from the string alone; day/month order is left open here and resolved
+//! per entity (see `entity.rs`).
+
+use super::civil::{days_from_civil, days_in_month, MAX_YEAR, MICROS_PER_DAY, MICROS_PER_SECOND, MIN_YEAR};
+
+/// The written shape of one stamp. One shape per entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shape {
+    Iso,
+    CompactDate,
+    SlashDate,
+    /// `a/b/YYYY`, day/month order still unknown.
+    DayMonth,
+    UnixSeconds,
+    UnixMillis,
+    YearMonthDash,
+    YearMonthSlash,
+    YearMonthCompact,
+    ChineseDate,
+    ChineseYearMonth,
+}
+
+/// Fields of one lexed stamp. For `DayMonth` `a` and `b` are the first two numbers as written.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lexed {
+    pub shape: Shape,
+    pub year: i64,
+    pub a: u32,
+    pub b: u32,
+    /// Micros since local midnight.
+    pub tod: i64,
+    /// Written offset in seconds east of UTC (`Z` is 0); `None` for a naive stamp.
+    pub offset: Option<i32>,
+    /// The absolute instant of a Unix-time stamp.
+    pub unix: i64,
+}
+
+/// Longest string worth looking at; anything longer is no timestamp (keeps 10 kB inputs cheap).
+const MAX_LEN: usize = 64;
+/// Unix time is accepted for instants from 2000-01-01 through 2100-12-31 (the contract's range).
+const UNIX_MIN_S: i64 = 946_684_800;
+const UNIX_MAX_S: i64 = 4_133_980_799;
+
+const NIAN: &[u8] = "年".as_bytes();
+const YUE: &[u8] = "月".as_bytes();
+const RI: &[u8] = "日".as_bytes();
+
+pub type LexResult = Result<Lexed, &'static str>;
+
+impl Lexed {
+    fn date(shape: Shape, year: i64, a: u32, b: u32) -> Lexed {
+        Lexed { shape, year, a, b, tod: 0, offset: None, unix: 0 }
+    }
+
+    /// Wall-clock micros (days and time of day as if UTC) once month `m` and day `d` are known.
+    pub fn wall_micros(&self, m: u32, d: u32) -> i64 {
+        days_from_civil(self.year, m, d) * MICROS_PER_DAY + self.tod
+    }
+}
+
+/// Lexes one stamp. The error is the reason, phrased to follow "ds ".
+pub fn lex(s: &str) -> LexResult {
+    let b = s.as_bytes();
+    if b.is_empty() {
+        return Err("is empty");
+    }
+    if b.len() > MAX_LEN {
+        return Err("is too long to be a timestamp");
+    }
+    if b.iter().all(u8::is_ascii_digit) {
+        return lex_number(b);
+    }
+    if b.len() >= 5 && digits(b, 0, 4).is_some() {
+        let year = digits(b, 0, 4).unwrap_or(0) as i64;
+        return match b[4] {
+            b'-' => lex_dash(b, year),
+            b'/' => lex_slash(b, year),
+            _ if b[4..].starts_with(NIAN) => lex_chinese(b, year),
+            _ => Err("is not in a supported timestamp format"),
+        };
+    }
+    lex_day_month(b)
+}
+
+/// The number-looking rule: an all-digit `ds` is told apart by its length alone.
+/// 6 digits `YYYYMM`, 8 digits `YYYYMMDD`, 9-10 digits Unix seconds, 12-13 digits Unix
+/// milliseconds; no two readings share a length, so the rule never guesses.
+fn lex_number(b: &[u8]) -> LexResult {
+    match b.len() {
+        6 => {
+            let (y, m) = (num(&b[0..4]) as i64, num(&b[4..6]));
+            check_date(y, m, 1)?;
+            Ok(Lexed::date(Shape::YearMonthCompact, y, m, 1))
+        }
+        8 => {
+            let (y, m, d) = (num(&b[0..4]) as i64, num(&b[4..6]), num(&b[6..8]));
+            check_date(y, m, d)?;
+            Ok(Lexed::date(Shape::CompactDate, y, m, d))
+        }
+        9 | 10 | 12 | 13 => {
+            let v = b.iter().fold(0i64, |acc, &c| acc * 10 + i64::from(c - b'0'));
+            let (shape, secs_scale) = if b.len() <= 10 { (Shape::UnixSeconds, 1) } else { (Shape::UnixMillis, 1000) };
+            if v < UNIX_MIN_S * secs_scale || v > (UNIX_MAX_S + 1) * secs_scale - 1 {
+                return Err("is a Unix time outside the years 2000 to 2100");
+            }
+            let unix = v * (MICROS_PER_SECOND / secs_scale);
+            Ok(Lexed { unix, offset: Some(0), ..Lexed::date(shape, 0, 0, 0) })
+        }
+        _ => Err("is a number that is neither YYYYMM, YYYYMMDD nor Unix seconds or milliseconds"),
+    }
+}
+
+/// `YYYY-MM`, `YYYY-MM-DD`, `YYYY-MM-DD[T ]HH:MM[:SS[.f]][Z|±HH:MM]`.
+fn lex_dash(b: &[u8], year: i64) -> LexResult {
+    let m = digits(b, 5, 2).ok_or("has no two-digit month after YYYY-")?;
+    if b.len() == 7 {
+        check_date(year, m, 1)?;
+        return Ok(Lexed::date(Shape::YearMonthDash, year, m, 1));
+    }
+    if b.get(7) != Some(&b'-') {
+        return Err("is not in a supported timestamp format");
+    }
+    let d = digits(b, 8, 2).ok_or("has no two-digit day after YYYY-MM-")?;
+    check_date(year, m, d)?;
+    let lexed = Lexed::date(Shape::Iso, year, m, d);
+    if b.len() == 10 {
+        return Ok(lexed);
+    }
+    match b[10] {
+        b'T' | b't' | b' ' => time_tail(b, 11, lexed),
+        _ => Err("has an unexpected character after the date"),
+    }
+}
+
+/// `YYYY/M`, `YYYY/M/D`, `YYYY/M/D HH:MM[:SS[.f]]`.
+fn lex_slash(b: &[u8], year: i64) -> LexResult {
+    let (m, i) = small(b, 5).ok_or("has no month after YYYY/")?;
+    if i == b.len() {
+        check_date(year, m, 1)?;
+        return Ok(Lexed::date(Shape::YearMonthSlash, year, m, 1));
+    }
+    if b[i] != b'/' {
+        return Err("is not in a supported timestamp format");
+    }
+    let (d, j) = small(b, i + 1).ok_or("has no day after YYYY/M/")?;
+    check_date(year, m, d)?;
+    date_then_time(b, j, Lexed::date(Shape::SlashDate, year, m, d))
+}
+
+/// `D/M/YYYY` or `M/D/YYYY` (order resolved per entity), time optional.
+fn lex_day_month(b: &[u8]) -> LexResult {
+    let (a, i) = small(b, 0).ok_or("is not in a supported timestamp format")?;
+    if b.get(i) != Some(&b'/') {
+        return Err("is not in a supported timestamp format");
+    }
+    let (c, j) = small(b, i + 1).ok_or("is not in a supported timestamp format")?;
+    if b.get(j) != Some(&b'/') {
+        return Err("is not in a supported timestamp format");
+    }
+    let year = digits(b, j + 1, 4).ok_or("has no four-digit year in D/M/YYYY")? as i64;
+    // Both readings must be possible calendar-wise for at least one order.
+    let dmy_ok = check_date(year, c, a).is_ok();
+    let mdy_ok = check_date(year, a, c).is_ok();
+    if !dmy_ok && !mdy_ok {
+        check_year(year)?;
+        return Err("is not a valid date in either day/month order");
+    }
+    date_then_time(b, j + 5, Lexed::date(Shape::DayMonth, year, a, c))
+}
+
+/// `2024年1月`, `2024年1月5日`, `2024年1月5日 12:00`.
+fn lex_chinese(b: &[u8], year: i64) -> LexResult {
+    let (m, i) = small(b, 4 + NIAN.len()).ok_or("has no month after 年")?;
+    if !b[i..].starts_with(YUE) {
+        return Err("has no 月 after the month");
+    }
+    let i = i + YUE.len();
+    if i == b.len() {
+        check_date(year, m, 1)?;
+        return Ok(Lexed::date(Shape::ChineseYearMonth, year, m, 1));
+    }
+    let (d, j) = small(b, i).ok_or("has no day after 月")?;
+    if !b[j..].starts_with(RI) {
+        return Err("has no 日 after the day");
+    }
+    check_date(year, m, d)?;
+    let lexed = Lexed::date(Shape::ChineseDate, year, m, d);
+    let j = j + RI.len();
+    if j == b.len() {
+        return Ok(lexed);
+    }
+    // The time may follow directly or after one space or `T`.
+    let start = if matches!(b[j], b' ' | b'T') { j + 1 } else { j };
+    time_tail(b, start, lexed)
+}
+
+fn date_then_time(b: &[u8], i: usize, lexed: Lexed) -> LexResult {
+    if i == b.len() {
+        return Ok(lexed);
+    }
+    match b[i] {
+        b' ' | b'T' => time_tail(b, i + 1, lexed),
+        _ => Err("has an unexpected character after the date"),
+    }
+}
+
+/// `HH:MM[:SS[.f{1,9}]]` then optional `Z` / `±HH:MM` / `±HHMM` / `±HH`, then the end.
+fn time_tail(b: &[u8], i: usize, mut lexed: Lexed) -> LexResult {
+    let hh = digits(b, i, 2).ok_or("has no two-digit hour in its time")?;
+    if b.get(i + 2) != Some(&b':') {
+        return Err("has no minutes in its time (HH:MM)");
+    }
+    let mm = digits(b, i + 3, 2).ok_or("has no two-digit minute in its time")?;
+    let mut j = i + 5;
+    let mut ss = 0;
+    let mut frac = 0i64;
+    if b.get(j) == Some(&b':') {
+        ss = digits(b, j + 1, 2).ok_or("has no two-digit second in its time")?;
+        j += 3;
+        if matches!(b.get(j), Some(b'.') | Some(b',')) {
+            j += 1;
+            let start = j;
+            let mut scale = 100_000i64;
+            while j < b.len() && b[j].is_ascii_digit() {
+                frac += i64::from(b[j] - b'0') * scale;
+                scale /= 10;
+                j += 1;
+            }
+            if j == start || j - start > 9 {
+                return Err("has a fractional second with no digits or more than 9");
+            }
+        }
+    }
+    if hh > 23 {
+        return Err("has an hour above 23 (24:00 is not accepted; use 00:00 of the next day)");
+    }
+    if mm > 59 || ss > 59 {
+        return Err("has minutes or seconds above 59");
+    }
+    lexed.tod = (i64::from(hh) * 3600 + i64::from(mm) * 60 + i64::from(ss)) * MICROS_PER_SECOND + frac;
+    if j == b.len() {
+        return Ok(lexed);
+    }
+    lexed.offset = Some(offset(b, j)?);
+    Ok(lexed)
+}
+
+fn offset(b: &[u8], i: usize) -> Result<i32, &'static str> {
+    let rest = &b[i..];
+    if rest == b"Z" || rest == b"z" {
+        return Ok(0);
+    }
+    let sign = match rest.first() {
+        Some(b'+') => 1,
+        Some(b'-') => -1,
+        _ => return Err("has unexpected text after its time"),
+    };
+    let (hh, mm) = match rest.len() {
+        3 => (digits(rest, 1, 2), Some(0)),
+        5 => (digits(rest, 1, 2), digits(rest, 3, 2)),
+        6 if rest[3] == b':' => (digits(rest, 1, 2), digits(rest, 4, 2)),
+        _ => (None, None),
+    };
+    let (Some(hh), Some(mm)) = (hh, mm) else {
+        return Err("has an offset that is not ±HH:MM");
+    };
+    if mm > 59 || hh * 60 + mm > 18 * 60 {
+        return Err("has an offset beyond ±18:00");
+    }
+    Ok(sign * (hh as i32 * 3600 + mm as i32 * 60))
+}
+
+fn check_year(y: i64) -> Result<(), &'static str> {
+    if (MIN_YEAR..=MAX_YEAR).contains(&y) {
+        Ok(())
+    } else {
+        Err("has a year outside 1 to 9999")
+    }
+}
+
+fn check_date(y: i64, m: u32, d: u32) -> Result<(), &'static str> {
+    check_year(y)?;
+    if !(1..=12).contains(&m) {
+        return Err("has a month outside 1 to 12");
+    }
+    if d == 0 || d > days_in_month(y, m) {
+        return Err("has a day that does not exist in its month");
+    }
+    Ok(())
+}
+
+/// Exactly `n` ASCII digits at `i`.
+fn digits(b: &[u8], i: usize, n: usize) -> Option<u32> {
+    let s = b.get(i..i + n)?;
+    if s.iter().all(u8::is_ascii_digit) {
+        Some(num(s))
+    } else {
+        None
+    }
+}
+
+/// One or two ASCII digits at `i`; returns the value and the index after them.
+fn small(b: &[u8], i: usize) -> Option<(u32, usize)> {
+    let first = *b.get(i).filter(|c| c.is_ascii_digit())?;
+    match b.get(i + 1) {
+        Some(c) if c.is_ascii_digit() => Some((u32::from(first - b'0') * 10 + u32::from(c - b'0'), i + 2)),
+        _ => Some((u32::from(first - b'0'), i + 1)),
+    }
+}
+
+fn num(s: &[u8]) -> u32 {
+    s.iter().fold(0, |acc, &c| acc * 10 + u32::from(c - b'0'))
+}

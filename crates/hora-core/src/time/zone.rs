@@ -1,0 +1,122 @@
+//! IANA zones: name lookup, wall clock <-> instant, and the one rule for DST gaps and overlaps.
+//!
+//! The DST rule (same as JavaScript `Date` and Temporal's `compatible`):
+//! - a local time repeated at fall-back is read as its EARLIER instant (the first occurrence);
+//! - a local time skipped at spring-forward is shifted forward by the gap's length
+//!   (02:30 on a day where 02:00 jumps to 03:00 becomes 03:30).
+
+use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeZone};
+use chrono_tz::Tz;
+
+use super::civil::{MICROS_PER_DAY, MICROS_PER_SECOND};
+use super::Micros;
+use crate::error::HoraError;
+
+/// Looks up an IANA zone name (case-sensitive, as the tz database spells it).
+pub fn parse_zone(name: &str) -> Result<Tz, HoraError> {
+    name.parse::<Tz>().map_err(|_| {
+        HoraError::field(
+            "options.timezone",
+            format!("options.timezone {name:?} is not an IANA time zone name (for example Europe/Berlin)"),
+        )
+    })
+}
+
+/// How a local wall-clock time maps to an instant in its zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalKind {
+    Unique,
+    /// Repeated at fall-back; the earlier instant was taken.
+    Repeated,
+    /// Skipped at spring-forward; shifted forward by the gap.
+    Skipped,
+}
+
+fn naive(wall: Micros) -> Option<NaiveDateTime> {
+    let secs = wall.div_euclid(MICROS_PER_SECOND);
+    DateTime::from_timestamp(secs, 0).map(|d| d.naive_utc())
+}
+
+/// Offset (seconds east of UTC) in force at an instant.
+pub fn offset_at(t: Micros, zone: Tz) -> i32 {
+    match naive(t) {
+        Some(n) => zone.offset_from_utc_datetime(&n).fix().local_minus_utc(),
+        None => 0,
+    }
+}
+
+/// The zone's wall clock at an instant, as micros (days and time of day read as if UTC).
+pub fn to_wall(t: Micros, zone: Tz) -> Micros {
+    if zone == Tz::UTC {
+        return t;
+    }
+    t + i64::from(offset_at(t, zone)) * MICROS_PER_SECOND
+}
+
+/// The instant of a wall-clock time in `zone`, under the module's DST rule.
+pub fn from_wall(wall: Micros, zone: Tz) -> (Micros, LocalKind) {
+    if zone == Tz::UTC {
+        return (wall, LocalKind::Unique);
+    }
+    let Some(n) = naive(wall) else {
+        return (wall, LocalKind::Unique);
+    };
+    match zone.offset_from_local_datetime(&n) {
+        LocalResult::Single(o) => (wall - secs(o.fix().local_minus_utc()), LocalKind::Unique),
+        LocalResult::Ambiguous(a, b) => {
+            let (ta, tb) = (wall - secs(a.fix().local_minus_utc()), wall - secs(b.fix().local_minus_utc()));
+            (ta.min(tb), LocalKind::Repeated)
+        }
+        LocalResult::None => {
+            // The offset before the gap: read the wall time with it, which lands past the gap.
+            let before = offset_at(wall - MICROS_PER_DAY, zone);
+            (wall - secs(before), LocalKind::Skipped)
+        }
+    }
+}
+
+fn secs(s: i32) -> i64 {
+    i64::from(s) * MICROS_PER_SECOND
+}
+
+/// Wall clock -> instant for many stamps, caching one whole local day at a time: parsing 200,000
+/// stamps must not cost 200,000 zone look-ups.
+pub struct WallConverter {
+    zone: Tz,
+    utc: bool,
+    day: i64,
+    /// Offset valid for the whole cached day, if the day has no transition.
+    day_offset: Option<i64>,
+}
+
+impl WallConverter {
+    pub fn new(zone: Tz) -> Self {
+        WallConverter { zone, utc: zone == Tz::UTC, day: i64::MIN, day_offset: None }
+    }
+
+    pub fn convert(&mut self, wall: Micros) -> (Micros, LocalKind) {
+        if self.utc {
+            return (wall, LocalKind::Unique);
+        }
+        let day = wall.div_euclid(MICROS_PER_DAY);
+        if day != self.day {
+            self.day = day;
+            self.day_offset = self.whole_day_offset(day);
+        }
+        match self.day_offset {
+            Some(off) => (wall - off, LocalKind::Unique),
+            None => from_wall(wall, self.zone),
+        }
+    }
+
+    /// The offset of a local day when its first and last second map to one instant each with the
+    /// same offset (no zone changes its offset twice within a day).
+    fn whole_day_offset(&self, day: i64) -> Option<i64> {
+        let start = day * MICROS_PER_DAY;
+        let end = start + MICROS_PER_DAY - MICROS_PER_SECOND;
+        let (ts, ks) = from_wall(start, self.zone);
+        let (te, ke) = from_wall(end, self.zone);
+        let (os, oe) = (start - ts, end - te);
+        (ks == LocalKind::Unique && ke == LocalKind::Unique && os == oe).then_some(os)
+    }
+}
