@@ -165,7 +165,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     limits(&mut out, name, p.ts.len(), split, ctx);
     out.blocks.extend(blocking::unapplied(&d, res.policy.masked_tail_max));
     if let Some(&t) = out.grid.last() {
-        out.forecast_stamps = (1..=ctx.h as i64).map(|k| stamps::step(t, k, ctx.freq, ctx.zone)).collect();
+        out.forecast_stamps = (1..=ctx.h as i64).filter_map(|k| stamps::step(t, k, ctx.freq, ctx.zone)).collect();
     }
     out.decisions = d;
     out

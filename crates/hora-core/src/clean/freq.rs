@@ -36,13 +36,8 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zone: &Zone, res: &Res
                     confidence.push(None);
                     continue;
                 }
-                let Some((spec, conf)) = stamps::infer_freq(&p.ts, zone, allow_b) else {
-                    return Err(HoraError::new(
-                        ErrorCode::FreqInferenceFailed,
-                        format!("no stable frequency for entity '{}'", p.unique_id),
-                    )
-                    .with("unique_id", p.unique_id.clone()));
-                };
+                let (spec, conf) =
+                    stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| e.with("unique_id", p.unique_id.clone()))?;
                 confidence.push(Some(conf));
                 candidates.push(json!({"unique_id": p.unique_id, "freq": spec.canonical}));
                 match &found {
@@ -63,15 +58,15 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zone: &Zone, res: &Res
         }
     };
     // `business_days: true` turns daily data into business days (weekends are not gaps).
-    if res.knobs.business_days && spec.fixed_step == Some(MICROS_PER_DAY) {
-        spec = stamps::parse_freq("B", true)?;
+    if res.knobs.business_days && spec.is_one_day() {
+        spec = FreqSpec::business_days();
     }
     Ok(FreqChoice { spec, echo, inferred, confidence })
 }
 
 /// The default seasonal period of a frequency, in steps (docs/cleaning-policy.md).
 pub fn default_period(freq: &FreqSpec) -> usize {
-    if let Some(step) = freq.fixed_step {
+    if let Some(step) = freq.nominal_step() {
         let hour = 3_600_000_000i64;
         return match step {
             s if s < hour => (hour / s).max(2) as usize,

@@ -30,40 +30,33 @@ pub fn implied_len(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> u64 {
 /// Places the entity's stamps on the grid. Returns the share of stamps off the grid when it is too
 /// high to trust the frequency.
 pub fn place(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> Result<Placed, f64> {
-    let (on, off): (Vec<usize>, Vec<usize>) = match freq.fixed_step {
+    let (grid, on, off) = match freq.fixed_step {
         Some(step) => {
             let phase = kernels::modal_phase(&p.ts, step);
-            (0..p.ts.len()).partition(|&i| p.ts[i].rem_euclid(step) == phase)
+            let (on, off): (Vec<usize>, Vec<usize>) = (0..p.ts.len()).partition(|&i| p.ts[i].rem_euclid(step) == phase);
+            let grid = match (on.first(), on.last()) {
+                (Some(&a), Some(&b)) => {
+                    let (start, end) = (p.ts[a], p.ts[b]);
+                    (0..=(end - start) / step).map(|k| start + k * step).collect()
+                }
+                _ => Vec::new(),
+            };
+            (grid, on, off)
         }
-        None => {
-            let mut grid = vec![p.ts[0]];
-            let last = p.ts[p.ts.len() - 1];
-            while let Some(&t) = grid.last().filter(|&&t| t < last) {
-                grid.push(stamps::step(t, 1, freq, zone));
-            }
-            (0..p.ts.len()).partition(|&i| grid.binary_search(&p.ts[i]).is_ok())
-        }
+        // Calendar steps: the grid runs from one of the first stamps (the one that puts the most
+        // stamps on it), built as `step(origin, k)` so a DST shift never drifts it.
+        None => (0..p.ts.len().min(3))
+            .map(|a| calendar_grid(p, a, freq, zone))
+            .max_by_key(|(_, on, _)| on.len())
+            .unwrap_or_default(),
     };
     let share = off.len() as f64 / p.ts.len() as f64;
     if share > MAX_OFF_GRID_SHARE || on.is_empty() {
         return Err(share);
     }
-    let (start, end) = (p.ts[on[0]], p.ts[on[on.len() - 1]]);
-    let len = stamps::grid_len(start, end, freq, zone) as usize;
-    let grid: Vec<i64> = match freq.fixed_step {
-        Some(step) => (0..len as i64).map(|k| start + k * step).collect(),
-        None => {
-            let mut g = Vec::with_capacity(len);
-            let mut t = start;
-            while t <= end {
-                g.push(t);
-                t = stamps::step(t, 1, freq, zone);
-            }
-            g
-        }
-    };
     let mut values = vec![f64::NAN; grid.len()];
     let mut from_row = vec![false; grid.len()];
+    let start = grid[0];
     for &i in &on {
         let k = match freq.fixed_step {
             Some(step) => ((p.ts[i] - start) / step) as usize,
@@ -73,6 +66,24 @@ pub fn place(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> Result<Placed, f64> 
         from_row[k] = true;
     }
     Ok(Placed { grid, values, from_row, off_grid: off.iter().map(|&i| p.ts[i]).collect() })
+}
+
+/// Grid from stamp `a` to the last stamp, trimmed to the last on-grid stamp, with the on/off split.
+fn calendar_grid(p: &Prepared, a: usize, freq: &FreqSpec, zone: &Zone) -> (Vec<i64>, Vec<usize>, Vec<usize>) {
+    let origin = p.ts[a];
+    let last = p.ts[p.ts.len() - 1];
+    let mut grid = Vec::new();
+    for k in 0.. {
+        match stamps::step(origin, k, freq, zone) {
+            Some(t) if t <= last => grid.push(t),
+            _ => break,
+        }
+    }
+    let (on, off): (Vec<usize>, Vec<usize>) = (0..p.ts.len()).partition(|&i| grid.binary_search(&p.ts[i]).is_ok());
+    if let Some(&b) = on.last() {
+        grid.truncate(grid.binary_search(&p.ts[b]).map_or(grid.len(), |k| k + 1));
+    }
+    (grid, on, off)
 }
 
 /// The `grid.drop_off_grid` decision, when stamps fell off the grid.

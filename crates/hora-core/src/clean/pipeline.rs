@@ -25,7 +25,7 @@ pub fn run(req: &CleanRequest) -> Result<Cleaned> {
     if table.entity_count() == 0 {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
-    let ds_format = req.options.ds_format.as_deref();
+    let ds_format = stamps::day_month_order(req.options.ds_format.as_deref())?;
     let prepared = (0..table.entity_count())
         .map(|e| prepare(table, e, &zone, ds_format, &res))
         .collect::<Result<Vec<Prepared>>>()?;

@@ -3,6 +3,7 @@
 use super::decisions::{Decision, DecisionId};
 use super::options::Resolved;
 use super::stamps::{self, EntityStamps, Zone};
+use crate::time::DayMonthOrder;
 use crate::error::Result;
 use crate::ingest::RowTable;
 
@@ -21,7 +22,7 @@ pub struct Prepared {
     pub decisions: Vec<Decision>,
 }
 
-pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<&str>, res: &Resolved) -> Result<Prepared> {
+pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved) -> Result<Prepared> {
     let name = &table.entities[e];
     let parsed = stamps::parse_entity(table, e, zone, ds_format)?;
     let rows = table.entity_rows(e);

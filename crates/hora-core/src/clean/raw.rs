@@ -47,7 +47,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
         Err(_) if is_calendar_token(freq_str) => return Err(invalid(vec![violation(None, None, "calendar_freq_unsupported")])),
         Err(_) => return Err(invalid(vec![violation(None, None, "freq_invalid")])),
     };
-    let step = spec.fixed_step.unwrap_or(1);
+    let step = spec.nominal_step().unwrap_or(1);
     let mut violations = Vec::new();
     let mut parsed: Vec<Vec<i64>> = Vec::with_capacity(table.entity_count());
     'entities: for e in 0..table.entity_count() {
@@ -101,7 +101,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
         let last = *ts.last().expect("checked non-empty by the minimum context");
         let o = Outcome {
             fed_points: values.len(),
-            forecast_stamps: (1..=req.h as i64).map(|k| stamps::step(last, k, &spec, &zone)).collect(),
+            forecast_stamps: (1..=req.h as i64).filter_map(|k| stamps::step(last, k, &spec, &zone)).collect(),
             grid: ts.clone(),
             values: values.clone(),
             ..Outcome::default()

@@ -93,17 +93,14 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
 
 fn timezone_entry(p: &Prepared, zone: &Zone) -> Value {
     let s = &p.parsed;
-    let (used, source) = if s.naive_rows == 0 && s.explicit_rows > 0 {
-        let used = if s.explicit_offsets.len() == 1 { s.explicit_offsets[0].clone() } else { "UTC".into() };
-        (used, "explicit_offset")
-    } else if zone.from_option {
-        (zone.name().to_string(), "option")
-    } else {
-        ("UTC".to_string(), "default_utc")
+    // With offsets only, the offsets were used; otherwise the zone naive stamps were read in.
+    let used = match (s.source, s.explicit_offsets.as_slice()) {
+        ("explicit_offset", [one]) => one.clone(),
+        _ => zone.name().to_string(),
     };
     json!({
         "used": used,
-        "source": source,
+        "source": s.source,
         "naive_rows": s.naive_rows,
         "explicit_rows": s.explicit_rows,
         "explicit_offsets": s.explicit_offsets,

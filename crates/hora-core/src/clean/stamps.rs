@@ -1,15 +1,14 @@
 //! The cleaning stage's narrow view of the time engine: parse an entity's stamps, read a
-//! frequency, step along it. Everything the pipeline needs from `time` goes through here, so the
-//! pipeline does not depend on how the time engine spells its types.
+//! frequency, step along it. Everything the pipeline needs from `time` goes through here.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 
-use crate::error::{ErrorCode, HoraError, Result};
+use crate::error::{HoraError, Result};
 use crate::ingest::RowTable;
+use crate::time::{self, DayMonthOrder, Freq, FreqUnit};
 
-pub const MICROS_PER_SEC: i64 = 1_000_000;
-pub const MICROS_PER_DAY: i64 = 86_400 * MICROS_PER_SEC;
+pub use crate::time::format_utc;
+pub const MICROS_PER_DAY: i64 = time::MICROS_PER_DAY;
 
 /// The zone naive stamps are read in.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,15 +21,17 @@ pub struct Zone {
 pub fn parse_zone(name: Option<&str>) -> Result<Zone> {
     match name {
         None => Ok(Zone { tz: Tz::UTC, from_option: false }),
-        Some(n) => n.parse::<Tz>().map(|tz| Zone { tz, from_option: true }).map_err(|_| {
-            HoraError::field("options.timezone", format!("unknown IANA time zone '{n}'"))
-        }),
+        Some(n) => time::parse_zone(n).map(|tz| Zone { tz, from_option: true }),
     }
 }
 
 impl Zone {
     pub fn name(&self) -> &'static str {
         self.tz.name()
+    }
+
+    fn option(&self) -> Option<Tz> {
+        self.from_option.then_some(self.tz)
     }
 }
 
@@ -39,168 +40,87 @@ impl Zone {
 pub struct EntityStamps {
     pub instants: Vec<i64>,
     /// `iso8601` or the name of the non-ISO format used (a `timestamp_format` issue).
-    pub format: String,
+    pub format: &'static str,
+    /// `explicit_offset`, `option` or `default_utc`.
+    pub source: &'static str,
     pub naive_rows: usize,
     pub explicit_rows: usize,
     pub explicit_offsets: Vec<String>,
 }
 
-/// Parses the `ds` of entity `e`. An unparseable stamp is a `VALIDATION_ERROR` naming the row.
-pub fn parse_entity(table: &RowTable, e: usize, zone: &Zone, _ds_format: Option<&str>) -> Result<EntityStamps> {
-    let mut out = EntityStamps { format: "iso8601".into(), ..Default::default() };
-    for &row in table.entity_rows(e) {
-        let s = table.ds.get(row as usize);
-        let (t, offset) = parse_iso(s, zone).ok_or_else(|| {
-            HoraError::field(format!("series[{row}].ds"), format!("unparseable timestamp '{s}'"))
-        })?;
-        match offset {
-            Some(o) => {
-                out.explicit_rows += 1;
-                if !out.explicit_offsets.contains(&o) {
-                    out.explicit_offsets.push(o);
-                }
-            }
-            None => out.naive_rows += 1,
-        }
-        out.instants.push(t);
+pub fn day_month_order(ds_format: Option<&str>) -> Result<Option<DayMonthOrder>> {
+    match ds_format {
+        None => Ok(None),
+        Some(s) => DayMonthOrder::parse(s)
+            .map(Some)
+            .ok_or_else(|| HoraError::field("options.ds_format", "must be dmy or mdy")),
     }
-    Ok(out)
 }
 
-fn parse_iso(s: &str, zone: &Zone) -> Option<(i64, Option<String>)> {
-    if let Ok(dt) = DateTime::parse_from_rfc3339(&s.replacen(' ', "T", 1)) {
-        let off = if s.ends_with('Z') { "Z".to_string() } else { s[s.len() - 6..].to_string() };
-        return Some((dt.timestamp_micros(), Some(off)));
-    }
-    let naive = NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
-        .or_else(|_| NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f"))
-        .or_else(|_| NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M"))
-        .or_else(|_| NaiveDate::parse_from_str(s, "%Y-%m-%d").map(|d| d.and_hms_opt(0, 0, 0).unwrap()))
-        .ok()?;
-    let local = zone.tz.from_local_datetime(&naive).earliest()?;
-    Some((local.timestamp_micros(), None))
+/// Parses the `ds` of entity `e` (errors name the row: `VALIDATION_ERROR`, `AMBIGUOUS_DATE_FORMAT`).
+pub fn parse_entity(table: &RowTable, e: usize, zone: &Zone, order: Option<DayMonthOrder>) -> Result<EntityStamps> {
+    let p = time::parse_entity(table, e, zone.option(), order)?;
+    Ok(EntityStamps {
+        instants: p.instants,
+        format: p.format.as_str(),
+        source: p.source.as_str(),
+        naive_rows: p.naive_rows,
+        explicit_rows: p.explicit_rows,
+        explicit_offsets: p.explicit_offsets,
+    })
 }
 
-/// A frequency: its canonical token and, for fixed steps, the step in microseconds.
+/// A frequency with what the grid code needs to know about it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FreqSpec {
+    pub freq: Freq,
     pub canonical: String,
+    /// Exact step on UTC instants (`s`, `min`, `h`): grid positions are arithmetic. Days and
+    /// weeks move on the zone's wall clock, so they step like calendar frequencies.
     pub fixed_step: Option<i64>,
-    pub business: bool,
 }
 
 impl FreqSpec {
+    fn new(freq: Freq) -> Self {
+        let fixed_step = if freq.is_sub_daily() { freq.fixed_step_micros() } else { None };
+        FreqSpec { canonical: freq.canonical(), fixed_step, freq }
+    }
+
+    /// `s`, `min`, `h`, `D`, `W` and multiples (the raw preset's steps).
     pub fn is_fixed(&self) -> bool {
-        self.fixed_step.is_some()
+        self.freq.is_fixed()
+    }
+
+    /// Nominal step length for fixed frequencies.
+    pub fn nominal_step(&self) -> Option<i64> {
+        self.freq.fixed_step_micros()
+    }
+
+    pub fn is_one_day(&self) -> bool {
+        self.freq.unit == FreqUnit::Day && self.freq.n == 1
+    }
+
+    pub fn business_days() -> Self {
+        FreqSpec::new(Freq::new(1, FreqUnit::BusinessDay))
     }
 }
 
 /// Reads a `freq` string; unknown strings are `FREQ_UNSUPPORTED`.
 pub fn parse_freq(s: &str, allow_business: bool) -> Result<FreqSpec> {
-    let unsupported = || {
-        HoraError::new(ErrorCode::FreqUnsupported, format!("freq '{s}' is not recognised")).with("freq", s)
-    };
-    if s == "B" {
-        return if allow_business {
-            Ok(FreqSpec { canonical: "B".into(), fixed_step: None, business: true })
-        } else {
-            Err(unsupported().with("requires_version", "2026-11"))
-        };
-    }
-    let digits = s.bytes().take_while(|b| b.is_ascii_digit()).count();
-    let n: i64 = if digits == 0 { 1 } else { s[..digits].parse().map_err(|_| unsupported())? };
-    if n == 0 {
-        return Err(unsupported());
-    }
-    let (unit, canon) = match &s[digits..] {
-        "s" | "S" => (MICROS_PER_SEC, "s"),
-        "min" | "T" | "m" => (60 * MICROS_PER_SEC, "min"),
-        "h" | "H" => (3600 * MICROS_PER_SEC, "h"),
-        "d" | "D" => (MICROS_PER_DAY, "d"),
-        "w" | "W" => (7 * MICROS_PER_DAY, "w"),
-        _ => return Err(unsupported()),
-    };
-    let canonical = if n == 1 { canon.to_string() } else { format!("{n}{canon}") };
-    Ok(FreqSpec { canonical, fixed_step: Some(n * unit), business: false })
+    Freq::parse(s, allow_business).map(FreqSpec::new)
 }
 
-/// The modal step of sorted distinct instants, with the share of steps equal to it.
-pub fn infer_freq(sorted: &[i64], _zone: &Zone, _allow_business: bool) -> Option<(FreqSpec, f64)> {
-    if sorted.len() < 2 {
-        return None;
-    }
-    let mut diffs: Vec<i64> = sorted.windows(2).map(|w| w[1] - w[0]).collect();
-    diffs.sort_unstable();
-    let (mut best, mut best_n, mut i) = (0, 0, 0);
-    while i < diffs.len() {
-        let j = diffs[i..].iter().take_while(|&&d| d == diffs[i]).count();
-        if j > best_n {
-            best = diffs[i];
-            best_n = j;
-        }
-        i += j;
-    }
-    let token = fixed_token(best)?;
-    let freq = parse_freq(&token, false).ok()?;
-    Some((freq, best_n as f64 / diffs.len() as f64))
+/// Inferred frequency of sorted distinct instants, with its confidence.
+pub fn infer_freq(sorted: &[i64], zone: &Zone, allow_business: bool) -> Result<(FreqSpec, f64)> {
+    time::infer_freq(sorted, zone.tz, allow_business).map(|i| (FreqSpec::new(i.freq), i.confidence))
 }
 
-fn fixed_token(step: i64) -> Option<String> {
-    for (unit, name) in [(7 * MICROS_PER_DAY, "w"), (MICROS_PER_DAY, "d"), (3_600_000_000, "h"), (60_000_000, "min"), (MICROS_PER_SEC, "s")] {
-        if step > 0 && step % unit == 0 {
-            let n = step / unit;
-            return Some(if n == 1 { name.to_string() } else { format!("{n}{name}") });
-        }
-    }
-    None
-}
-
-/// `t` moved `n` steps along `freq`.
-pub fn step(t: i64, n: i64, freq: &FreqSpec, _zone: &Zone) -> i64 {
-    match freq.fixed_step {
-        Some(s) => t.saturating_add(n.saturating_mul(s)),
-        None => business_step(t, n),
-    }
+/// `t` moved `n` steps along `freq`; `None` outside the supported years.
+pub fn step(t: i64, n: i64, freq: &FreqSpec, zone: &Zone) -> Option<i64> {
+    time::step(t, n, &freq.freq, zone.tz)
 }
 
 /// Grid slots from `start` to `end` inclusive, computed without allocating.
 pub fn grid_len(start: i64, end: i64, freq: &FreqSpec, zone: &Zone) -> u64 {
-    if end < start {
-        return 0;
-    }
-    match freq.fixed_step {
-        Some(s) => ((end - start) / s) as u64 + 1,
-        None => {
-            let mut n = 0u64;
-            let mut t = start;
-            while t <= end {
-                n += 1;
-                t = step(t, 1, freq, zone);
-            }
-            n
-        }
-    }
-}
-
-fn business_step(t: i64, n: i64) -> i64 {
-    let mut t = t;
-    let dir = n.signum();
-    for _ in 0..n.abs() {
-        loop {
-            t += dir * MICROS_PER_DAY;
-            let wd = (t.div_euclid(MICROS_PER_DAY) + 3).rem_euclid(7); // 0 = Monday
-            if wd < 5 {
-                break;
-            }
-        }
-    }
-    t
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn format_utc(t: i64) -> String {
-    match Utc.timestamp_micros(t).single() {
-        Some(dt) => dt.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
-        None => t.to_string(),
-    }
+    time::grid_len(start, end, &freq.freq, zone.tz).unwrap_or(u64::MAX)
 }
