@@ -4,6 +4,7 @@
 
 pub mod clean;
 pub mod error;
+pub mod forecast;
 pub mod ingest;
 pub mod model;
 pub mod time;

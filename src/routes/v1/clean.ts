@@ -1,4 +1,50 @@
-// Placeholder: the real /v1/clean route replaces this file.
+// POST /v1/clean (beta): the cleaning stage as a dry run. Not billed, its own rpm limit, a shared
+// cleaning capacity that never queues.
 import type { FastifyInstance } from 'fastify';
+import { fromEngineError } from '../../errors.js';
+import { serverTiming } from '../../forecast/handle.js';
+import { checkModelId, cleaningOptions, checkSeriesLength } from '../../forecast/params.js';
+import { loadModel, runClean } from '../../native.js';
+import { checkCleaningOptions, resolvePolicy } from '../../policy/effective.js';
+import { requireTenant } from '../../plugins/types.js';
+import { parseAndValidate } from '../../validation/body.js';
 
-export default async function cleanRoute(_app: FastifyInstance): Promise<void> {}
+export default async function cleanRoute(app: FastifyInstance): Promise<void> {
+  app.post('/v1/clean', async (req, reply) => {
+    const tenant = requireTenant(req);
+    const started = performance.now();
+    const { parsed, top } = await parseAndValidate(req.rawBody, false);
+    const parse = performance.now() - started;
+    const policy = resolvePolicy(top.options?.cleaning, tenant.defaults);
+    const cleaning = cleaningOptions(top, policy);
+    checkCleaningOptions(top, policy, cleaning, 'clean');
+    // With a model, the model's length checks apply exactly as on the forecast.
+    const model = top.model !== undefined ? (checkModelId(top), loadModel()) : undefined;
+    if (model) checkSeriesLength(parsed, model, false);
+
+    const slot = app.capacity.acquireCleaning(req);
+    try {
+      const outcome = await runClean(parsed, {
+        freq: top.freq,
+        h: top.h ?? 0,
+        minContext: model?.minContext,
+        maxContext: model?.maxContext,
+        cleaning,
+      });
+      if (outcome.error) throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
+      const parts = outcome.parts!;
+      const fields = [
+        `"request_id":${JSON.stringify(req.id)}`,
+        `"freq":${JSON.stringify(parts.freq)}`,
+        `"effective_policy":${JSON.stringify(policy)}`,
+        `"data_quality":${parts.dataQualityJson}`,
+      ];
+      if (parts.warningsJson !== '[]') fields.push(`"warnings":${parts.warningsJson}`);
+      fields.push(`"cleaning_report":${parts.reportJson}`);
+      reply.header('Server-Timing', serverTiming({ parse, clean: parts.cleanMs }));
+      return reply.code(200).type('application/json; charset=utf-8').send(`{${fields.join(',')}}`);
+    } finally {
+      slot.release();
+    }
+  });
+}

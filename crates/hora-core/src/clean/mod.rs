@@ -1,1 +1,69 @@
-//! Placeholder: filled in by its own module work.
+//! The cleaning stage: policies (versions as values), decisions, the cleaning report, the raw
+//! structural check and covariates. One entry point, [`run`], used by `/v1/forecast` and
+//! `/v1/clean`. The pipeline order is documented in docs/cleaning-policy.md.
+
+mod blocking;
+mod covariates;
+pub mod decisions;
+mod entity;
+mod freq;
+mod grid;
+pub mod kernels;
+pub mod options;
+mod pipeline;
+pub mod policy;
+mod prepare;
+mod raw;
+mod report;
+mod stamps;
+
+pub use options::{Bounds, CleanOptions, ModelLimits};
+pub use pipeline::run;
+pub use report::SCHEMA_VERSION;
+
+use crate::ingest::RowTable;
+
+/// One cleaning run: the request's rows, its `freq` and `h`, and the resolved options.
+pub struct CleanRequest<'a> {
+    pub series: &'a RowTable,
+    /// `future_covariates` rows, same columnar form.
+    pub future: Option<&'a RowTable>,
+    /// `freq` as sent.
+    pub freq: Option<&'a str>,
+    /// Forecast horizon; 0 for `/v1/clean`.
+    pub h: usize,
+    pub options: &'a CleanOptions,
+    /// `{min_context: 16, max_context: 4096}`; `None` on `/clean` without `model`.
+    pub model_limits: Option<ModelLimits>,
+}
+
+/// The result of a cleaning run that may proceed to the model.
+#[derive(Debug, Clone)]
+pub struct Cleaned {
+    /// `freq` echo: as sent, or the inferred canonical token.
+    pub freq: String,
+    pub inferred_freq: Option<String>,
+    pub entities: Vec<CleanEntity>,
+    /// `cleaning_report/1`; `None` under `raw`.
+    pub report: Option<serde_json::Value>,
+    pub data_quality: serde_json::Value,
+    /// Response `warnings[]` entries `{code, unique_id?}`.
+    pub warnings: Vec<serde_json::Value>,
+    /// `usage.input_data_points`: observed points fed, after the long-gap split, excluding
+    /// imputed values and inserted stamps.
+    pub input_data_points: u64,
+}
+
+/// One entity's model input.
+#[derive(Debug, Clone)]
+pub struct CleanEntity {
+    pub unique_id: String,
+    /// Model context on the grid; NaN = masked (masked tail, `long_gap: mask`).
+    pub values: Vec<f64>,
+    /// The context's grid stamps (UTC micros).
+    pub stamps: Vec<i64>,
+    /// `h` stamps continuing the grid (UTC micros).
+    pub forecast_stamps: Vec<i64>,
+    /// This entity's `model_input[]` entry.
+    pub model_input: serde_json::Value,
+}

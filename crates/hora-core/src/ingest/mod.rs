@@ -1,5 +1,19 @@
 //! Request ingestion: the JSON body is parsed and validated in one pass straight into columns.
+//!
+//! Only syntax failures stop the parse (`MALFORMED_JSON`); every contract violation found on the
+//! way is recorded as a field error and the parse goes on, so one response lists them all.
 
+mod body;
+mod digest;
+mod errors;
+mod rows;
 mod table;
+mod value;
 
+pub use body::{parse_body, ParsedBody, TOP_LEVEL_FIELDS};
+pub use digest::canonical_digest;
+pub use errors::{FieldError, FieldErrors, MAX_LISTED_ERRORS};
 pub use table::{CovariateColumn, RowTable, StrColumn};
+
+/// At most this many covariate columns in total (contract: Series row).
+pub const MAX_COVARIATE_COLUMNS: usize = 8;

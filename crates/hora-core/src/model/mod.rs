@@ -1,1 +1,15 @@
-//! Placeholder: filled in by its own module work.
+//! hora-1.0 serving: the ONNX session, its metadata contract, batching, flip averaging,
+//! nonnegative clipping, monotone quantiles, the rollout past the native horizon, and the mapping
+//! of requested levels onto native quantiles.
+
+mod quantiles;
+mod runtime;
+mod serve;
+mod session;
+mod spec;
+
+pub use quantiles::{plan_quantiles, QuantilePlan, QuantilePolicy, QuantileRequest};
+pub use runtime::init_runtime;
+pub use serve::{forecast, ForecastOptions, Nonnegative};
+pub use session::{ModelLoadError, ModelSession};
+pub use spec::ModelSpec;

@@ -1,0 +1,38 @@
+// Issue 5's target: the addon's model call alone on 100 series × 512 points, h = 48, median.
+import { loadModel, parseRequest, runForecast } from '../src/native.js';
+import { forecastBody } from './fixtures.js';
+import { median } from './server.js';
+
+export async function run(): Promise<string> {
+  const model = loadModel();
+  const parsed = await parseRequest(Buffer.from(forecastBody(100, 512, 48)));
+  const params = (flipAverage: boolean) => ({
+    h: 48,
+    freq: 'h',
+    level: [80],
+    quantilePolicy: 'nearest',
+    flipAverage,
+    nonnegative: 'auto',
+    cleaning: { preset: 'default', version: '2026-13' },
+  });
+  const lines: string[] = [];
+  for (const flip of [true, false]) {
+    const times: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const out = await runForecast(parsed, params(flip));
+      if (out.error) throw new Error(out.error.message);
+      if (i >= 3) times.push(out.parts!.timings.inferenceMs);
+    }
+    lines.push(`| flip_average ${flip} (${flip ? 200 : 100} rows per graph run) | ${median(times).toFixed(1)} ms |`);
+  }
+  return [
+    `### Model call alone: 100 series × 512 points, h = 48 (target: under 50 ms at the median)`,
+    '',
+    `Model ${model.name}, recipe ${model.recipeHash.slice(0, 12)}, native horizon ${model.nativeHorizon}. Median of 27 runs after 3 warm-up runs, inference stage only.`,
+    '',
+    '| configuration | median |',
+    '|---|---|',
+    ...lines,
+    '',
+  ].join('\n');
+}

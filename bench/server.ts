@@ -1,0 +1,63 @@
+// A real listening server in a child process (so the load and the server do not share one event
+// loop), on a temporary data directory with one tenant created through the operator CLI.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCommand } from '../src/cli/commands.js';
+import { packageRoot } from '../src/native.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+
+export interface BenchServer {
+  url: string;
+  key: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hora-bench-'));
+  const store = await SqliteStore.open(dataDir);
+  const cli = (...argv: string[]) => runCommand({ store, keyPrefix: 'hora' }, argv);
+  await cli('org', 'create', 'bench');
+  await cli('account', 'create', 'bench', '--org', 'bench');
+  const key = String((await cli('key', 'create', '--account', 'bench', '--name', 'bench')).key);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child: ChildProcess = spawn(process.execPath, [join(packageRoot, 'dist/src/server.js')], {
+    env: { ...process.env, HORA_DATA_DIR: dataDir, PORT: String(port), HORA_FORECAST_RPM: '1000000', HORA_CLEAN_RPM: '1000000', HORA_DAILY_POINTS: '1000000000000', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(`${url}/openapi.json`);
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    key,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `Server-Timing` header -> {stage: ms}. */
+export function stageTimes(header: string | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of (header ?? '').split(',')) {
+    const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+    if (m) out[m[1]] = Number(m[2]);
+  }
+  return out;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}

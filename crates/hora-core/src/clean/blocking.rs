@@ -1,0 +1,77 @@
+//! Blocking entries: why an entity cannot be forecast, with the code the request fails with.
+
+use serde_json::{json, Map, Value};
+
+use super::decisions::{Decision, DecisionId, Family, Status};
+use crate::error::ErrorCode;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub unique_id: String,
+    pub code: ErrorCode,
+    /// `health_critical`, `cleaning_required`, `trailing_gap_too_long` or `limit`.
+    pub kind: &'static str,
+    pub reason: &'static str,
+    /// Decision ids whose effect (or absence) causes the block.
+    pub caused_by: Vec<&'static str>,
+    pub extra: Map<String, Value>,
+}
+
+impl Block {
+    pub fn new(unique_id: &str, code: ErrorCode, kind: &'static str, reason: &'static str) -> Self {
+        Block { unique_id: unique_id.to_string(), code, kind, reason, caused_by: Vec::new(), extra: Map::new() }
+    }
+
+    pub fn caused_by(mut self, ids: &[DecisionId]) -> Self {
+        self.caused_by = ids.iter().map(|d| d.as_str()).collect();
+        self
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.extra.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("unique_id".into(), json!(self.unique_id));
+        m.insert("code".into(), json!(self.code.as_str()));
+        m.insert("kind".into(), json!(self.kind));
+        m.insert("reason".into(), json!(self.reason));
+        if !self.caused_by.is_empty() {
+            m.insert("caused_by".into(), json!(self.caused_by));
+        }
+        for (k, v) in &self.extra {
+            m.insert(k.clone(), v.clone());
+        }
+        Value::Object(m)
+    }
+}
+
+/// Repairs that were needed but not applied (proposed under `strict` or `clean_series: false`, or
+/// declined) block the entity: timestamps with `TIMESTAMP_IRREGULAR`, values with
+/// `SERIES_DISCONTINUOUS`.
+pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> {
+    let mut blocks: Vec<Block> = Vec::new();
+    for d in decisions.iter().filter(|d| !d.applied() && d.id != DecisionId::ExogImpute) {
+        let block = match (d.id.family(), d.id, d.status) {
+            (Family::Timestamps, ..) => {
+                Block::new(&d.unique_id, ErrorCode::TimestampIrregular, "cleaning_required", "timestamp_irregular")
+            }
+            (_, DecisionId::MaskedTail, Status::Declined) => {
+                Block::new(&d.unique_id, ErrorCode::SeriesDiscontinuous, "trailing_gap_too_long", "trailing_gap_too_long")
+                    .with("count", d.count)
+                    .with("max_steps", max_tail.unwrap_or(0))
+            }
+            _ => Block::new(&d.unique_id, ErrorCode::SeriesDiscontinuous, "cleaning_required", "series_discontinuous"),
+        };
+        let block = block.caused_by(&[d.id]).with("status", d.status.as_str());
+        match blocks.iter_mut().find(|b| b.code == block.code && b.reason == block.reason) {
+            Some(b) => b.caused_by.push(d.id.as_str()),
+            None => blocks.push(block),
+        }
+    }
+    // Timestamp repairs come first in the pipeline, so their code wins.
+    blocks.sort_by_key(|b| b.code != ErrorCode::TimestampIrregular);
+    blocks
+}

@@ -1,0 +1,216 @@
+//! Decisions: every data-changing step of the pipeline, recorded, and the consent rules that turn
+//! a decision into applied, proposed or declined.
+
+use serde_json::{json, Map, Value};
+
+use super::options::{Preset, Resolved};
+use super::policy::LISTED_MAX;
+use super::stamps::format_utc;
+
+/// Decision ids. The contract names `grid.regrid`, `gap.impute` and `gap.masked_tail`; the others
+/// are Hora's (docs/cleaning-report.md). An id applies to every entity that carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecisionId {
+    Sort,
+    Dedupe,
+    DropOffGrid,
+    TrimHead,
+    TrimTail,
+    Regrid,
+    Split,
+    MaskLongGap,
+    Impute,
+    MaskedTail,
+    ExogImpute,
+}
+
+/// Which code a repair that was not applied blocks with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Timestamps,
+    Values,
+}
+
+impl DecisionId {
+    pub const ALL: [DecisionId; 11] = [
+        DecisionId::Sort,
+        DecisionId::Dedupe,
+        DecisionId::DropOffGrid,
+        DecisionId::TrimHead,
+        DecisionId::TrimTail,
+        DecisionId::Regrid,
+        DecisionId::Split,
+        DecisionId::MaskLongGap,
+        DecisionId::Impute,
+        DecisionId::MaskedTail,
+        DecisionId::ExogImpute,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionId::Sort => "ds.sort",
+            DecisionId::Dedupe => "ds.dedupe",
+            DecisionId::DropOffGrid => "grid.drop_off_grid",
+            DecisionId::TrimHead => "gap.trim_head",
+            DecisionId::TrimTail => "gap.trim_tail",
+            DecisionId::Regrid => "grid.regrid",
+            DecisionId::Split => "gap.split",
+            DecisionId::MaskLongGap => "gap.mask_long",
+            DecisionId::Impute => "gap.impute",
+            DecisionId::MaskedTail => "gap.masked_tail",
+            DecisionId::ExogImpute => "exog.impute",
+        }
+    }
+
+    /// What the decision does to the data.
+    pub fn kind(self) -> &'static str {
+        match self {
+            DecisionId::Sort => "reorder_rows",
+            DecisionId::Dedupe | DecisionId::DropOffGrid | DecisionId::TrimHead | DecisionId::TrimTail => "drop_rows",
+            DecisionId::Regrid => "insert_slots",
+            DecisionId::Split => "drop_history",
+            DecisionId::MaskLongGap | DecisionId::MaskedTail => "mask_slots",
+            DecisionId::Impute | DecisionId::ExogImpute => "fill_values",
+        }
+    }
+
+    /// Reversible decisions can be declined: the pipeline can run without them (and then blocks).
+    pub fn reversible(self) -> bool {
+        matches!(
+            self,
+            DecisionId::Regrid | DecisionId::Split | DecisionId::MaskLongGap | DecisionId::Impute | DecisionId::MaskedTail
+        )
+    }
+
+    pub fn family(self) -> Family {
+        match self {
+            DecisionId::Sort | DecisionId::Dedupe | DecisionId::DropOffGrid => Family::Timestamps,
+            _ => Family::Values,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Applied,
+    Proposed,
+    Declined,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Applied => "applied",
+            Status::Proposed => "proposed",
+            Status::Declined => "declined",
+        }
+    }
+}
+
+/// One decision about one entity (or one covariate column of it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub id: DecisionId,
+    pub unique_id: String,
+    pub status: Status,
+    /// Points (rows, slots or values) affected.
+    pub count: usize,
+    /// First affected stamps (at most `LISTED_MAX`).
+    pub stamps: Vec<i64>,
+    /// First affected ranges `[from, to]` of consecutive slots (at most `LISTED_MAX`).
+    pub ranges: Vec<(i64, i64)>,
+    pub method: Option<&'static str>,
+    pub column: Option<String>,
+}
+
+impl Decision {
+    pub fn new(id: DecisionId, unique_id: &str, count: usize, res: &Resolved) -> Self {
+        Decision {
+            id,
+            unique_id: unique_id.to_string(),
+            status: consent(id, res),
+            count,
+            stamps: Vec::new(),
+            ranges: Vec::new(),
+            method: None,
+            column: None,
+        }
+    }
+
+    pub fn with_stamps(mut self, stamps: impl IntoIterator<Item = i64>) -> Self {
+        self.stamps = stamps.into_iter().take(LISTED_MAX).collect();
+        self
+    }
+
+    pub fn with_ranges(mut self, ranges: impl IntoIterator<Item = (i64, i64)>) -> Self {
+        self.ranges = ranges.into_iter().take(LISTED_MAX).collect();
+        self
+    }
+
+    pub fn applied(&self) -> bool {
+        self.status == Status::Applied
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("id".into(), json!(self.id.as_str()));
+        m.insert("unique_id".into(), json!(self.unique_id));
+        m.insert("kind".into(), json!(self.id.kind()));
+        m.insert("status".into(), json!(self.status.as_str()));
+        m.insert("reversible".into(), json!(self.id.reversible()));
+        m.insert("count".into(), json!(self.count));
+        if !self.stamps.is_empty() {
+            m.insert("stamps".into(), json!(self.stamps.iter().map(|t| format_utc(*t)).collect::<Vec<_>>()));
+        }
+        if !self.ranges.is_empty() {
+            let r: Vec<Value> =
+                self.ranges.iter().map(|(a, b)| json!({"from": format_utc(*a), "to": format_utc(*b)})).collect();
+            m.insert("ranges".into(), Value::Array(r));
+        }
+        if let Some(method) = self.method {
+            m.insert("method".into(), json!(method));
+        }
+        if let Some(c) = &self.column {
+            m.insert("column".into(), json!(c));
+        }
+        Value::Object(m)
+    }
+}
+
+/// The consent rules: `decline` reverts a reversible decision; `strict` and `clean_series: false`
+/// propose unless the id is in `accept`; otherwise the decision is applied.
+pub fn consent(id: DecisionId, res: &Resolved) -> Status {
+    let named = |list: &[String]| list.iter().any(|s| s == id.as_str());
+    if id.reversible() && named(&res.decline) {
+        Status::Declined
+    } else if (res.preset == Preset::Strict || !res.clean_series) && !named(&res.accept) {
+        Status::Proposed
+    } else {
+        Status::Applied
+    }
+}
+
+/// Ids in `accept`/`decline` that match no decision id, or that cannot be declined: reported as
+/// report warnings rather than refused, so a caller can replay ids from an older report.
+pub fn unmatched_ids(res: &Resolved) -> Vec<Value> {
+    let known = |s: &str| DecisionId::ALL.iter().find(|d| d.as_str() == s).copied();
+    let mut out = Vec::new();
+    for id in &res.accept {
+        if known(id).is_none() {
+            out.push(json!({"code": "accept_id_unknown", "id": id}));
+        }
+    }
+    for id in &res.decline {
+        match known(id) {
+            None => out.push(json!({"code": "decline_id_unknown", "id": id})),
+            Some(d) if !d.reversible() => out.push(json!({"code": "decline_not_reversible", "id": id})),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Consecutive runs of grid positions as stamp ranges.
+pub fn ranges_of(positions: &[(usize, usize)], stamp: impl Fn(usize) -> i64) -> Vec<(i64, i64)> {
+    positions.iter().take(LISTED_MAX).map(|&(s, len)| (stamp(s), stamp(s + len - 1))).collect()
+}

@@ -1,0 +1,88 @@
+//! The frequency of a request: as sent, or inferred per entity and agreed across entities.
+
+use serde_json::json;
+
+use super::options::Resolved;
+use super::prepare::Prepared;
+use super::stamps::{self, FreqSpec, Zone, MICROS_PER_DAY};
+use crate::error::{ErrorCode, HoraError, Result};
+
+#[derive(Debug, Clone)]
+pub struct FreqChoice {
+    pub spec: FreqSpec,
+    /// `freq` as echoed: as sent, or the inferred canonical token.
+    pub echo: String,
+    pub inferred: Option<String>,
+    /// Inference confidence per entity (None when `freq` was sent or the entity has one stamp).
+    pub confidence: Vec<Option<f64>>,
+}
+
+pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zone: &Zone, res: &Resolved) -> Result<FreqChoice> {
+    let allow_b = res.policy.business_freq;
+    let (mut spec, echo, inferred, confidence) = match sent {
+        Some(s) => {
+            let spec = stamps::parse_freq(s, allow_b).map_err(|e| match e.code {
+                ErrorCode::FreqUnsupported if s == "B" => e.with("requires_version", "2026-11"),
+                _ => e,
+            })?;
+            (spec, s.to_string(), None, vec![None; prepared.len()])
+        }
+        None => {
+            let mut found: Option<(FreqSpec, String)> = None;
+            let mut candidates = Vec::new();
+            let mut confidence = Vec::with_capacity(prepared.len());
+            for p in prepared {
+                if p.ts.len() < 2 {
+                    confidence.push(None);
+                    continue;
+                }
+                let (spec, conf) =
+                    stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| e.with("unique_id", p.unique_id.clone()))?;
+                confidence.push(Some(conf));
+                candidates.push(json!({"unique_id": p.unique_id, "freq": spec.canonical}));
+                match &found {
+                    None => found = Some((spec, p.unique_id.clone())),
+                    Some((f, _)) if f.canonical != spec.canonical => {
+                        candidates.truncate(10);
+                        return Err(HoraError::new(ErrorCode::FreqAmbiguous, "entities infer different frequencies; send freq")
+                            .with("candidates", candidates));
+                    }
+                    _ => {}
+                }
+            }
+            let Some((spec, _)) = found else {
+                return Err(HoraError::new(ErrorCode::FreqInferenceFailed, "too few stamps to infer a frequency"));
+            };
+            let token = spec.canonical.clone();
+            (spec, token.clone(), Some(token), confidence)
+        }
+    };
+    // `business_days: true` turns daily data into business days (weekends are not gaps).
+    if res.knobs.business_days && spec.is_one_day() {
+        spec = FreqSpec::business_days();
+    }
+    Ok(FreqChoice { spec, echo, inferred, confidence })
+}
+
+/// The default seasonal period of a frequency, in steps (docs/cleaning-policy.md).
+pub fn default_period(freq: &FreqSpec) -> usize {
+    if let Some(step) = freq.nominal_step() {
+        let hour = 3_600_000_000i64;
+        return match step {
+            s if s < hour => (hour / s).max(2) as usize,
+            s if s < MICROS_PER_DAY => (MICROS_PER_DAY / s).max(2) as usize,
+            s if s < 7 * MICROS_PER_DAY => (7 * MICROS_PER_DAY / s).max(2) as usize,
+            s => (364 * MICROS_PER_DAY / s).max(2) as usize,
+        };
+    }
+    let tok = freq.canonical.as_str();
+    let digits = tok.bytes().take_while(|b| b.is_ascii_digit()).count();
+    let n: usize = tok[..digits].parse().unwrap_or(1).max(1);
+    let base = match &tok[digits..] {
+        "B" => 5,
+        u if u.starts_with('Q') => 4,
+        u if u.starts_with('Y') || u.starts_with('A') => 1,
+        _ => 12,
+    };
+    (base / n).max(2)
+}

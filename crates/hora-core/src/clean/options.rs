@@ -1,0 +1,258 @@
+//! Cleaning options as TypeScript hands them over (validated body + resolved preset and version),
+//! and their check against the policy version.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::policy::{self, Policy};
+use crate::error::{ErrorCode, HoraError, Result};
+
+/// Options of one cleaning run, with the contract's field names. `preset` and `version` are the
+/// effective ones (request, key, org or platform), resolved by the service.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CleanOptions {
+    pub timezone: Option<String>,
+    pub ds_format: Option<String>,
+    pub gap_split_min_steps: Option<u64>,
+    pub clean_series: Option<bool>,
+    pub clean_exog: Option<bool>,
+    pub preset: Option<String>,
+    pub version: Option<String>,
+    pub accept: Vec<String>,
+    pub decline: Vec<String>,
+    pub impute_method: Option<String>,
+    pub seasonal_period: Option<u32>,
+    /// `"auto"`, `true` or `false` (a boolean or its string form).
+    pub nonnegative: Option<Value>,
+    pub bounds: Option<Bounds>,
+    pub structural_zero: Option<bool>,
+    pub business_days: Option<bool>,
+    pub long_gap: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq)]
+pub struct Bounds {
+    pub lower: Option<f64>,
+    pub upper: Option<f64>,
+}
+
+/// Model context limits; `None` on `/clean` without `model`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelLimits {
+    pub min_context: usize,
+    pub max_context: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    Default,
+    Strict,
+    Raw,
+}
+
+impl Preset {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Preset::Default => "default",
+            Preset::Strict => "strict",
+            Preset::Raw => "raw",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImputeMethod {
+    Linear,
+    Seasonal,
+    Locf,
+}
+
+impl ImputeMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImputeMethod::Linear => "linear",
+            ImputeMethod::Seasonal => "seasonal",
+            ImputeMethod::Locf => "locf",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nonnegative {
+    Auto,
+    On,
+    Off,
+}
+
+/// The knobs after checking, with their defaults filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Knobs {
+    pub impute: ImputeMethod,
+    pub seasonal_period: Option<usize>,
+    pub nonnegative: Nonnegative,
+    pub bounds: Option<Bounds>,
+    pub structural_zero: bool,
+    pub business_days: bool,
+    pub long_gap_mask: bool,
+}
+
+/// Everything the pipeline reads, checked once.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub preset: Preset,
+    pub policy: &'static Policy,
+    pub clean_series: bool,
+    pub clean_exog: bool,
+    pub gap_split_min_steps: Option<u64>,
+    pub knobs: Knobs,
+    pub accept: Vec<String>,
+    pub decline: Vec<String>,
+}
+
+impl Resolved {
+    pub fn policy_id(&self) -> String {
+        format!("{}@{}", self.preset.as_str(), self.policy.version)
+    }
+}
+
+const KNOB_FIELDS: [&str; 7] =
+    ["impute_method", "seasonal_period", "nonnegative", "bounds", "structural_zero", "business_days", "long_gap"];
+
+fn unsupported(field: &str, message: String) -> HoraError {
+    HoraError::new(ErrorCode::CleaningOptionUnsupported, message).with("field", format!("options.cleaning.{field}"))
+}
+
+impl CleanOptions {
+    /// Knob fields present in the request, in contract order.
+    fn knobs_sent(&self) -> Vec<&'static str> {
+        let sent = [
+            self.impute_method.is_some(),
+            self.seasonal_period.is_some(),
+            self.nonnegative.is_some(),
+            self.bounds.is_some(),
+            self.structural_zero.is_some(),
+            self.business_days.is_some(),
+            self.long_gap.is_some(),
+        ];
+        KNOB_FIELDS.iter().zip(sent).filter(|(_, s)| *s).map(|(f, _)| *f).collect()
+    }
+
+    /// Checks preset, version and knobs; errors are the contract's 422 codes.
+    pub fn resolve(&self) -> Result<Resolved> {
+        let preset = match self.preset.as_deref().unwrap_or("default") {
+            "default" => Preset::Default,
+            "strict" => Preset::Strict,
+            "raw" => Preset::Raw,
+            other => {
+                return Err(unsupported("preset", format!("unknown cleaning preset '{other}'"))
+                    .with("allowed", json!(["default", "strict", "raw"])))
+            }
+        };
+        let version = self.version.as_deref().unwrap_or(policy::DEFAULT_VERSION);
+        let policy = policy::find(version).ok_or_else(|| {
+            unsupported("version", format!("unknown cleaning policy version '{version}'"))
+                .with("allowed", json!(policy::versions()))
+        })?;
+        let knobs = self.knobs_sent();
+        if preset == Preset::Raw {
+            let mut refused: Vec<&str> = Vec::new();
+            if !self.accept.is_empty() {
+                refused.push("accept");
+            }
+            if !self.decline.is_empty() {
+                refused.push("decline");
+            }
+            refused.extend(knobs.iter().copied());
+            if let Some(first) = refused.first() {
+                return Err(unsupported(first, "the raw preset skips cleaning and takes no cleaning parameters".into())
+                    .with("options", json!(refused))
+                    .with("supported", json!([])));
+            }
+        }
+        let nonnegative = self.nonnegative_value()?;
+        if !policy.knobs {
+            if let Some(v) = nonnegative.as_deref().filter(|v| !policy.nonnegative_values.contains(v)) {
+                return Err(unsupported("nonnegative", format!("nonnegative '{v}' is not supported under {version}"))
+                    .with("options", json!([v]))
+                    .with("supported", json!(policy.nonnegative_values))
+                    .with("requires_version", policy::KNOBS_VERSION));
+            }
+            if let Some(first) = knobs.iter().find(|k| **k != "nonnegative") {
+                return Err(unsupported(first, format!("'{first}' requires cleaning policy {} or later", policy::KNOBS_VERSION))
+                    .with("requires_version", policy::KNOBS_VERSION));
+            }
+        }
+        for (field, ids) in [("accept", &self.accept), ("decline", &self.decline)] {
+            if ids.len() > 200 || ids.iter().any(|id| id.chars().count() > 200) {
+                return Err(HoraError::field(
+                    format!("options.cleaning.{field}"),
+                    "at most 200 ids, each at most 200 characters",
+                ));
+            }
+        }
+        Ok(Resolved {
+            preset,
+            policy,
+            clean_series: self.clean_series.unwrap_or(true),
+            clean_exog: self.clean_exog.unwrap_or(true),
+            gap_split_min_steps: self.gap_split_min_steps,
+            knobs: self.knobs(nonnegative.as_deref())?,
+            accept: self.accept.clone(),
+            decline: self.decline.clone(),
+        })
+    }
+
+    fn nonnegative_value(&self) -> Result<Option<String>> {
+        match &self.nonnegative {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+            Some(Value::String(s)) if ["auto", "true", "false"].contains(&s.as_str()) => Ok(Some(s.clone())),
+            Some(_) => Err(HoraError::field("options.cleaning.nonnegative", "must be \"auto\", true or false")),
+        }
+    }
+
+    fn knobs(&self, nonnegative: Option<&str>) -> Result<Knobs> {
+        let impute = match self.impute_method.as_deref() {
+            None | Some("linear") => ImputeMethod::Linear,
+            Some("seasonal") => ImputeMethod::Seasonal,
+            Some("locf") => ImputeMethod::Locf,
+            Some(_) => {
+                return Err(HoraError::field("options.cleaning.impute_method", "must be linear, seasonal or locf"))
+            }
+        };
+        if let Some(p) = self.seasonal_period {
+            if !(2..=10_000).contains(&p) {
+                return Err(HoraError::field("options.cleaning.seasonal_period", "must be an integer from 2 to 10000"));
+            }
+        }
+        if let Some(b) = self.bounds {
+            let ok = match (b.lower, b.upper) {
+                (None, None) => false,
+                (Some(l), Some(u)) => l.is_finite() && u.is_finite() && l <= u,
+                (Some(v), None) | (None, Some(v)) => v.is_finite(),
+            };
+            if !ok {
+                return Err(HoraError::field("options.cleaning.bounds", "needs numeric lower and/or upper with lower <= upper"));
+            }
+        }
+        let long_gap_mask = match self.long_gap.as_deref() {
+            None => false,
+            Some("mask") => true,
+            Some(_) => return Err(HoraError::field("options.cleaning.long_gap", "accepts only \"mask\"")),
+        };
+        Ok(Knobs {
+            impute,
+            seasonal_period: self.seasonal_period.map(|p| p as usize),
+            nonnegative: match nonnegative {
+                Some("true") => Nonnegative::On,
+                Some("false") => Nonnegative::Off,
+                _ => Nonnegative::Auto,
+            },
+            bounds: self.bounds,
+            structural_zero: self.structural_zero.unwrap_or(false),
+            business_days: self.business_days.unwrap_or(false),
+            long_gap_mask,
+        })
+    }
+}

@@ -1,0 +1,173 @@
+//! `run`: the pipeline in its documented order over every entity, then the report or the error.
+
+use serde_json::{json, Value};
+
+use super::blocking::{self, Block};
+use super::decisions::{self, Decision};
+use super::entity::{self, Outcome};
+use super::freq::{self, FreqChoice};
+use super::options::{Preset, Resolved};
+use super::policy::GRID_CAP;
+use super::prepare::{prepare, Prepared};
+use super::report::{self, ReportInput};
+use super::stamps::{self, Zone};
+use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
+use crate::error::{ErrorCode, HoraError, Result};
+
+pub fn run(req: &CleanRequest) -> Result<Cleaned> {
+    let res = req.options.resolve()?;
+    if res.preset == Preset::Raw {
+        return raw::run(req, &res);
+    }
+    let zone = stamps::parse_zone(req.options.timezone.as_deref())?;
+    covariates::validate_future(req)?;
+    let table = req.series;
+    if table.entity_count() == 0 {
+        return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
+    }
+    let ds_format = stamps::day_month_order(req.options.ds_format.as_deref())?;
+    let prepared = (0..table.entity_count())
+        .map(|e| prepare(table, e, &zone, ds_format, &res))
+        .collect::<Result<Vec<Prepared>>>()?;
+    let mut st = State::new(&res, &zone, &prepared, table.row_count());
+    if let Some(p) = prepared.iter().find(|p| !p.has_values()) {
+        st.blocks.push(Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
+        return Err(st.error(None, &[]));
+    }
+    let choice = freq::resolve(req.freq, &prepared, &zone, &res).map_err(|e| st.attach(e, None, &[]))?;
+    // The implied grid is checked arithmetically before any grid is allocated.
+    let implied: u64 = prepared.iter().map(|p| grid::implied_len(p, &choice.spec, &zone)).sum();
+    if implied > GRID_CAP {
+        return Err(HoraError::new(ErrorCode::PointsExceeded, "the implied regular grid is too large")
+            .with("points", implied)
+            .with("cap", GRID_CAP));
+    }
+    let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(&choice.spec));
+    let ctx = entity::Ctx { freq: &choice.spec, zone: &zone, res: &res, limits: req.model_limits, h: req.h, period };
+    let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());
+    let mut entities = Vec::with_capacity(prepared.len());
+    for (e, p) in prepared.iter().enumerate() {
+        let mut pre: Vec<Decision> = p.decisions.clone();
+        let placed = grid::place(p, &choice.spec, &zone).map_err(|share| {
+            let err = HoraError::new(ErrorCode::FreqInferenceFailed, format!("more than 10% of the stamps of '{}' are off the grid", p.unique_id))
+                .with("unique_id", p.unique_id.clone())
+                .with("off_grid_share", share)
+                .with("max_share", super::policy::MAX_OFF_GRID_SHARE);
+            st.attach(err, Some(&choice), &outcomes)
+        })?;
+        pre.extend(grid::off_grid_decision(p, &placed, &res));
+        let mut o = entity::clean(p, placed, &ctx);
+        // Timestamp repairs that were not applied block before anything the grid stages found.
+        st.blocks.extend(blocking::unapplied(&pre, None));
+        st.decisions.extend(pre);
+        let (columns, exog) = covariates::assess(req, e, p, &o, &ctx);
+        st.decisions.extend(o.decisions.drain(..));
+        st.decisions.extend(exog);
+        st.blocks.extend(o.blocks.iter().cloned());
+        st.warnings.extend(o.warnings.iter().cloned());
+        entities.push(CleanEntity {
+            unique_id: p.unique_id.clone(),
+            values: o.values.clone(),
+            stamps: o.grid.clone(),
+            forecast_stamps: o.forecast_stamps.clone(),
+            model_input: report::model_input(&p.unique_id, &o, columns),
+        });
+        outcomes.push(o);
+    }
+    if !st.blocks.is_empty() {
+        return Err(st.error(Some(&choice), &outcomes));
+    }
+    let input = st.input(Some(&choice), &outcomes);
+    Ok(Cleaned {
+        freq: choice.echo.clone(),
+        inferred_freq: choice.inferred.clone(),
+        data_quality: report::data_quality(&input),
+        report: Some(report::build(&input)),
+        warnings: st.warnings.clone(),
+        input_data_points: outcomes.iter().map(|o| o.fed_points as u64).sum(),
+        entities,
+    })
+}
+
+/// What has been decided so far; turns into the report or into the error that carries it.
+struct State<'a> {
+    res: &'a Resolved,
+    zone: &'a Zone,
+    prepared: &'a [Prepared],
+    input_points: usize,
+    warnings: Vec<Value>,
+    report_warnings: Vec<Value>,
+    blocks: Vec<Block>,
+    decisions: Vec<Decision>,
+}
+
+impl<'a> State<'a> {
+    fn new(res: &'a Resolved, zone: &'a Zone, prepared: &'a [Prepared], input_points: usize) -> Self {
+        let mut warnings = Vec::new();
+        if res.policy.deprecated {
+            warnings.push(json!({"code": "cleaning_version_deprecated"}));
+        }
+        State {
+            res,
+            zone,
+            prepared,
+            input_points,
+            warnings,
+            report_warnings: decisions::unmatched_ids(res),
+            blocks: Vec::new(),
+            decisions: Vec::new(),
+        }
+    }
+
+    fn input<'b>(&'b self, freq: Option<&'b FreqChoice>, outcomes: &'b [Outcome]) -> ReportInput<'b> {
+        ReportInput {
+            res: self.res,
+            zone: self.zone,
+            prepared: self.prepared,
+            freq,
+            outcomes,
+            warnings: self.warnings.iter().chain(&self.report_warnings).cloned().collect(),
+            blocks: &self.blocks,
+            decisions: &self.decisions,
+            input_points: self.input_points,
+        }
+    }
+
+    fn attach(&mut self, err: HoraError, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
+        let report = report::build(&self.input(freq, outcomes));
+        err.with("cleaning_report", report)
+    }
+
+    /// The first blocking entry decides the code; details follow the contract per code.
+    fn error(&mut self, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
+        let first = self.blocks[0].clone();
+        let same: Vec<&Block> = self.blocks.iter().filter(|b| b.code == first.code).collect();
+        let mut err = HoraError::new(first.code, message(&first))
+            .with("unique_id", first.unique_id.clone())
+            .with("reason", first.reason)
+            .with("kind", first.kind);
+        for (k, v) in &first.extra {
+            err = err.with(k, v.clone());
+        }
+        if matches!(first.code, ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort) {
+            let mut listed: Vec<(&str, u64)> =
+                same.iter().map(|b| (b.unique_id.as_str(), b.extra.get("points").and_then(Value::as_u64).unwrap_or(0))).collect();
+            listed.sort_by(|a, b| b.1.cmp(&a.1));
+            let series: Vec<Value> = listed.iter().take(10).map(|(u, n)| json!({"unique_id": u, "points": n})).collect();
+            err = err.with("series", series).with("series_count", same.len());
+        }
+        self.attach(err, freq, outcomes)
+    }
+}
+
+fn message(b: &Block) -> String {
+    match b.reason {
+        "timestamp_irregular" => format!("stamps of '{}' need repair that was not allowed", b.unique_id),
+        "series_discontinuous" => format!("'{}' has gaps that need repair that was not allowed", b.unique_id),
+        "trailing_gap_too_long" => format!("'{}' ends with too many empty steps", b.unique_id),
+        "too_short" => format!("'{}' is shorter than the minimum context after cleaning", b.unique_id),
+        "too_long" => format!("'{}' exceeds the maximum context", b.unique_id),
+        "no_numeric_values" => format!("'{}' has no numeric y", b.unique_id),
+        other => format!("'{}' cannot be forecast: {other}", b.unique_id),
+    }
+}

@@ -1,0 +1,90 @@
+//! Cleaning policy versions as values. The pipeline reads these fields; no code compares version
+//! strings. See docs/cleaning-policy.md for the rules each version carries.
+
+/// How a version decides that an entity is too damaged to forecast.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BlockingRule {
+    /// Deprecated versions: gaps plus nulls reaching `share` of the grid.
+    GapsAndNulls { share: f64 },
+    /// 2026-13: a recent gap of `recent_gap_periods` seasonal periods or more, or a missing share
+    /// of `missing_share` or more (`blocking` `health_critical`).
+    Health { recent_gap_periods: f64, missing_share: f64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Policy {
+    pub version: &'static str,
+    pub deprecated: bool,
+    /// `impute_method`, `seasonal_period`, `bounds`, ... are accepted.
+    pub knobs: bool,
+    /// `B` is accepted, echoed and inferred.
+    pub business_freq: bool,
+    /// Trailing empty steps kept as a masked tail; `None`: trailing nulls are trimmed.
+    pub masked_tail_max: Option<usize>,
+    pub blocking: BlockingRule,
+    /// `nonnegative` values accepted when knobs are not (2026-10 accepts only the no-op ones).
+    pub nonnegative_values: &'static [&'static str],
+}
+
+pub const DEFAULT_VERSION: &str = "2026-13";
+
+pub const POLICIES: [Policy; 4] = [
+    Policy {
+        version: "2026-13",
+        deprecated: false,
+        knobs: true,
+        business_freq: true,
+        masked_tail_max: Some(3),
+        blocking: BlockingRule::Health { recent_gap_periods: 0.75, missing_share: 0.35 },
+        nonnegative_values: &["auto", "true", "false"],
+    },
+    Policy {
+        version: "2026-12",
+        deprecated: true,
+        knobs: true,
+        business_freq: true,
+        masked_tail_max: Some(3),
+        blocking: BlockingRule::GapsAndNulls { share: 0.10 },
+        nonnegative_values: &["auto", "true", "false"],
+    },
+    Policy {
+        version: "2026-11",
+        deprecated: true,
+        knobs: true,
+        business_freq: true,
+        masked_tail_max: None,
+        blocking: BlockingRule::GapsAndNulls { share: 0.10 },
+        nonnegative_values: &["auto", "true", "false"],
+    },
+    Policy {
+        version: "2026-10",
+        deprecated: true,
+        knobs: false,
+        business_freq: false,
+        masked_tail_max: None,
+        blocking: BlockingRule::GapsAndNulls { share: 0.10 },
+        nonnegative_values: &["auto", "false"],
+    },
+];
+
+/// The first version that accepts the knobs (for `details.requires_version`).
+pub const KNOBS_VERSION: &str = "2026-11";
+
+pub fn find(version: &str) -> Option<&'static Policy> {
+    POLICIES.iter().find(|p| p.version == version)
+}
+
+pub fn versions() -> Vec<&'static str> {
+    POLICIES.iter().map(|p| p.version).collect()
+}
+
+/// Stamps off the grid beyond this share make the frequency unusable (`FREQ_INFERENCE_FAILED`).
+pub const MAX_OFF_GRID_SHARE: f64 = 0.10;
+/// Implied grid slots over all entities of one request (`POINTS_EXCEEDED`), checked before allocating.
+pub const GRID_CAP: u64 = 1_000_000;
+/// Minimum context when no model is named (`/clean` without `model`).
+pub const MIN_CONTEXT: usize = 16;
+/// Affected stamps or ranges listed per decision; `count` always has the full number.
+pub const LISTED_MAX: usize = 20;
+/// Robust z-score beyond which an observed value is flagged as an outlier.
+pub const OUTLIER_Z: f64 = 6.0;

@@ -1,0 +1,65 @@
+//! Per-entity first stage: parse and zone, sort, duplicate stamps keep the last row.
+
+use super::decisions::{Decision, DecisionId};
+use super::options::Resolved;
+use super::stamps::{self, EntityStamps, Zone};
+use crate::time::DayMonthOrder;
+use crate::error::Result;
+use crate::ingest::RowTable;
+
+/// An entity after parsing, sorting and de-duplication: distinct stamps in time order.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub unique_id: String,
+    pub input_rows: usize,
+    pub parsed: EntityStamps,
+    /// Sorted distinct instants.
+    pub ts: Vec<i64>,
+    /// `y` per kept stamp; NaN where the kept row held `null`.
+    pub y: Vec<f64>,
+    /// Body row index per kept stamp (the last row of each duplicated stamp).
+    pub rows: Vec<u32>,
+    pub decisions: Vec<Decision>,
+}
+
+pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved) -> Result<Prepared> {
+    let name = &table.entities[e];
+    let parsed = stamps::parse_entity(table, e, zone, ds_format)?;
+    let rows = table.entity_rows(e);
+    let t = &parsed.instants;
+    // Stable sort: rows of one stamp stay in the order sent, so the last one sent is last.
+    let mut order: Vec<usize> = (0..t.len()).collect();
+    let sorted = t.windows(2).all(|w| w[0] <= w[1]);
+    let mut decisions = Vec::new();
+    if !sorted {
+        order.sort_by_key(|&i| t[i]);
+        let moved = order.iter().enumerate().filter(|(k, i)| *k != **i).count();
+        decisions.push(Decision::new(DecisionId::Sort, name, moved, res));
+    }
+    let mut ts = Vec::with_capacity(order.len());
+    let mut y = Vec::with_capacity(order.len());
+    let mut kept_rows = Vec::with_capacity(order.len());
+    let mut dropped: Vec<i64> = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        if k + 1 < order.len() && t[order[k + 1]] == t[i] {
+            dropped.push(t[i]);
+            continue;
+        }
+        ts.push(t[i]);
+        y.push(table.y[rows[i] as usize]);
+        kept_rows.push(rows[i]);
+    }
+    if !dropped.is_empty() {
+        let mut listed = dropped.clone();
+        listed.dedup();
+        decisions.push(Decision::new(DecisionId::Dedupe, name, dropped.len(), res).with_stamps(listed));
+    }
+    Ok(Prepared { unique_id: name.clone(), input_rows: rows.len(), parsed, ts, y, rows: kept_rows, decisions })
+}
+
+impl Prepared {
+    /// Whether any row holds a number (else `SERIES_EMPTY`).
+    pub fn has_values(&self) -> bool {
+        self.y.iter().any(|v| v.is_finite())
+    }
+}

@@ -1,0 +1,180 @@
+//! The `raw` preset: no cleaning, only the contract's structural check before the model.
+
+use chrono::DateTime;
+use serde_json::{json, Value};
+
+use super::entity::Outcome;
+use super::options::Resolved;
+use super::policy::MIN_CONTEXT;
+use super::report;
+use super::stamps::{self, EntityStamps, Zone};
+use super::{covariates, entity, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
+use crate::error::{ErrorCode, HoraError, Result};
+
+const MAX_VIOLATIONS: usize = 20;
+const HINT: &str = "The raw preset needs a fixed freq, every ds as YYYY-MM-DDTHH:MM[:SS[.ffffff]] with Z or \u{b1}HH:MM, \
+rows of each entity strictly increasing and exactly one freq step apart, and every y a finite number. \
+Use the default preset to have the service repair the data.";
+
+pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
+    let Some(freq_str) = req.freq else {
+        return Err(HoraError::field("freq", "the raw preset requires freq"));
+    };
+    let table = req.series;
+    // Rows per entity against the maximum context, before anything else runs.
+    if let Some(l) = req.model_limits {
+        let mut long: Vec<(usize, &String)> =
+            (0..table.entity_count()).map(|e| (table.entity_rows(e).len(), &table.entities[e])).filter(|(n, _)| *n > l.max_context).collect();
+        if !long.is_empty() {
+            long.sort_by(|a, b| b.0.cmp(&a.0));
+            let series: Vec<Value> = long.iter().take(10).map(|(n, u)| json!({"unique_id": u, "points": n})).collect();
+            return Err(HoraError::new(ErrorCode::SeriesTooLong, "an entity has more rows than the maximum context")
+                .with("measured", "rows")
+                .with("max_context", l.max_context)
+                .with("series", series)
+                .with("series_count", long.len()));
+        }
+    }
+    let violation = |u: Option<&str>, index: Option<u32>, reason: &str| json!({"unique_id": u, "index": index, "reason": reason});
+    let invalid = |v: Vec<Value>| {
+        HoraError::new(ErrorCode::RawInputInvalid, "the data does not pass the raw preset's structural check")
+            .with("violations", v)
+            .with("hint", HINT)
+    };
+    let spec = match stamps::parse_freq(freq_str, false) {
+        Ok(s) if s.is_fixed() => s,
+        Ok(_) => return Err(invalid(vec![violation(None, None, "calendar_freq_unsupported")])),
+        Err(_) if is_calendar_token(freq_str) => return Err(invalid(vec![violation(None, None, "calendar_freq_unsupported")])),
+        Err(_) => return Err(invalid(vec![violation(None, None, "freq_invalid")])),
+    };
+    let step = spec.nominal_step().unwrap_or(1);
+    let mut violations = Vec::new();
+    let mut parsed: Vec<Vec<i64>> = Vec::with_capacity(table.entity_count());
+    'entities: for e in 0..table.entity_count() {
+        let u = table.entities[e].as_str();
+        let mut ts = Vec::with_capacity(table.entity_rows(e).len());
+        for &row in table.entity_rows(e) {
+            if violations.len() >= MAX_VIOLATIONS {
+                break 'entities;
+            }
+            let reason = match strict_instant(table.ds.get(row as usize)) {
+                None => Some("ds_format"),
+                Some(t) => {
+                    let r = match ts.last() {
+                        Some(&prev) if t == prev => Some("ds_duplicate"),
+                        Some(&prev) if t < prev => Some("ds_not_increasing"),
+                        Some(&prev) if t - prev != step => Some("step_mismatch"),
+                        _ => None,
+                    };
+                    ts.push(t);
+                    r
+                }
+            };
+            if let Some(r) = reason {
+                violations.push(violation(Some(u), Some(row), r));
+            }
+            if !table.y[row as usize].is_finite() && violations.len() < MAX_VIOLATIONS {
+                violations.push(violation(Some(u), Some(row), "not_observed"));
+            }
+        }
+        parsed.push(ts);
+    }
+    if !violations.is_empty() {
+        return Err(invalid(violations));
+    }
+    let min = req.model_limits.map_or(MIN_CONTEXT, |l| l.min_context);
+    if let Some(e) = (0..table.entity_count()).find(|&e| parsed[e].len() < min) {
+        return Err(HoraError::new(ErrorCode::SeriesTooShort, "an entity has fewer rows than the minimum context")
+            .with("unique_id", table.entities[e].clone())
+            .with("points", parsed[e].len())
+            .with("min_context", min));
+    }
+    covariates::validate_future(req)?;
+    let zone = stamps::parse_zone(None)?;
+    let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2 };
+    let mut entities = Vec::with_capacity(parsed.len());
+    let mut points = 0u64;
+    for (e, ts) in parsed.into_iter().enumerate() {
+        let rows = table.entity_rows(e).to_vec();
+        let values: Vec<f64> = rows.iter().map(|&r| table.y[r as usize]).collect();
+        points += values.len() as u64;
+        let last = *ts.last().expect("checked non-empty by the minimum context");
+        let o = Outcome {
+            fed_points: values.len(),
+            forecast_stamps: (1..=req.h as i64).filter_map(|k| stamps::step(last, k, &spec, &zone)).collect(),
+            grid: ts.clone(),
+            values: values.clone(),
+            ..Outcome::default()
+        };
+        let p = raw_prepared(&table.entities[e], ts, values, rows);
+        let (columns, _) = covariates::assess(req, e, &p, &o, &ctx);
+        entities.push(CleanEntity {
+            unique_id: p.unique_id.clone(),
+            model_input: report::model_input(&p.unique_id, &o, columns),
+            values: o.values,
+            stamps: o.grid,
+            forecast_stamps: o.forecast_stamps,
+        });
+    }
+    let mut warnings = Vec::new();
+    if res.policy.deprecated {
+        warnings.push(json!({"code": "cleaning_version_deprecated"}));
+    }
+    Ok(Cleaned {
+        freq: freq_str.to_string(),
+        inferred_freq: None,
+        entities,
+        report: None,
+        data_quality: json!({"status": "ok", "missing_ratio": 0.0}),
+        warnings,
+        input_data_points: points,
+    })
+}
+
+fn raw_prepared(name: &str, ts: Vec<i64>, y: Vec<f64>, rows: Vec<u32>) -> Prepared {
+    Prepared { unique_id: name.to_string(), input_rows: ts.len(), parsed: EntityStamps::default(), ts, y, rows, decisions: Vec::new() }
+}
+
+fn is_calendar_token(s: &str) -> bool {
+    let unit = s.trim_start_matches(|c: char| c.is_ascii_digit());
+    ["MS", "ME", "M", "QS", "QE", "Q", "YS", "AS", "YE", "Y", "A", "B"].contains(&unit) || unit.starts_with("M@")
+}
+
+/// `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` followed by `Z` or `±HH:MM`, nothing else.
+pub fn strict_instant(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let shape = |pattern: &str, at: usize| {
+        pattern.bytes().enumerate().all(|(k, c)| if c == b'9' { digit(at + k) } else { b.get(at + k) == Some(&c) })
+    };
+    if !shape("9999-99-99T99:99", 0) {
+        return None;
+    }
+    let mut i = 16;
+    let mut seconds = ":00".to_string();
+    if b.get(i) == Some(&b':') {
+        if !shape(":99", i) {
+            return None;
+        }
+        seconds = s[i..i + 3].to_string();
+        i += 3;
+        if b.get(i) == Some(&b'.') {
+            let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if !(1..=6).contains(&n) {
+                return None;
+            }
+            seconds.push_str(&s[i..i + 1 + n]);
+            i += 1 + n;
+        }
+    }
+    let zone = &s[i..];
+    let zone_ok = zone == "Z" || (zone.len() == 6 && (zone.starts_with('+') || zone.starts_with('-')) && shape("99:99", i + 1));
+    if !zone_ok {
+        return None;
+    }
+    let text = format!("{}{}{}", &s[..16], seconds, zone);
+    DateTime::parse_from_rfc3339(&text).ok().map(|d| d.timestamp_micros())
+}
+
+#[allow(dead_code)]
+fn _zone_unused(_: &Zone) {}

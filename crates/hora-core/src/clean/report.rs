@@ -1,0 +1,173 @@
+//! `cleaning_report/1`, `data_quality` and `model_input[]` built from the per-entity outcomes.
+//! Field meanings: docs/cleaning-report.md; schema: docs/cleaning-report.schema.json.
+
+use serde_json::{json, Map, Value};
+
+use super::blocking::Block;
+use super::decisions::Decision;
+use super::entity::Outcome;
+use super::freq::FreqChoice;
+use super::options::Resolved;
+use super::prepare::Prepared;
+use super::stamps::Zone;
+
+pub const SCHEMA_VERSION: &str = "cleaning_report/1";
+
+/// What the report knows about the request so far (an error may come before every entity ran).
+pub struct ReportInput<'a> {
+    pub res: &'a Resolved,
+    pub zone: &'a Zone,
+    pub prepared: &'a [Prepared],
+    pub freq: Option<&'a FreqChoice>,
+    pub outcomes: &'a [Outcome],
+    pub warnings: Vec<Value>,
+    pub blocks: &'a [Block],
+    pub decisions: &'a [Decision],
+    pub input_points: usize,
+}
+
+pub fn policy_json(res: &Resolved) -> Value {
+    json!({
+        "id": res.policy_id(),
+        "preset": res.preset.as_str(),
+        "version": res.policy.version,
+        "deprecated": res.policy.deprecated,
+    })
+}
+
+pub fn build(r: &ReportInput) -> Value {
+    let series: Vec<Value> = r.prepared.iter().enumerate().map(|(i, p)| series_entry(r, i, p)).collect();
+    let output_points: usize = r.outcomes.iter().map(|o| o.grid.len()).sum();
+    let count = |s: &str| r.decisions.iter().filter(|d| d.status.as_str() == s).count();
+    json!({
+        "schema_version": SCHEMA_VERSION,
+        "policy": policy_json(r.res),
+        "overall": {
+            "series_count": r.prepared.len(),
+            "input_points": r.input_points,
+            "output_points": output_points,
+            "decisions_applied": count("applied"),
+            "decisions_proposed": count("proposed"),
+            "decisions_declined": count("declined"),
+        },
+        "series": series,
+        "warnings": r.warnings,
+        "blocking": r.blocks.iter().map(Block::to_json).collect::<Vec<_>>(),
+        "decisions": r.decisions.iter().map(Decision::to_json).collect::<Vec<_>>(),
+    })
+}
+
+fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
+    let freq = match r.freq {
+        Some(f) => json!({
+            "value": f.echo,
+            "source": if f.inferred.is_some() { "inferred" } else { "request" },
+            "canonical": f.spec.canonical,
+            "inferred": f.inferred,
+            "confidence": f.confidence.get(i).copied().flatten(),
+        }),
+        None => json!({"value": null, "source": "unresolved", "canonical": null, "inferred": null, "confidence": null}),
+    };
+    let mut issues: Vec<Value> = Vec::new();
+    if p.parsed.format != "iso8601" {
+        issues.push(json!({"code": "timestamp_format", "level": "info", "format": p.parsed.format}));
+    }
+    if p.parsed.naive_rows > 0 && !r.zone.from_option {
+        issues.push(json!({"code": "naive_timestamps_assumed_utc", "level": "info", "count": p.parsed.naive_rows}));
+    }
+    let mut m = Map::new();
+    m.insert("unique_id".into(), json!(p.unique_id));
+    m.insert("freq".into(), freq);
+    m.insert("timezone".into(), timezone_entry(p, r.zone));
+    m.insert("input_rows".into(), json!(p.input_rows));
+    if let Some(o) = r.outcomes.get(i) {
+        issues.extend(o.issues.iter().cloned());
+        m.insert("output_points".into(), json!(o.grid.len()));
+        m.insert("fed_points".into(), json!(o.fed_points));
+        m.insert("imputed_points".into(), json!(o.imputed));
+        m.insert("missing_ratio".into(), json!(ratio(o.inserted_before, o.grid_before)));
+    }
+    m.insert("issues".into(), Value::Array(issues));
+    Value::Object(m)
+}
+
+fn timezone_entry(p: &Prepared, zone: &Zone) -> Value {
+    let s = &p.parsed;
+    // With offsets only, the offsets were used; otherwise the zone naive stamps were read in.
+    let used = match (s.source, s.explicit_offsets.as_slice()) {
+        ("explicit_offset", [one]) => one.clone(),
+        _ => zone.name().to_string(),
+    };
+    json!({
+        "used": used,
+        "source": s.source,
+        "naive_rows": s.naive_rows,
+        "explicit_rows": s.explicit_rows,
+        "explicit_offsets": s.explicit_offsets,
+    })
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Offsets other than UTC, or naive stamps read in a zone other than UTC, were converted.
+fn timezone_normalized(prepared: &[Prepared], zone: &Zone) -> bool {
+    let utc = |o: &String| o == "Z" || o == "+00:00" || o == "-00:00";
+    prepared.iter().any(|p| {
+        p.parsed.explicit_offsets.iter().any(|o| !utc(o)) || (p.parsed.naive_rows > 0 && zone.name() != "UTC")
+    })
+}
+
+pub fn data_quality(r: &ReportInput) -> Value {
+    let inserted: usize = r.outcomes.iter().map(|o| o.inserted_before).sum();
+    let grid: usize = r.outcomes.iter().map(|o| o.grid_before).sum();
+    let applied: Vec<&Decision> = r.decisions.iter().filter(|d| d.applied()).collect();
+    let mut notes: Vec<String> = Vec::new();
+    for d in &applied {
+        let note = d.id.as_str();
+        if !notes.iter().any(|n| n.starts_with(note)) {
+            let same: Vec<&&Decision> = applied.iter().filter(|x| x.id == d.id).collect();
+            let points: usize = same.iter().map(|x| x.count).sum();
+            notes.push(format!("{note}: {points} points in {} series", same.len()));
+        }
+    }
+    json!({
+        "status": if applied.is_empty() { "ok" } else { "cleaned" },
+        "inferred_freq": r.freq.and_then(|f| f.inferred.clone()),
+        "missing_ratio": ratio(inserted, grid),
+        "imputed_points": r.outcomes.iter().map(|o| o.imputed).sum::<usize>(),
+        "outlier_points_suppressed": 0,
+        "timezone_normalized": timezone_normalized(r.prepared, r.zone),
+        "notes": notes,
+    })
+}
+
+/// This entity's `model_input[]` entry; `covariates` is set by the covariate stage when sent.
+pub fn model_input(unique_id: &str, o: &Outcome, covariates: Option<Vec<Value>>) -> Value {
+    let mut m = Map::new();
+    m.insert("unique_id".into(), json!(unique_id));
+    m.insert("context_points".into(), json!(o.grid.len()));
+    m.insert("fed_points".into(), json!(o.fed_points));
+    m.insert("truncated".into(), json!(0));
+    m.insert("missing_mode".into(), json!("filled"));
+    let used = covariates.as_ref().is_some_and(|c| c.iter().any(|x| x["used"] == json!(true)));
+    m.insert("covariates_used".into(), json!(used));
+    if let Some(c) = covariates {
+        m.insert("covariates".into(), Value::Array(c));
+    }
+    if o.masked_tail > 0 {
+        m.insert("masked_tail".into(), json!(o.masked_tail));
+        m.insert("tail_handling".into(), json!("mask"));
+    }
+    if o.long_gap_masked {
+        m.insert("long_gap_points".into(), json!(o.long_gap_points));
+        m.insert("long_gap_handling".into(), json!("mask"));
+        m.insert("long_gap_reason".into(), json!("gap_longer_than_split_threshold"));
+    }
+    Value::Object(m)
+}

@@ -1,0 +1,126 @@
+//! The cleaning stage's narrow view of the time engine: parse an entity's stamps, read a
+//! frequency, step along it. Everything the pipeline needs from `time` goes through here.
+
+use chrono_tz::Tz;
+
+use crate::error::{HoraError, Result};
+use crate::ingest::RowTable;
+use crate::time::{self, DayMonthOrder, Freq, FreqUnit};
+
+pub use crate::time::format_utc;
+pub const MICROS_PER_DAY: i64 = time::MICROS_PER_DAY;
+
+/// The zone naive stamps are read in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Zone {
+    pub tz: Tz,
+    /// True when `options.timezone` named it; false for the UTC fallback.
+    pub from_option: bool,
+}
+
+pub fn parse_zone(name: Option<&str>) -> Result<Zone> {
+    match name {
+        None => Ok(Zone { tz: Tz::UTC, from_option: false }),
+        Some(n) => time::parse_zone(n).map(|tz| Zone { tz, from_option: true }),
+    }
+}
+
+impl Zone {
+    pub fn name(&self) -> &'static str {
+        self.tz.name()
+    }
+
+    fn option(&self) -> Option<Tz> {
+        self.from_option.then_some(self.tz)
+    }
+}
+
+/// One entity's stamps as instants, in the order its rows were sent.
+#[derive(Debug, Clone, Default)]
+pub struct EntityStamps {
+    pub instants: Vec<i64>,
+    /// `iso8601` or the name of the non-ISO format used (a `timestamp_format` issue).
+    pub format: &'static str,
+    /// `explicit_offset`, `option` or `default_utc`.
+    pub source: &'static str,
+    pub naive_rows: usize,
+    pub explicit_rows: usize,
+    pub explicit_offsets: Vec<String>,
+}
+
+pub fn day_month_order(ds_format: Option<&str>) -> Result<Option<DayMonthOrder>> {
+    match ds_format {
+        None => Ok(None),
+        Some(s) => DayMonthOrder::parse(s)
+            .map(Some)
+            .ok_or_else(|| HoraError::field("options.ds_format", "must be dmy or mdy")),
+    }
+}
+
+/// Parses the `ds` of entity `e` (errors name the row: `VALIDATION_ERROR`, `AMBIGUOUS_DATE_FORMAT`).
+pub fn parse_entity(table: &RowTable, e: usize, zone: &Zone, order: Option<DayMonthOrder>) -> Result<EntityStamps> {
+    let p = time::parse_entity(table, e, zone.option(), order)?;
+    Ok(EntityStamps {
+        instants: p.instants,
+        format: p.format.as_str(),
+        source: p.source.as_str(),
+        naive_rows: p.naive_rows,
+        explicit_rows: p.explicit_rows,
+        explicit_offsets: p.explicit_offsets,
+    })
+}
+
+/// A frequency with what the grid code needs to know about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FreqSpec {
+    pub freq: Freq,
+    pub canonical: String,
+    /// Exact step on UTC instants (`s`, `min`, `h`): grid positions are arithmetic. Days and
+    /// weeks move on the zone's wall clock, so they step like calendar frequencies.
+    pub fixed_step: Option<i64>,
+}
+
+impl FreqSpec {
+    fn new(freq: Freq) -> Self {
+        let fixed_step = if freq.is_sub_daily() { freq.fixed_step_micros() } else { None };
+        FreqSpec { canonical: freq.canonical(), fixed_step, freq }
+    }
+
+    /// `s`, `min`, `h`, `D`, `W` and multiples (the raw preset's steps).
+    pub fn is_fixed(&self) -> bool {
+        self.freq.is_fixed()
+    }
+
+    /// Nominal step length for fixed frequencies.
+    pub fn nominal_step(&self) -> Option<i64> {
+        self.freq.fixed_step_micros()
+    }
+
+    pub fn is_one_day(&self) -> bool {
+        self.freq.unit == FreqUnit::Day && self.freq.n == 1
+    }
+
+    pub fn business_days() -> Self {
+        FreqSpec::new(Freq::new(1, FreqUnit::BusinessDay))
+    }
+}
+
+/// Reads a `freq` string; unknown strings are `FREQ_UNSUPPORTED`.
+pub fn parse_freq(s: &str, allow_business: bool) -> Result<FreqSpec> {
+    Freq::parse(s, allow_business).map(FreqSpec::new)
+}
+
+/// Inferred frequency of sorted distinct instants, with its confidence.
+pub fn infer_freq(sorted: &[i64], zone: &Zone, allow_business: bool) -> Result<(FreqSpec, f64)> {
+    time::infer_freq(sorted, zone.tz, allow_business).map(|i| (FreqSpec::new(i.freq), i.confidence))
+}
+
+/// `t` moved `n` steps along `freq`; `None` outside the supported years.
+pub fn step(t: i64, n: i64, freq: &FreqSpec, zone: &Zone) -> Option<i64> {
+    time::step(t, n, &freq.freq, zone.tz)
+}
+
+/// Grid slots from `start` to `end` inclusive, computed without allocating.
+pub fn grid_len(start: i64, end: i64, freq: &FreqSpec, zone: &Zone) -> u64 {
+    time::grid_len(start, end, &freq.freq, zone.tz).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,87 @@
+//! Orchestrates one forecast: the cleaning stage, one batched model call, the response parts.
+
+use super::assemble::forecast_rows_json;
+use crate::clean::{self, CleanOptions, CleanRequest, ModelLimits};
+use crate::error::HoraError;
+use crate::ingest::ParsedBody;
+use crate::model::{forecast, plan_quantiles, ForecastOptions, ModelSession, QuantileRequest};
+use serde_json::Value;
+use std::time::Instant;
+
+pub struct ForecastRequest {
+    pub h: usize,
+    pub freq: Option<String>,
+    pub quantiles: QuantileRequest,
+    pub model: ForecastOptions,
+    pub clean: CleanOptions,
+}
+
+/// Wall time of each engine stage, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StageTimings {
+    pub clean_ms: f64,
+    pub inference_ms: f64,
+    pub serialize_ms: f64,
+}
+
+pub struct ForecastOutput {
+    pub freq: String,
+    /// The `forecast[]` array, already serialised.
+    pub forecast_json: String,
+    pub model_input: Vec<Value>,
+    pub data_quality: Value,
+    pub cleaning_report: Option<Value>,
+    pub warnings: Vec<Value>,
+    pub quantile_report: Value,
+    /// The native quantile served as `y_hat` when `point_quantile` was sent.
+    pub point_quantile: Option<f64>,
+    pub series_count: usize,
+    pub input_data_points: u64,
+    pub forecast_data_points: u64,
+    pub timings: StageTimings,
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+pub fn run_forecast(body: &ParsedBody, req: &ForecastRequest, model: &ModelSession) -> Result<ForecastOutput, HoraError> {
+    let spec = &model.spec;
+    let plan = plan_quantiles(&spec.name, &spec.quantiles, &req.quantiles)?;
+
+    let t = Instant::now();
+    let cleaned = clean::run(&CleanRequest {
+        series: &body.series,
+        future: body.future.as_ref(),
+        freq: req.freq.as_deref(),
+        h: req.h,
+        options: &req.clean,
+        model_limits: Some(ModelLimits { min_context: spec.min_context, max_context: spec.max_context }),
+    })?;
+    let clean_ms = ms(t);
+
+    let t = Instant::now();
+    let contexts: Vec<&[f64]> = cleaned.entities.iter().map(|e| e.values.as_slice()).collect();
+    let quantiles = forecast(model, &contexts, req.h, req.model)?;
+    let inference_ms = ms(t);
+
+    let t = Instant::now();
+    let forecast_json = forecast_rows_json(&cleaned.entities, &quantiles, spec.quantiles.len(), &plan);
+    let serialize_ms = ms(t);
+
+    let series_count = cleaned.entities.len();
+    Ok(ForecastOutput {
+        freq: cleaned.freq,
+        forecast_json,
+        model_input: cleaned.entities.into_iter().map(|e| e.model_input).collect(),
+        data_quality: cleaned.data_quality,
+        cleaning_report: cleaned.report,
+        warnings: cleaned.warnings,
+        point_quantile: req.quantiles.point_quantile.map(|_| spec.quantiles[plan.y_hat]),
+        quantile_report: plan.report,
+        series_count,
+        input_data_points: cleaned.input_data_points,
+        forecast_data_points: (req.h * series_count) as u64,
+        timings: StageTimings { clean_ms, inference_ms, serialize_ms },
+    })
+}

@@ -1,0 +1,299 @@
+//! The request body: top-level fields, `series` and `future_covariates`.
+
+use super::errors::FieldErrors;
+use super::rows::{Cursor, RowKind, RowsSeed, TableBuilder};
+use super::table::RowTable;
+use super::value::StrictValue;
+use crate::error::{ErrorCode, HoraError};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Every top-level field of the forecast request (the contract's request body table).
+/// `/v1/clean` accepts the same set (docs/decisions.md).
+pub const TOP_LEVEL_FIELDS: &[&str] = &[
+    "model",
+    "model_options",
+    "series",
+    "future_covariates",
+    "h",
+    "freq",
+    "level",
+    "quantile_policy",
+    "point_quantile",
+    "clean_series",
+    "clean_exog",
+    "options",
+];
+
+/// A parsed body: the rows as columns, the small fields as JSON, and what was wrong with them.
+#[derive(Debug, Default)]
+pub struct ParsedBody {
+    /// Every top-level field except `series` and `future_covariates`, for the service to validate.
+    pub top: Map<String, Value>,
+    pub series: RowTable,
+    pub future: Option<RowTable>,
+    /// VALIDATION_ERROR entries (`series[3].y`, unknown top-level fields, duplicate keys, ...).
+    pub errors: FieldErrors,
+    /// The first FUTURE_COVARIATES_INVALID problem: (field, message).
+    pub future_invalid: Option<(String, String)>,
+    /// Future columns absent from the series rows (COVARIATE_COLUMN_MISMATCH).
+    pub future_only: Vec<String>,
+    /// Whether the body was a JSON object at all.
+    pub is_object: bool,
+}
+
+impl ParsedBody {
+    /// `series` plus `future_covariates` rows (the contract's row cap counts both).
+    pub fn row_count(&self) -> usize {
+        self.series.row_count() + self.future.as_ref().map_or(0, |f| f.row_count())
+    }
+}
+
+/// Parses and validates the body bytes in one pass. Fails only when the bytes are not JSON
+/// (`MALFORMED_JSON`) or hold a number no float can represent (a `VALIDATION_ERROR` naming it).
+pub fn parse_body(bytes: &[u8]) -> Result<ParsedBody, HoraError> {
+    let mut out = ParsedBody::default();
+    let mut cursor = Cursor::default();
+    // UTF-8 is checked up front: serde_json does not validate strings that it skips.
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid UTF-8 (byte {}).", e.valid_up_to()))
+    })?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let result = (BodySeed { out: &mut out, cursor: &mut cursor }).deserialize(&mut de).and_then(|_| de.end());
+    if let Err(e) = result {
+        return Err(map_json_error(e, &cursor));
+    }
+    if !out.is_object {
+        out.errors.push(|| "body".into(), "the body must be a JSON object");
+    } else if out.series.y.is_empty() && !out.errors.listed.iter().any(|e| e.field == "series") {
+        out.errors.push(|| "series".into(), "is required");
+    }
+    if let Some(future) = &out.future {
+        out.future_only = future
+            .covariates
+            .iter()
+            .filter(|c| !out.series.covariates.iter().any(|s| s.name == c.name))
+            .map(|c| c.name.clone())
+            .collect();
+    }
+    Ok(out)
+}
+
+fn map_json_error(e: serde_json::Error, cursor: &Cursor) -> HoraError {
+    use serde_json::error::Category;
+    // Our visitors never fail, so the only non-syntax refusal is a number beyond f64, which
+    // serde_json reports as a syntax error with this fixed message.
+    let out_of_range = e.to_string().starts_with("number out of range");
+    match e.classify() {
+        Category::Data | Category::Syntax if out_of_range => HoraError::field(cursor.path(), "number out of range"),
+        _ => HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid JSON: {e}"))
+            .with("line", e.line())
+            .with("column", e.column()),
+    }
+}
+
+struct BodySeed<'a> {
+    out: &'a mut ParsedBody,
+    cursor: &'a mut Cursor,
+}
+
+impl<'de, 'a> DeserializeSeed<'de> for BodySeed<'a> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let out = self.out;
+        out.is_object = true;
+        let (mut series, mut future) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "series" | "future_covariates" => {
+                    let kind = if key == "series" { RowKind::Series } else { RowKind::Future };
+                    let slot = if kind == RowKind::Series { &mut series } else { &mut future };
+                    if slot.is_some() {
+                        out.errors.push(|| key.clone(), "duplicate key");
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    let mut builder = TableBuilder::new(kind);
+                    map.next_value_seed(RowsSeed { builder: &mut builder, errors: &mut out.errors, cursor: &mut *self.cursor })?;
+                    *slot = Some(builder);
+                }
+                k if TOP_LEVEL_FIELDS.contains(&k) => {
+                    let value = map.next_value_seed(StrictValue { path: key.clone(), errors: &mut out.errors })?;
+                    if out.top.contains_key(&key) {
+                        out.errors.push(|| key.clone(), "duplicate key");
+                    } else {
+                        out.top.insert(key, value);
+                    }
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    out.errors.push(|| key.clone(), "is not a field of the request");
+                }
+            }
+        }
+        if let Some(b) = series {
+            out.series = b.finish();
+        }
+        if let Some(b) = future {
+            out.future_invalid = b.future_invalid.clone();
+            out.future = Some(b.finish());
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(body: &ParsedBody) -> Vec<&str> {
+        body.errors.listed.iter().map(|e| e.field.as_str()).collect()
+    }
+
+    #[test]
+    fn rows_become_columns_grouped_by_entity_in_sent_order() {
+        let body = br#"{"h": 2, "series": [
+            {"unique_id": "b", "ds": "2024-01-01T00:00:00Z", "y": 1},
+            {"unique_id": "a", "ds": "2024-01-01T00:00:00Z", "y": null, "temp": 3.5},
+            {"unique_id": "b", "ds": "2024-01-01T01:00:00Z", "y": 2.5, "temp": "hot"}]}"#;
+        let p = parse_body(body).unwrap();
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(p.series.entities, vec!["b", "a"]);
+        assert_eq!(p.series.entity_rows(0), &[0, 2]);
+        assert_eq!(p.series.entity_rows(1), &[1]);
+        assert_eq!(p.series.ds.get(2), "2024-01-01T01:00:00Z");
+        assert!(p.series.y[1].is_nan());
+        assert_eq!(p.series.y[2], 2.5);
+        let temp = &p.series.covariates[0];
+        assert_eq!(temp.name, "temp");
+        assert!(temp.values[0].is_nan() && temp.values[1] == 3.5 && temp.values[2].is_nan());
+        assert_eq!(temp.non_numeric_rows, 1);
+        assert_eq!(p.top.get("h"), Some(&Value::from(2)));
+    }
+
+    #[test]
+    fn wrong_row_types_are_named_by_path() {
+        let body = br#"{"series": [{"unique_id": 5, "ds": null, "y": "x"}, {"unique_id": "a", "ds": "d"}]}"#;
+        let p = parse_body(body).unwrap();
+        assert_eq!(fields(&p), vec!["series[0].unique_id", "series[0].ds", "series[0].y", "series[1].y"]);
+    }
+
+    #[test]
+    fn unknown_top_level_fields_and_duplicate_keys_are_validation_errors() {
+        let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1, "y": 2}], "foo": 1, "h": 1, "h": 2}"#).unwrap();
+        assert_eq!(fields(&p), vec!["series[0].y", "foo", "h"]);
+    }
+
+    #[test]
+    fn at_most_ten_errors_are_listed_but_all_are_counted() {
+        let rows: Vec<String> = (0..25).map(|_| r#"{"unique_id": "a", "ds": "d", "y": "bad"}"#.to_string()).collect();
+        let body = format!(r#"{{"series": [{}]}}"#, rows.join(","));
+        let p = parse_body(body.as_bytes()).unwrap();
+        assert_eq!(p.errors.listed.len(), 10);
+        assert_eq!(p.errors.total, 25);
+    }
+
+    #[test]
+    fn more_than_eight_covariate_columns_is_refused() {
+        let cols: Vec<String> = (0..9).map(|i| format!(r#""c{i}": 1"#)).collect();
+        let body = format!(r#"{{"series": [{{"unique_id": "a", "ds": "d", "y": 1, {}}}]}}"#, cols.join(","));
+        let p = parse_body(body.as_bytes()).unwrap();
+        assert_eq!(fields(&p), vec!["series[0].c8"]);
+    }
+
+    #[test]
+    fn syntax_errors_are_malformed_json() {
+        for body in [&b""[..], b"{", b"{\"series\": [NaN]}", b"{\"y\": Infinity}", b"{\"a\": \"\xff\"}", b"{} x"] {
+            let e = parse_body(body).unwrap_err();
+            assert_eq!(e.code, ErrorCode::MalformedJson, "{:?}", String::from_utf8_lossy(body));
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_malformed_json_not_a_stack_overflow() {
+        let body = format!("{{\"options\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(parse_body(body.as_bytes()).unwrap_err().code, ErrorCode::MalformedJson);
+    }
+
+    #[test]
+    fn a_number_beyond_f64_is_a_validation_error_naming_the_field() {
+        let e = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1e400}]}"#).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationError);
+        assert_eq!(e.details["errors"][0]["field"], "series[0].y");
+    }
+
+    #[test]
+    fn a_body_that_is_not_an_object_is_a_validation_error() {
+        for body in [&b"[]"[..], b"5", b"\"x\"", b"null"] {
+            let p = parse_body(body).unwrap();
+            assert_eq!(fields(&p), vec!["body"]);
+        }
+    }
+
+    #[test]
+    fn missing_or_empty_series_is_a_validation_error() {
+        assert_eq!(fields(&parse_body(br#"{"h": 1}"#).unwrap()), vec!["series"]);
+        assert_eq!(fields(&parse_body(br#"{"series": []}"#).unwrap()), vec!["series"]);
+        assert_eq!(fields(&parse_body(br#"{"series": {}}"#).unwrap()), vec!["series"]);
+    }
+
+    #[test]
+    fn future_rows_with_y_or_without_string_ids_are_future_covariates_invalid() {
+        let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1, "t": 1}], "future_covariates": [{"unique_id": "a", "ds": "e", "y": 3}]}"#).unwrap();
+        assert_eq!(p.future_invalid.unwrap().0, "future_covariates[0].y");
+        let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1}], "future_covariates": [{"unique_id": 1, "ds": "e"}]}"#).unwrap();
+        assert_eq!(p.future_invalid.unwrap().0, "future_covariates[0].unique_id");
+    }
+
+    #[test]
+    fn future_columns_missing_from_series_are_listed() {
+        let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1, "t": 1}], "future_covariates": [{"unique_id": "a", "ds": "e", "t": 2, "promo": 1}]}"#).unwrap();
+        assert!(p.future_invalid.is_none());
+        assert_eq!(p.future_only, vec!["promo"]);
+        assert_eq!(p.row_count(), 2);
+    }
+
+    #[test]
+    fn escaped_strings_are_decoded() {
+        let p = parse_body(br#"{"series": [{"unique_id": "caf\u00e9", "d\u0073": "x\"y", "y": 1}]}"#).unwrap();
+        assert!(p.errors.is_empty());
+        assert_eq!(p.series.entities[0], "café");
+        assert_eq!(p.series.ds.get(0), "x\"y");
+    }
+}

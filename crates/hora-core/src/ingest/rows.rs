@@ -1,0 +1,444 @@
+//! `series[]` and `future_covariates[]` rows, read straight into columns.
+
+use super::errors::FieldErrors;
+use super::table::{CovariateColumn, RowTable, StrColumn};
+use super::MAX_COVARIATE_COLUMNS;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+/// Which array the rows come from: the rules for `unique_id`, `ds` and `y` differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RowKind {
+    Series,
+    Future,
+}
+
+impl RowKind {
+    fn name(self) -> &'static str {
+        match self {
+            RowKind::Series => "series",
+            RowKind::Future => "future_covariates",
+        }
+    }
+}
+
+/// Where the parser is, so that a number serde_json cannot represent can still be named.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Cursor {
+    pub array: Option<RowKind>,
+    pub row: usize,
+    pub key: String,
+}
+
+impl Cursor {
+    pub fn path(&self) -> String {
+        match self.array {
+            Some(kind) if self.key.is_empty() => format!("{}[{}]", kind.name(), self.row),
+            Some(kind) => format!("{}[{}].{}", kind.name(), self.row, self.key),
+            None => "body".to_string(),
+        }
+    }
+}
+
+/// Accumulates one array's rows into a `RowTable`.
+pub(crate) struct TableBuilder {
+    kind: RowKind,
+    entity_index: HashMap<String, u32>,
+    entities: Vec<String>,
+    row_entity: Vec<u32>,
+    ds: StrColumn,
+    y: Vec<f64>,
+    covariates: Vec<CovariateColumn>,
+    /// First problem that makes `future_covariates` invalid (FUTURE_COVARIATES_INVALID).
+    pub future_invalid: Option<(String, String)>,
+}
+
+impl TableBuilder {
+    pub fn new(kind: RowKind) -> Self {
+        TableBuilder {
+            kind,
+            entity_index: HashMap::new(),
+            entities: Vec::new(),
+            row_entity: Vec::new(),
+            ds: StrColumn::new(),
+            y: Vec::new(),
+            covariates: Vec::new(),
+            future_invalid: None,
+        }
+    }
+
+    fn entity(&mut self, name: &str) -> u32 {
+        // Rows of one entity usually arrive together: check the last one before hashing.
+        if let Some(&last) = self.row_entity.last() {
+            if self.entities[last as usize] == name {
+                return last;
+            }
+        }
+        if let Some(&e) = self.entity_index.get(name) {
+            return e;
+        }
+        let e = self.entities.len() as u32;
+        self.entities.push(name.to_owned());
+        self.entity_index.insert(name.to_owned(), e);
+        e
+    }
+
+    fn column(&mut self, name: &str) -> Option<usize> {
+        if let Some(i) = self.covariates.iter().position(|c| c.name == name) {
+            return Some(i);
+        }
+        if self.covariates.len() >= MAX_COVARIATE_COLUMNS {
+            return None;
+        }
+        self.covariates.push(CovariateColumn { name: name.to_owned(), values: Vec::new(), non_numeric_rows: 0 });
+        Some(self.covariates.len() - 1)
+    }
+
+    fn invalid_future(&mut self, field: String, message: &str) {
+        if self.future_invalid.is_none() {
+            self.future_invalid = Some((field, message.to_owned()));
+        }
+    }
+
+    /// Groups rows by entity (counting sort: stable, so each entity keeps the order sent).
+    pub fn finish(mut self) -> RowTable {
+        let n = self.y.len();
+        for c in &mut self.covariates {
+            c.values.resize(n, f64::NAN);
+        }
+        let mut indptr = vec![0usize; self.entities.len() + 1];
+        for &e in &self.row_entity {
+            indptr[e as usize + 1] += 1;
+        }
+        for i in 0..self.entities.len() {
+            indptr[i + 1] += indptr[i];
+        }
+        let mut next = indptr.clone();
+        let mut rows = vec![0u32; n];
+        for (row, &e) in self.row_entity.iter().enumerate() {
+            rows[next[e as usize]] = row as u32;
+            next[e as usize] += 1;
+        }
+        RowTable { entities: self.entities, indptr, rows, ds: self.ds, y: self.y, covariates: self.covariates }
+    }
+}
+
+/// A scalar cell of a row; nested arrays and objects are skipped and reported.
+enum Cell<'de> {
+    Str(Cow<'de, str>),
+    Num(f64),
+    Bool,
+    Null,
+    Nested,
+}
+
+struct CellSeed;
+
+impl<'de> DeserializeSeed<'de> for CellSeed {
+    type Value = Cell<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cell<'de>, D::Error> {
+        d.deserialize_any(CellVisitor)
+    }
+}
+
+struct CellVisitor;
+
+impl<'de> Visitor<'de> for CellVisitor {
+    type Value = Cell<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Cell<'de>, E> {
+        Ok(Cell::Bool)
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Cell<'de>, E> {
+        Ok(Cell::Num(v as f64))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Cell<'de>, E> {
+        Ok(Cell::Num(v as f64))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Cell<'de>, E> {
+        Ok(Cell::Num(v))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cell<'de>, E> {
+        Ok(Cell::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Cell<'de>, E> {
+        Ok(Cell::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Cell<'de>, E> {
+        Ok(Cell::Str(Cow::Owned(v)))
+    }
+    fn visit_unit<E>(self) -> Result<Cell<'de>, E> {
+        Ok(Cell::Null)
+    }
+    fn visit_none<E>(self) -> Result<Cell<'de>, E> {
+        Ok(Cell::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Cell<'de>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Cell::Nested)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Cell<'de>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Cell::Nested)
+    }
+}
+
+/// An object key, borrowed from the body when it holds no escapes (no allocation per row).
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+}
+
+/// The whole array: `series` or `future_covariates`.
+pub(crate) struct RowsSeed<'a> {
+    pub builder: &'a mut TableBuilder,
+    pub errors: &'a mut FieldErrors,
+    pub cursor: &'a mut Cursor,
+}
+
+impl<'de, 'a> DeserializeSeed<'de> for RowsSeed<'a> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, 'a> Visitor<'de> for RowsSeed<'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of rows")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let kind = self.builder.kind;
+        let mut row = 0usize;
+        loop {
+            self.cursor.array = Some(kind);
+            self.cursor.row = row;
+            self.cursor.key.clear();
+            let seed = RowSeed { builder: &mut *self.builder, errors: &mut *self.errors, cursor: &mut *self.cursor };
+            if seq.next_element_seed(seed)?.is_none() {
+                break;
+            }
+            row += 1;
+        }
+        self.cursor.array = None;
+        if row == 0 && kind == RowKind::Series {
+            self.errors.push(|| "series".into(), "must hold at least 1 row");
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        self.not_an_array();
+        Ok(())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(self.not_an_array())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(self.not_an_array())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(self.not_an_array())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(self.not_an_array())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(self.not_an_array())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(self.not_an_array())
+    }
+}
+
+impl<'a> RowsSeed<'a> {
+    fn not_an_array(self) {
+        let name = self.builder.kind.name();
+        self.errors.push(|| name.to_string(), "must be an array of row objects");
+    }
+}
+
+/// One row object.
+struct RowSeed<'a> {
+    builder: &'a mut TableBuilder,
+    errors: &'a mut FieldErrors,
+    cursor: &'a mut Cursor,
+}
+
+impl<'de, 'a> DeserializeSeed<'de> for RowSeed<'a> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        let row = self.builder.y.len();
+        let kind = self.builder.kind;
+        let cell = d.deserialize_any(RowVisitor { builder: &mut *self.builder, errors: &mut *self.errors, cursor: &mut *self.cursor })?;
+        if !cell {
+            let path = format!("{}[{}]", kind.name(), row);
+            match kind {
+                RowKind::Series => self.errors.push(|| path, "must be an object"),
+                RowKind::Future => self.builder.invalid_future(path, "must be an object"),
+            }
+            // Keep row indices aligned with positions in the array.
+            let e = self.builder.entity("");
+            self.builder.row_entity.push(e);
+            self.builder.ds.push("");
+            self.builder.y.push(f64::NAN);
+        }
+        Ok(())
+    }
+}
+
+struct RowVisitor<'a> {
+    builder: &'a mut TableBuilder,
+    errors: &'a mut FieldErrors,
+    cursor: &'a mut Cursor,
+}
+
+impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
+    /// Whether the row was an object.
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a row object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let b = self.builder;
+        let kind = b.kind;
+        let row = b.y.len();
+        let path = |key: &str| format!("{}[{}].{}", kind.name(), row, key);
+        let (mut uid, mut ds, mut y): (Option<Cow<'de, str>>, Option<Cow<'de, str>>, Option<f64>) = (None, None, None);
+        let (mut seen_uid, mut seen_ds, mut seen_y) = (false, false, false);
+        let mut set_columns: Vec<usize> = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            self.cursor.key.clear();
+            self.cursor.key.push_str(&key);
+            let cell = map.next_value_seed(CellSeed)?;
+            match key.as_ref() {
+                "unique_id" | "ds" => {
+                    let is_uid = key == "unique_id";
+                    let seen = if is_uid { &mut seen_uid } else { &mut seen_ds };
+                    if std::mem::replace(seen, true) {
+                        self.errors.push(|| path(&key), "duplicate key");
+                        continue;
+                    }
+                    match cell {
+                        Cell::Str(s) if is_uid => uid = Some(s),
+                        Cell::Str(s) => ds = Some(s),
+                        _ => match kind {
+                            RowKind::Series => self.errors.push(|| path(&key), "must be a string"),
+                            RowKind::Future => b.invalid_future(path(&key), "must be a string"),
+                        },
+                    }
+                }
+                "y" if kind == RowKind::Future => b.invalid_future(path("y"), "y is not allowed in future_covariates"),
+                "y" => {
+                    if std::mem::replace(&mut seen_y, true) {
+                        self.errors.push(|| path("y"), "duplicate key");
+                        continue;
+                    }
+                    match cell {
+                        Cell::Num(v) => y = Some(v),
+                        Cell::Null => y = Some(f64::NAN),
+                        _ => self.errors.push(|| path("y"), "must be a number or null"),
+                    }
+                }
+                name => {
+                    let Some(c) = b.column(name) else {
+                        self.errors.push(|| path(name), "at most 8 covariate columns in total");
+                        continue;
+                    };
+                    if set_columns.contains(&c) {
+                        self.errors.push(|| path(name), "duplicate key");
+                        continue;
+                    }
+                    set_columns.push(c);
+                    let col = &mut b.covariates[c];
+                    col.values.resize(row, f64::NAN);
+                    match cell {
+                        Cell::Num(v) => col.values.push(v),
+                        Cell::Null => col.values.push(f64::NAN),
+                        Cell::Str(_) | Cell::Bool => {
+                            col.values.push(f64::NAN);
+                            col.non_numeric_rows += 1;
+                        }
+                        Cell::Nested => {
+                            col.values.push(f64::NAN);
+                            self.errors.push(|| path(name), "must be a number, string, boolean or null");
+                        }
+                    }
+                }
+            }
+        }
+        self.cursor.key.clear();
+        if !seen_uid {
+            match kind {
+                RowKind::Series => self.errors.push(|| path("unique_id"), "is required"),
+                RowKind::Future => b.invalid_future(path("unique_id"), "is required"),
+            }
+        }
+        if !seen_ds {
+            match kind {
+                RowKind::Series => self.errors.push(|| path("ds"), "is required"),
+                RowKind::Future => b.invalid_future(path("ds"), "is required"),
+            }
+        }
+        if kind == RowKind::Series && !seen_y {
+            self.errors.push(|| path("y"), "is required (null marks a missing value)");
+        }
+        let e = b.entity(uid.as_deref().unwrap_or(""));
+        b.row_entity.push(e);
+        b.ds.push(ds.as_deref().unwrap_or(""));
+        b.y.push(y.unwrap_or(f64::NAN));
+        Ok(true)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(false)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+}

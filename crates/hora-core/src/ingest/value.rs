@@ -1,0 +1,86 @@
+//! A JSON value read through serde that reports duplicate object keys instead of silently keeping
+//! the last one (serde_json's `Value` does that), so no field of a request is ever dropped unseen.
+
+use super::errors::FieldErrors;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use std::fmt;
+
+pub(crate) struct StrictValue<'e> {
+    pub path: String,
+    pub errors: &'e mut FieldErrors,
+}
+
+impl<'de, 'e> DeserializeSeed<'de> for StrictValue<'e> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // serde_json never yields a non-finite float, so `from_f64` cannot fail here.
+        Ok(Number::from_f64(v).map(Value::Number).unwrap_or(Value::Null))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        loop {
+            let path = format!("{}[{}]", self.path, out.len());
+            match seq.next_element_seed(StrictValue { path, errors: &mut *self.errors })? {
+                Some(v) => out.push(v),
+                None => return Ok(Value::Array(out)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let path = if self.path.is_empty() { key.clone() } else { format!("{}.{}", self.path, key) };
+            let value = map.next_value_seed(StrictValue { path: path.clone(), errors: &mut *self.errors })?;
+            if out.contains_key(&key) {
+                self.errors.push(|| path, "duplicate key");
+            } else {
+                out.insert(key, value);
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}

@@ -1,0 +1,185 @@
+//! Mapping requested levels and `point_quantile` onto the model's native quantiles.
+
+use crate::error::{ErrorCode, HoraError};
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuantilePolicy {
+    /// The nearest native quantile; a tie goes outward (the wider interval).
+    Nearest,
+    /// Any non-native quantile is `QUANTILE_UNSUPPORTED`.
+    Strict,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuantileRequest {
+    /// Requested levels, each 1 to 99 (duplicates allowed; they are merged).
+    pub levels: Vec<u32>,
+    pub point_quantile: Option<f64>,
+    pub policy: QuantilePolicy,
+}
+
+/// Which native quantile feeds `y_hat` and each interval, and the `quantile_report`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuantilePlan {
+    pub y_hat: usize,
+    /// `(key, lo index, hi index)`, one per distinct pair, ordered by key width.
+    pub intervals: Vec<(String, usize, usize)>,
+    pub report: Value,
+}
+
+/// Requested quantiles are computed as `0.5 ± L/200`: round away float noise before comparing.
+fn clean(q: f64) -> f64 {
+    (q * 1e9).round() / 1e9
+}
+
+fn nearest(native: &[f64], q: f64) -> usize {
+    let mut best = 0;
+    for (i, n) in native.iter().enumerate() {
+        let (d, db) = (clean((n - q).abs()), clean((native[best] - q).abs()));
+        let outward = if q < 0.5 { *n < native[best] } else { *n > native[best] };
+        if d < db || (d == db && outward) {
+            best = i;
+        }
+    }
+    best
+}
+
+fn position(native: &[f64], q: f64) -> Option<usize> {
+    native.iter().position(|n| clean(*n) == clean(q))
+}
+
+/// Formats an interval key: `(hi - lo) * 100`, without a trailing `.0`.
+fn level_key(lo: f64, hi: f64) -> String {
+    let width = clean((hi - lo) * 100.0);
+    if width.fract() == 0.0 { format!("{}", width as i64) } else { format!("{width}") }
+}
+
+pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Result<QuantilePlan, HoraError> {
+    let mut levels = req.levels.clone();
+    levels.sort_unstable();
+    levels.dedup();
+    let mut requested: Vec<f64> = vec![0.5];
+    for l in &levels {
+        requested.push(clean(0.5 - *l as f64 / 200.0));
+        requested.push(clean(0.5 + *l as f64 / 200.0));
+    }
+    requested.sort_by(|a, b| a.total_cmp(b));
+    requested.dedup();
+
+    if req.policy == QuantilePolicy::Strict {
+        let unsupported: Vec<f64> = requested.iter().copied().filter(|q| position(native, *q).is_none()).collect();
+        let bad_levels: Vec<u32> = levels
+            .iter()
+            .copied()
+            .filter(|l| unsupported.contains(&clean(0.5 - *l as f64 / 200.0)) || unsupported.contains(&clean(0.5 + *l as f64 / 200.0)))
+            .collect();
+        let bad_point = req.point_quantile.filter(|p| position(native, *p).is_none());
+        if !unsupported.is_empty() || bad_point.is_some() {
+            let mut e = HoraError::new(ErrorCode::QuantileUnsupported, "A requested quantile is not native to the model and quantile_policy is strict.")
+                .with("model", model)
+                .with("level", bad_levels)
+                .with("unsupported", unsupported)
+                .with("supported", native.to_vec());
+            if let Some(p) = bad_point {
+                e = e.with("point_quantile", p);
+            }
+            return Err(e);
+        }
+    }
+
+    let used_of = |q: f64| nearest(native, q);
+    let mut used: Vec<f64> = requested.iter().map(|q| native[used_of(*q)]).collect();
+    used.sort_by(|a, b| a.total_cmp(b));
+    used.dedup();
+    let substitutions: Vec<Value> = requested
+        .iter()
+        .filter(|q| position(native, **q).is_none())
+        .map(|q| json!({"requested": q, "used": native[used_of(*q)]}))
+        .collect();
+    let mut intervals: Vec<(String, usize, usize)> = Vec::new();
+    for l in &levels {
+        let lo = used_of(clean(0.5 - *l as f64 / 200.0));
+        let hi = used_of(clean(0.5 + *l as f64 / 200.0));
+        if !intervals.iter().any(|(_, a, b)| (*a, *b) == (lo, hi)) {
+            intervals.push((level_key(native[lo], native[hi]), lo, hi));
+        }
+    }
+    let policy = match req.policy {
+        QuantilePolicy::Nearest => "nearest",
+        QuantilePolicy::Strict => "strict",
+    };
+    let mut report = json!({"policy": policy, "requested": requested, "used": used, "substitutions": substitutions});
+    let y_hat = match req.point_quantile {
+        Some(p) => {
+            let idx = used_of(p);
+            let method = if position(native, p).is_some() { "native" } else { "nearest" };
+            report["point_forecast"] = json!({"requested": p, "used": native[idx], "method": method});
+            idx
+        }
+        None => used_of(0.5),
+    };
+    Ok(QuantilePlan { y_hat, intervals, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NATIVE: [f64; 13] = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
+
+    fn plan(levels: &[u32], point: Option<f64>, policy: QuantilePolicy) -> Result<QuantilePlan, HoraError> {
+        plan_quantiles("hora-1.0", &NATIVE, &QuantileRequest { levels: levels.to_vec(), point_quantile: point, policy })
+    }
+
+    #[test]
+    fn levels_80_and_90_request_the_contract_example_quantiles() {
+        let p = plan(&[90, 80, 80], None, QuantilePolicy::Nearest).unwrap();
+        assert_eq!(p.report["requested"], json!([0.05, 0.1, 0.5, 0.9, 0.95]));
+        assert_eq!(p.report["substitutions"], json!([]));
+        let keys: Vec<&str> = p.intervals.iter().map(|i| i.0.as_str()).collect();
+        assert_eq!(keys, vec!["80", "90"]);
+        assert_eq!(p.y_hat, 6);
+    }
+
+    #[test]
+    fn level_95_is_served_by_0_01_and_0_99_and_keyed_98() {
+        let p = plan(&[95], None, QuantilePolicy::Nearest).unwrap();
+        assert_eq!(p.intervals, vec![("98".to_string(), 0, 12)]);
+        assert_eq!(p.report["substitutions"], json!([{"requested": 0.025, "used": 0.01}, {"requested": 0.975, "used": 0.99}]));
+    }
+
+    #[test]
+    fn a_tie_goes_outward_to_the_wider_interval() {
+        // 0.25 is halfway between 0.2 and 0.3; 0.75 between 0.7 and 0.8.
+        let p = plan(&[50], None, QuantilePolicy::Nearest).unwrap();
+        assert_eq!(p.intervals, vec![("60".to_string(), 3, 9)]);
+    }
+
+    #[test]
+    fn levels_resolving_to_the_same_quantiles_appear_once() {
+        let p = plan(&[89, 90], None, QuantilePolicy::Nearest).unwrap();
+        assert_eq!(p.intervals.len(), 1);
+        assert_eq!(p.intervals[0].0, "90");
+    }
+
+    #[test]
+    fn strict_refuses_non_native_quantiles_with_details() {
+        let e = plan(&[80, 95], Some(0.33), QuantilePolicy::Strict).unwrap_err();
+        assert_eq!(e.code, ErrorCode::QuantileUnsupported);
+        assert_eq!(e.details["level"], json!([95]));
+        assert_eq!(e.details["unsupported"], json!([0.025, 0.975]));
+        assert_eq!(e.details["point_quantile"], json!(0.33));
+        assert!(plan(&[80, 90], Some(0.7), QuantilePolicy::Strict).is_ok());
+    }
+
+    #[test]
+    fn point_quantile_maps_to_the_nearest_native_and_reports_the_method() {
+        let p = plan(&[], Some(0.7), QuantilePolicy::Nearest).unwrap();
+        assert_eq!(p.y_hat, 8);
+        assert_eq!(p.report["point_forecast"], json!({"requested": 0.7, "used": 0.7, "method": "native"}));
+        let p = plan(&[], Some(0.72), QuantilePolicy::Nearest).unwrap();
+        assert_eq!(p.report["point_forecast"]["method"], "nearest");
+        assert_eq!(p.report["point_forecast"]["used"], json!(0.7));
+    }
+}

@@ -1,0 +1,23 @@
+//! Loading the ONNX Runtime shared library (ort's `load-dynamic`): no build-time download.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+static INIT: OnceLock<Result<(), String>> = OnceLock::new();
+
+/// Loads `libonnxruntime` from `path` (absolute) once per process; later calls return the first
+/// outcome. The error is one sentence an operator can act on.
+pub fn init_runtime(path: &str) -> Result<(), String> {
+    INIT.get_or_init(|| {
+        if !Path::new(path).is_absolute() {
+            return Err(format!("The ONNX Runtime library path must be absolute, got {path}."));
+        }
+        if !Path::new(path).is_file() {
+            return Err(format!("The ONNX Runtime library was not found at {path}; run `npm ci` or set ORT_DYLIB_PATH."));
+        }
+        let builder = ort::init_from(path).map_err(|e| format!("The ONNX Runtime library at {path} could not be loaded: {e}."))?;
+        builder.with_name("hora").commit();
+        Ok(())
+    })
+    .clone()
+}

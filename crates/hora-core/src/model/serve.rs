@@ -1,0 +1,158 @@
+//! From cleaned contexts to native-quantile forecasts: batching, flip averaging, rollout,
+//! nonnegative clipping and monotone quantiles.
+
+use super::session::ModelSession;
+use crate::error::{ErrorCode, HoraError};
+use std::collections::BTreeMap;
+
+/// `model_options.nonnegative`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nonnegative {
+    /// Clip at 0 when every observed value of the history is nonnegative.
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForecastOptions {
+    pub flip_average: bool,
+    pub nonnegative: Nonnegative,
+}
+
+/// Rows per graph run: bounds the tensor memory of one run (rows × 4096 × 4 bytes).
+const MAX_BATCH_ROWS: usize = 256;
+
+/// Values this far from 1 in magnitude would leave f32's range inside the graph; such a series is
+/// brought into range by an exact power-of-two factor and multiplied back (no rounding).
+const F32_SAFE_MAX: f64 = 1e30;
+const F32_SAFE_MIN: f64 = 1e-30;
+
+/// Forecasts `h` steps for every context (NaN = missing). Returns per entity `h × Q` values,
+/// row-major by step, in the order of `spec.quantiles`.
+pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: ForecastOptions) -> Result<Vec<Vec<f64>>, HoraError> {
+    let spec = &model.spec;
+    let q = spec.quantiles.len();
+    let median = spec.median_index();
+    let mut work: Vec<Vec<f64>> = Vec::with_capacity(contexts.len());
+    let mut factors = Vec::with_capacity(contexts.len());
+    for c in contexts {
+        let f = range_factor(c);
+        work.push(c.iter().map(|v| v * f).collect());
+        factors.push(f);
+    }
+    let mut out: Vec<Vec<f64>> = vec![Vec::with_capacity(h * q); contexts.len()];
+    let mut produced = 0;
+    while produced < h {
+        let steps = (h - produced).min(spec.native_horizon);
+        let round = run_round(model, &work, opts.flip_average)?;
+        for (e, quantiles) in round.into_iter().enumerate() {
+            out[e].extend_from_slice(&quantiles[..steps * q]);
+            // Rollout: the median path joins the context as if observed.
+            work[e].extend((0..steps).map(|s| quantiles[s * q + median]));
+        }
+        produced += steps;
+    }
+    for (e, forecast) in out.iter_mut().enumerate() {
+        let clip = match opts.nonnegative {
+            Nonnegative::Always => true,
+            Nonnegative::Never => false,
+            Nonnegative::Auto => contexts[e].iter().all(|v| v.is_nan() || *v >= 0.0),
+        };
+        for step in forecast.chunks_mut(q) {
+            step.sort_by(|a, b| a.total_cmp(b));
+            for v in step.iter_mut() {
+                *v /= factors[e];
+                if clip && *v < 0.0 {
+                    *v = 0.0;
+                }
+            }
+        }
+        if forecast.iter().any(|v| !v.is_finite()) {
+            return Err(HoraError::new(ErrorCode::ServiceUnavailable, "The model produced a non-finite forecast.")
+                .with("stage", "inference"));
+        }
+    }
+    Ok(out)
+}
+
+/// A power of two that brings the series' largest magnitude into f32's comfortable range.
+fn range_factor(values: &[f64]) -> f64 {
+    let max = values.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
+    if max > F32_SAFE_MAX || (max > 0.0 && max < F32_SAFE_MIN) {
+        2f64.powi(-(max.log2().round() as i32))
+    } else {
+        1.0
+    }
+}
+
+/// One graph pass for every entity: `native_horizon × Q` values each.
+fn run_round(model: &ModelSession, work: &[Vec<f64>], flip: bool) -> Result<Vec<Vec<f64>>, HoraError> {
+    let spec = &model.spec;
+    let (hn, q) = (spec.native_horizon, spec.quantiles.len());
+    // Entities are grouped by padded length so that an entity's input never depends on its batch.
+    let mut buckets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (e, w) in work.iter().enumerate() {
+        let n = w.len().min(spec.max_context);
+        let padded = n.div_ceil(spec.context_multiple) * spec.context_multiple;
+        buckets.entry(padded.max(spec.context_multiple)).or_default().push(e);
+    }
+    let mut results = vec![Vec::new(); work.len()];
+    let per_entity = if flip { 2 } else { 1 };
+    for (time, entities) in buckets {
+        for chunk in entities.chunks((MAX_BATCH_ROWS / per_entity).max(1)) {
+            let rows = chunk.len() * per_entity;
+            let mut context = vec![0f32; rows * time];
+            let mut mask = vec![0f32; rows * time];
+            for (i, &e) in chunk.iter().enumerate() {
+                let w = &work[e];
+                let tail = &w[w.len().saturating_sub(spec.max_context)..];
+                for sign_row in 0..per_entity {
+                    let row = i * per_entity + sign_row;
+                    let sign = if sign_row == 0 { 1.0 } else { -1.0 };
+                    let offset = row * time + (time - tail.len());
+                    for (j, v) in tail.iter().enumerate() {
+                        if v.is_finite() {
+                            context[offset + j] = (sign * v) as f32;
+                            mask[offset + j] = 1.0;
+                        }
+                    }
+                }
+            }
+            let raw = model
+                .run(&context, &mask, rows, time)
+                .map_err(|e| HoraError::new(ErrorCode::ServiceUnavailable, format!("Inference failed: {e}")).with("stage", "inference"))?;
+            for (i, &e) in chunk.iter().enumerate() {
+                let base = i * per_entity * hn * q;
+                let mut r: Vec<f64> = raw[base..base + hn * q].iter().map(|v| *v as f64).collect();
+                if flip {
+                    // f(-x) mirrored: quantile k of x corresponds to -(quantile Q-1-k) of -x.
+                    let neg = &raw[base + hn * q..base + 2 * hn * q];
+                    for s in 0..hn {
+                        for k in 0..q {
+                            r[s * q + k] = 0.5 * (r[s * q + k] - neg[s * q + (q - 1 - k)] as f64);
+                        }
+                    }
+                }
+                results[e] = r;
+            }
+        }
+    }
+    Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_factor_is_an_exact_power_of_two_only_outside_f32_comfort() {
+        assert_eq!(range_factor(&[1.0, 1e12, f64::NAN]), 1.0);
+        let f = range_factor(&[1e300]);
+        assert!(f < 1.0 && f.log2().fract() == 0.0);
+        assert!((1e300 * f) < F32_SAFE_MAX);
+        let f = range_factor(&[1e-40]);
+        assert!(f > 1.0 && (1e-40 * f) > F32_SAFE_MIN);
+        assert_eq!(range_factor(&[0.0, 0.0]), 1.0);
+    }
+}

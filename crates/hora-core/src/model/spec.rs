@@ -1,0 +1,95 @@
+//! The model's limits and native quantiles, read from the ONNX metadata: the single source of truth.
+
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSpec {
+    pub name: String,
+    /// Native quantile levels, ascending; the output's last axis follows this order.
+    pub quantiles: Vec<f64>,
+    pub min_context: usize,
+    pub max_context: usize,
+    pub max_horizon: usize,
+    /// Steps produced by one run of the graph; longer horizons are rolled forward.
+    pub native_horizon: usize,
+    /// The time axis fed to the graph is a multiple of this (its patch length).
+    pub context_multiple: usize,
+    pub recipe_hash: String,
+}
+
+impl ModelSpec {
+    /// Reads the `hora.*` metadata properties; names the first missing or malformed one.
+    pub fn from_metadata(props: &HashMap<String, String>) -> Result<ModelSpec, String> {
+        let get = |k: &str| props.get(k).map(|s| s.trim().to_string()).ok_or_else(|| format!("metadata property {k} is missing"));
+        let int = |k: &str| -> Result<usize, String> {
+            get(k)?.parse::<usize>().ok().filter(|v| *v > 0).ok_or_else(|| format!("metadata property {k} is not a positive integer"))
+        };
+        let quantiles: Vec<f64> = get("hora.quantiles")?
+            .split(',')
+            .map(|q| q.trim().parse::<f64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| "metadata property hora.quantiles is not a list of numbers".to_string())?;
+        let ascending = quantiles.windows(2).all(|w| w[0] < w[1]);
+        if quantiles.is_empty() || !ascending || quantiles.iter().any(|q| !(*q > 0.0 && *q < 1.0)) || !quantiles.contains(&0.5) {
+            return Err("metadata property hora.quantiles must be ascending levels in (0, 1) including 0.5".into());
+        }
+        let spec = ModelSpec {
+            name: get("hora.name")?,
+            quantiles,
+            min_context: int("hora.min_context")?,
+            max_context: int("hora.max_context")?,
+            max_horizon: int("hora.max_horizon")?,
+            native_horizon: int("hora.native_horizon")?,
+            context_multiple: int("hora.context_multiple")?,
+            recipe_hash: get("hora.recipe_hash")?,
+        };
+        if spec.min_context > spec.max_context {
+            return Err("metadata: hora.min_context exceeds hora.max_context".into());
+        }
+        Ok(spec)
+    }
+
+    /// Index of the median among the native quantiles.
+    pub fn median_index(&self) -> usize {
+        self.quantiles.iter().position(|q| *q == 0.5).unwrap_or(self.quantiles.len() / 2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props() -> HashMap<String, String> {
+        [
+            ("hora.name", "hora-1.0"),
+            ("hora.quantiles", "0.01,0.05,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.95,0.99"),
+            ("hora.min_context", "16"),
+            ("hora.max_context", "4096"),
+            ("hora.max_horizon", "1024"),
+            ("hora.native_horizon", "64"),
+            ("hora.context_multiple", "32"),
+            ("hora.recipe_hash", "abc"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+    }
+
+    #[test]
+    fn metadata_gives_limits_and_native_quantiles() {
+        let spec = ModelSpec::from_metadata(&props()).unwrap();
+        assert_eq!(spec.quantiles.len(), 13);
+        assert_eq!((spec.min_context, spec.max_context, spec.max_horizon), (16, 4096, 1024));
+        assert_eq!(spec.median_index(), 6);
+    }
+
+    #[test]
+    fn a_missing_or_malformed_property_is_named() {
+        let mut p = props();
+        p.remove("hora.max_horizon");
+        assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("hora.max_horizon"));
+        let mut p = props();
+        p.insert("hora.quantiles".into(), "0.9,0.5".into());
+        assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("ascending"));
+    }
+}

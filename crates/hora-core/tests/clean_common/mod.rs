@@ -1,0 +1,85 @@
+//! Builders shared by the cleaning tests: row tables from plain tuples, and stamps.
+#![allow(dead_code)]
+
+use hora_core::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits};
+use hora_core::ingest::{CovariateColumn, RowTable, StrColumn};
+use hora_core::HoraError;
+use serde_json::Value;
+
+pub const HOUR: i64 = 3_600_000_000;
+pub const LIMITS: ModelLimits = ModelLimits { min_context: 16, max_context: 4096 };
+
+/// A row: entity, ds, y (None = null).
+pub type Row = (String, String, Option<f64>);
+
+pub fn table(rows: &[Row]) -> RowTable {
+    table_with(rows, &[])
+}
+
+/// Rows plus covariate columns (`name`, one value per row; None = null/missing).
+pub fn table_with(rows: &[Row], covariates: &[(&str, Vec<Option<f64>>)]) -> RowTable {
+    let mut t = RowTable { ds: StrColumn::new(), ..Default::default() };
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    for (i, (u, ds, y)) in rows.iter().enumerate() {
+        let e = match t.entities.iter().position(|x| x == u) {
+            Some(e) => e,
+            None => {
+                t.entities.push(u.clone());
+                groups.push(Vec::new());
+                t.entities.len() - 1
+            }
+        };
+        groups[e].push(i as u32);
+        t.ds.push(ds);
+        t.y.push(y.unwrap_or(f64::NAN));
+    }
+    t.indptr.push(0);
+    for g in groups {
+        t.rows.extend(g);
+        t.indptr.push(t.rows.len());
+    }
+    for (name, values) in covariates {
+        t.covariates.push(CovariateColumn {
+            name: name.to_string(),
+            values: values.iter().map(|v| v.unwrap_or(f64::NAN)).collect(),
+            non_numeric_rows: 0,
+        });
+    }
+    t
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for `k` hours after 2026-01-01T00:00Z.
+pub fn hour_stamp(k: i64) -> String {
+    let t = 1_767_225_600i64 + k * 3600;
+    chrono::DateTime::from_timestamp(t, 0).unwrap().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+pub fn micros(k: i64) -> i64 {
+    1_767_225_600_000_000 + k * HOUR
+}
+
+/// `n` hourly rows of one entity with y = 10 + k.
+pub fn hourly(u: &str, n: i64) -> Vec<Row> {
+    (0..n).map(|k| (u.to_string(), hour_stamp(k), Some(10.0 + k as f64))).collect()
+}
+
+pub fn opts(json: Value) -> CleanOptions {
+    serde_json::from_value(json).expect("options")
+}
+
+pub fn run(t: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
+    clean::run(&CleanRequest { series: t, future: None, freq, h, options: o, model_limits: Some(LIMITS) })
+}
+
+pub fn run_future(t: &RowTable, f: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
+    clean::run(&CleanRequest { series: t, future: Some(f), freq, h, options: o, model_limits: Some(LIMITS) })
+}
+
+pub fn report_of(err: &HoraError) -> &Value {
+    err.details.get("cleaning_report").expect("error carries details.cleaning_report")
+}
+
+/// Decision records with this id.
+pub fn decisions<'a>(report: &'a Value, id: &str) -> Vec<&'a Value> {
+    report["decisions"].as_array().unwrap().iter().filter(|d| d["id"] == id).collect()
+}

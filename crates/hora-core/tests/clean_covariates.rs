@@ -1,0 +1,83 @@
+//! Covariates: per column used/reason, future row checks, clean_exog.
+
+mod clean_common;
+use clean_common::*;
+use hora_core::ErrorCode;
+use serde_json::json;
+
+fn future(u: &str, from: i64, h: i64, col: &str, v: Option<f64>) -> hora_core::ingest::RowTable {
+    let rows: Vec<Row> = (from..from + h).map(|k| (u.to_string(), hour_stamp(k), None)).collect();
+    table_with(&rows, &[(col, vec![v; h as usize])])
+}
+
+fn column<'a>(out: &'a hora_core::clean::Cleaned, name: &str) -> &'a serde_json::Value {
+    out.entities[0].model_input["covariates"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()
+}
+
+#[test]
+fn a_column_passing_every_check_is_model_unsupported_for_hora_1() {
+    let rows = hourly("a", 30);
+    let t = table_with(&rows, &[("temp", (0..30).map(|k| Some(k as f64)).collect())]);
+    let f = future("a", 30, 3, "temp", Some(1.0));
+    let out = run_future(&t, &f, Some("h"), 3, &opts(json!({}))).unwrap();
+    assert_eq!(column(&out, "temp"), &json!({"name": "temp", "role": "future", "used": false, "reason": "model_unsupported"}));
+    assert_eq!(out.entities[0].model_input["covariates_used"], false);
+}
+
+#[test]
+fn a_column_not_covering_every_forecast_stamp_is_not_used() {
+    let t = table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]);
+    let f = future("a", 30, 2, "temp", Some(1.0));
+    let out = run_future(&t, &f, Some("h"), 3, &opts(json!({}))).unwrap();
+    assert_eq!(column(&out, "temp")["reason"], "future_values_missing");
+    // A history-only column cannot cover the forecast stamps either.
+    let out = run(&t, Some("h"), 3, &opts(json!({}))).unwrap();
+    assert_eq!(column(&out, "temp")["role"], "past");
+    assert_eq!(column(&out, "temp")["reason"], "future_values_missing");
+}
+
+#[test]
+fn a_non_numeric_column_is_not_used() {
+    let mut t = table_with(&hourly("a", 30), &[("kind", vec![None; 30])]);
+    t.covariates[0].non_numeric_rows = 30;
+    let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(column(&out, "kind")["reason"], "not_numeric");
+}
+
+#[test]
+fn clean_exog_fills_short_covariate_gaps_and_false_makes_them_unusable() {
+    let mut vals: Vec<Option<f64>> = (0..30).map(|k| Some(k as f64)).collect();
+    vals[10] = None;
+    let t = table_with(&hourly("a", 30), &[("temp", vals.clone())]);
+    let f = future("a", 30, 1, "temp", Some(1.0));
+    let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(column(&out, "temp")["reason"], "model_unsupported");
+    let d = decisions(out.report.as_ref().unwrap(), "exog.impute");
+    assert_eq!(d[0]["column"], "temp");
+    assert_eq!(d[0]["count"], 1);
+    let off = run_future(&t, &f, Some("h"), 1, &opts(json!({"clean_exog": false}))).unwrap();
+    assert_eq!(column(&off, "temp")["reason"], "gaps");
+    // A long covariate gap (48 steps or more for hourly data) is never filled.
+    let mut long = vec![Some(1.0); 100];
+    long[20..80].iter_mut().for_each(|v| *v = None);
+    let t = table_with(&hourly("a", 100), &[("temp", long)]);
+    let out = run_future(&t, &future("a", 100, 1, "temp", Some(1.0)), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(column(&out, "temp")["reason"], "long_gaps");
+}
+
+#[test]
+fn a_future_column_absent_from_series_is_a_column_mismatch() {
+    let t = table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]);
+    let f = future("a", 30, 1, "promo", Some(1.0));
+    let err = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::CovariateColumnMismatch);
+    assert_eq!(err.details["future_only"], json!(["promo"]));
+}
+
+#[test]
+fn future_rows_of_an_entity_without_history_are_invalid() {
+    let t = table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]);
+    let f = future("zz", 30, 1, "temp", Some(1.0));
+    let err = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::FutureCovariatesInvalid);
+}

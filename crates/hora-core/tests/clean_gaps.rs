@@ -1,0 +1,153 @@
+//! Long gaps (split, mask, disabled), trailing nulls per version, and the blocking rules.
+
+mod clean_common;
+use clean_common::*;
+use hora_core::ErrorCode;
+use serde_json::json;
+
+fn drop_range(rows: Vec<Row>, gap: std::ops::Range<i64>) -> Vec<Row> {
+    rows.into_iter().enumerate().filter(|(k, _)| !gap.contains(&(*k as i64))).map(|(_, r)| r).collect()
+}
+
+#[test]
+fn a_long_gap_keeps_only_the_latest_segment() {
+    // Hourly: default period 24, automatic split at 48 steps.
+    let rows = drop_range(hourly("a", 200), 50..110);
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 90);
+    assert_eq!(out.entities[0].values[0], 120.0);
+    assert_eq!(out.input_data_points, 90);
+    let report = out.report.unwrap();
+    let split = decisions(&report, "gap.split");
+    assert_eq!(split[0]["count"], 50);
+    assert_eq!(report["overall"]["output_points"], 90);
+}
+
+#[test]
+fn gap_split_min_steps_sets_the_threshold_and_zero_disables_splitting() {
+    let rows = drop_range(hourly("a", 200), 100..110);
+    let t = table(&rows);
+    let split = run(&t, Some("h"), 1, &opts(json!({"gap_split_min_steps": 5}))).unwrap();
+    assert_eq!(split.entities[0].values.len(), 90);
+    let kept = run(&t, Some("h"), 1, &opts(json!({"gap_split_min_steps": 0}))).unwrap();
+    assert_eq!(kept.entities[0].values.len(), 200);
+    assert_eq!(kept.data_quality["imputed_points"], 10);
+}
+
+#[test]
+fn long_gap_mask_keeps_history_and_reports_the_masked_points() {
+    let rows = drop_range(hourly("a", 200), 50..110);
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"long_gap": "mask"}))).unwrap();
+    let e = &out.entities[0];
+    assert_eq!(e.values.len(), 200);
+    assert!(e.values[50..110].iter().all(|v| v.is_nan()));
+    assert_eq!(e.model_input["long_gap_points"], 60);
+    assert_eq!(e.model_input["long_gap_handling"], "mask");
+    assert!(e.model_input["long_gap_reason"].is_string());
+    assert_eq!(out.input_data_points, 140);
+}
+
+#[test]
+fn long_gap_mask_falls_back_to_the_split_when_the_context_would_be_too_long() {
+    let rows = drop_range(hourly("a", 4100), 50..110);
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"long_gap": "mask"}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 3990);
+    assert!(out.warnings.contains(&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})));
+}
+
+#[test]
+fn up_to_three_trailing_nulls_are_kept_as_a_masked_tail() {
+    let mut rows = hourly("a", 30);
+    rows[28].2 = None;
+    rows[29].2 = None;
+    let out = run(&table(&rows), Some("h"), 2, &opts(json!({}))).unwrap();
+    let e = &out.entities[0];
+    assert_eq!(e.values.len(), 30);
+    assert!(e.values[28].is_nan() && e.values[29].is_nan());
+    assert_eq!(e.model_input["masked_tail"], 2);
+    assert_eq!(e.model_input["tail_handling"], "mask");
+    assert_eq!(e.forecast_stamps[0], micros(30));
+    assert!(out.warnings.contains(&json!({"code": "trailing_values_missing", "unique_id": "a"})));
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.masked_tail")[0]["count"], 2);
+}
+
+#[test]
+fn more_than_three_trailing_nulls_is_trailing_gap_too_long() {
+    let mut rows = hourly("a", 30);
+    for r in &mut rows[25..] {
+        r.2 = None;
+    }
+    let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    assert_eq!(err.details["reason"], "trailing_gap_too_long");
+    assert_eq!(err.details["count"], 5);
+    assert_eq!(err.details["max_steps"], 3);
+}
+
+#[test]
+fn declining_the_masked_tail_is_trailing_gap_too_long() {
+    let mut rows = hourly("a", 30);
+    rows[29].2 = None;
+    let err = run(&table(&rows), Some("h"), 1, &opts(json!({"decline": ["gap.masked_tail"]}))).unwrap_err();
+    assert_eq!(err.details["reason"], "trailing_gap_too_long");
+    assert_eq!(err.details["count"], 1);
+}
+
+#[test]
+fn before_2026_12_trailing_nulls_are_trimmed() {
+    let mut rows = hourly("a", 30);
+    for r in &mut rows[25..] {
+        r.2 = None;
+    }
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"version": "2026-11"}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 25);
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros(25)]);
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.trim_tail")[0]["count"], 5);
+}
+
+#[test]
+fn policy_2026_13_blocks_a_missing_share_of_35_percent() {
+    // Every odd slot of 10..52 is missing: 21 of 60 slots (35 %), each gap one step long.
+    let rows: Vec<Row> = hourly("a", 60).into_iter().enumerate().filter(|(k, _)| !(10..52).contains(k) || k % 2 == 0).map(|(_, r)| r).collect();
+    assert_eq!(rows.len(), 39);
+    let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    assert_eq!(err.details["reason"], "missing_share_too_high");
+    let report = report_of(&err);
+    assert_eq!(report["blocking"][0]["kind"], "health_critical");
+    assert_eq!(report["blocking"][0]["caused_by"], json!(["grid.regrid", "gap.impute"]));
+    // One slot fewer missing passes.
+    let mut fewer = rows.clone();
+    fewer.push(("a".into(), hour_stamp(11), Some(0.0)));
+    assert!(run(&table(&fewer), Some("h"), 1, &opts(json!({}))).is_ok());
+}
+
+#[test]
+fn policy_2026_13_blocks_a_recent_gap_of_three_quarters_of_a_period() {
+    // Daily data: period 7, so a recent gap of 6 days (>= 5.25) blocks; an old one does not.
+    let day = |k: i64| {
+        let d = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap() + chrono::Days::new(k as u64);
+        ("a".to_string(), format!("{}T00:00:00Z", d), Some(1.0 + k as f64))
+    };
+    let recent: Vec<Row> = (0..70).filter(|k| !(62..68).contains(k)).map(day).collect();
+    let err = run(&table(&recent), Some("D"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.details["reason"], "gap_near_origin_too_long");
+    assert_eq!(report_of(&err)["blocking"][0]["caused_by"], json!(["gap.impute"]));
+    let old: Vec<Row> = (0..70).filter(|k| !(10..16).contains(k)).map(day).collect();
+    assert!(run(&table(&old), Some("D"), 1, &opts(json!({}))).is_ok());
+    // Deprecated versions do not know the recent-gap rule, only the 10 % share.
+    assert!(run(&table(&recent), Some("D"), 1, &opts(json!({"version": "2026-12"}))).is_ok());
+}
+
+#[test]
+fn deprecated_versions_block_gaps_plus_nulls_reaching_ten_percent() {
+    let mut rows = hourly("a", 40);
+    for k in [5, 10, 15, 20] {
+        rows[k].2 = None;
+    }
+    let t = table(&rows);
+    let err = run(&t, Some("h"), 1, &opts(json!({"version": "2026-12"}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    assert_eq!(err.details["reason"], "missing_share_too_high");
+    assert!(run(&t, Some("h"), 1, &opts(json!({}))).is_ok());
+}

@@ -1,0 +1,87 @@
+//! The raw preset: the structural check only, no report, fixed data_quality.
+
+mod clean_common;
+use clean_common::*;
+use hora_core::ErrorCode;
+use serde_json::json;
+
+fn raw() -> hora_core::clean::CleanOptions {
+    opts(json!({"preset": "raw"}))
+}
+
+fn reasons(err: &hora_core::HoraError) -> Vec<String> {
+    err.details["violations"].as_array().unwrap().iter().map(|v| v["reason"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn raw_preset_feeds_valid_rows_unchanged_without_a_report() {
+    let out = run(&table(&hourly("a", 20)), Some("h"), 2, &raw()).unwrap();
+    assert!(out.report.is_none());
+    assert_eq!(out.data_quality, json!({"status": "ok", "missing_ratio": 0.0}));
+    assert_eq!(out.entities[0].values.len(), 20);
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros(20), micros(21)]);
+    assert_eq!(out.input_data_points, 20);
+}
+
+#[test]
+fn raw_preset_without_freq_is_a_validation_error() {
+    let err = run(&table(&hourly("a", 20)), None, 1, &raw()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::ValidationError);
+}
+
+#[test]
+fn raw_preset_lists_each_violation_reason() {
+    let mut rows = hourly("a", 20);
+    rows[2].1 = "2026-01-01 02:00:00Z".into(); // space instead of T
+    rows[5].1 = rows[4].1.clone(); // duplicate
+    rows[8].1 = hour_stamp(3); // going back
+    rows[12].1 = hour_stamp(14); // skips a step
+    rows[15].2 = None;
+    let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::RawInputInvalid);
+    let r = reasons(&err);
+    for reason in ["ds_format", "ds_duplicate", "ds_not_increasing", "step_mismatch", "not_observed"] {
+        assert!(r.contains(&reason.to_string()), "{reason} in {r:?}");
+    }
+    assert!(err.details["hint"].is_string());
+    assert_eq!(err.details["violations"][0], json!({"unique_id": "a", "index": 2, "reason": "ds_format"}));
+}
+
+#[test]
+fn raw_preset_refuses_calendar_and_unknown_freq() {
+    let t = table(&hourly("a", 20));
+    let err = run(&t, Some("MS"), 1, &raw()).unwrap_err();
+    assert_eq!(reasons(&err), vec!["calendar_freq_unsupported"]);
+    let err = run(&t, Some("B"), 1, &raw()).unwrap_err();
+    assert_eq!(reasons(&err), vec!["calendar_freq_unsupported"]);
+    let err = run(&t, Some("fortnight"), 1, &raw()).unwrap_err();
+    assert_eq!(reasons(&err), vec!["freq_invalid"]);
+}
+
+#[test]
+fn raw_preset_lists_at_most_20_violations() {
+    let rows: Vec<Row> = (0..40).map(|k| ("a".into(), hour_stamp(k), None)).collect();
+    let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+    assert_eq!(err.details["violations"].as_array().unwrap().len(), 20);
+}
+
+#[test]
+fn raw_preset_refuses_accept_decline_and_knobs() {
+    let t = table(&hourly("a", 20));
+    for o in [json!({"preset": "raw", "accept": ["grid.regrid"]}), json!({"preset": "raw", "decline": ["gap.impute"]}),
+              json!({"preset": "raw", "impute_method": "linear"})] {
+        let err = run(&t, Some("h"), 1, &opts(o.clone())).unwrap_err();
+        assert_eq!(err.code, ErrorCode::CleaningOptionUnsupported, "{o}");
+        assert!(err.details["field"].as_str().unwrap().starts_with("options.cleaning."));
+    }
+}
+
+#[test]
+fn raw_preset_checks_rows_against_the_maximum_context_first() {
+    let mut rows = hourly("a", 4100);
+    rows[3].2 = None; // would be a violation, but the length check runs before anything
+    let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesTooLong);
+    assert_eq!(err.details["measured"], "rows");
+    assert_eq!(err.details["max_context"], 4096);
+}

@@ -1,0 +1,158 @@
+//! Sort, duplicates, regrid and imputation under the presets, and the accept/decline round trip.
+
+mod clean_common;
+use clean_common::*;
+use hora_core::ErrorCode;
+use serde_json::json;
+
+fn with_gap(u: &str, n: i64, gap: std::ops::Range<i64>) -> Vec<Row> {
+    hourly(u, n).into_iter().enumerate().filter(|(k, _)| !gap.contains(&(*k as i64))).map(|(_, r)| r).collect()
+}
+
+#[test]
+fn default_preset_sorts_rows_and_records_the_decision() {
+    let mut rows = hourly("a", 30);
+    rows.reverse();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].values[0], 10.0);
+    let report = out.report.unwrap();
+    let sort = decisions(&report, "ds.sort");
+    assert_eq!(sort.len(), 1);
+    assert_eq!(sort[0]["status"], "applied");
+    assert_eq!(out.data_quality["status"], "cleaned");
+}
+
+#[test]
+fn duplicate_stamps_keep_the_last_row_sent() {
+    let mut rows = hourly("a", 30);
+    rows.insert(5, ("a".into(), hour_stamp(3), Some(99.0)));
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].values[3], 99.0);
+    assert_eq!(out.entities[0].values.len(), 30);
+    let report = out.report.unwrap();
+    let d = decisions(&report, "ds.dedupe");
+    assert_eq!(d[0]["count"], 1);
+    assert_eq!(d[0]["stamps"], json!([hour_stamp(3)]));
+}
+
+#[test]
+fn gaps_are_regridded_and_imputed_linearly_without_touching_observed_values() {
+    let rows = with_gap("a", 40, 10..13);
+    let out = run(&table(&rows), Some("h"), 2, &opts(json!({}))).unwrap();
+    let v = &out.entities[0].values;
+    assert_eq!(v.len(), 40);
+    assert_eq!(&v[9..14], &[19.0, 20.0, 21.0, 22.0, 23.0]);
+    assert_eq!(out.data_quality["imputed_points"], 3);
+    assert_eq!(out.data_quality["missing_ratio"], 3.0 / 40.0);
+    assert_eq!(out.input_data_points, 37);
+    assert_eq!(out.entities[0].model_input["fed_points"], 37);
+    let report = out.report.unwrap();
+    let regrid = decisions(&report, "grid.regrid");
+    assert_eq!(regrid[0]["count"], 3);
+    assert_eq!(regrid[0]["ranges"], json!([{"from": hour_stamp(10), "to": hour_stamp(12)}]));
+    assert_eq!(decisions(&report, "gap.impute")[0]["method"], "linear");
+}
+
+#[test]
+fn null_values_inside_the_series_are_imputed() {
+    let mut rows = hourly("a", 30);
+    rows[7].2 = None;
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].values[7], 17.0);
+    let report = out.report.unwrap();
+    assert!(decisions(&report, "grid.regrid").is_empty());
+    assert_eq!(decisions(&report, "gap.impute")[0]["count"], 1);
+}
+
+#[test]
+fn strict_preset_proposes_regrid_and_accept_applies_it() {
+    let rows = with_gap("a", 40, 10..12);
+    let t = table(&rows);
+    let err = run(&t, Some("h"), 1, &opts(json!({"preset": "strict"}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    assert_eq!(err.details["reason"], "series_discontinuous");
+    assert_eq!(err.details["kind"], "cleaning_required");
+    let report = report_of(&err);
+    let proposed: Vec<String> = report["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["status"] == "proposed")
+        .map(|d| d["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(proposed, vec!["grid.regrid", "gap.impute"]);
+    let out = run(&t, Some("h"), 1, &opts(json!({"preset": "strict", "accept": proposed}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 40);
+    assert_eq!(out.report.unwrap()["policy"]["id"], "strict@2026-13");
+}
+
+#[test]
+fn strict_preset_answers_timestamp_irregular_for_unsorted_rows() {
+    let mut rows = hourly("a", 30);
+    rows.swap(3, 4);
+    let t = table(&rows);
+    let err = run(&t, Some("h"), 1, &opts(json!({"preset": "strict"}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TimestampIrregular);
+    assert_eq!(err.details["reason"], "timestamp_irregular");
+    assert_eq!(decisions(report_of(&err), "ds.sort")[0]["status"], "proposed");
+    let ok = run(&t, Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["ds.sort"]})));
+    assert!(ok.is_ok(), "{:?}", ok.err().map(|e| (e.code, e.details.get("reason").cloned())));
+}
+
+#[test]
+fn clean_series_false_detects_without_repairing() {
+    let t = table(&with_gap("a", 40, 10..12));
+    let err = run(&t, Some("h"), 1, &opts(json!({"clean_series": false}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    let clean = table(&hourly("a", 40));
+    assert!(run(&clean, Some("h"), 1, &opts(json!({"clean_series": false}))).is_ok());
+}
+
+#[test]
+fn declining_an_applied_reversible_decision_blocks_the_request() {
+    let t = table(&with_gap("a", 40, 10..12));
+    let err = run(&t, Some("h"), 1, &opts(json!({"decline": ["gap.impute"]}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    let report = report_of(&err);
+    assert_eq!(decisions(report, "gap.impute")[0]["status"], "declined");
+    assert_eq!(report["blocking"][0]["caused_by"], json!(["gap.impute"]));
+}
+
+#[test]
+fn unknown_accept_ids_are_reported_not_refused() {
+    let t = table(&hourly("a", 30));
+    let out = run(&t, Some("h"), 1, &opts(json!({"accept": ["no.such"], "decline": ["ds.sort"]}))).unwrap();
+    let w = &out.report.unwrap()["warnings"];
+    assert!(w.as_array().unwrap().contains(&json!({"code": "accept_id_unknown", "id": "no.such"})));
+    assert!(w.as_array().unwrap().contains(&json!({"code": "decline_not_reversible", "id": "ds.sort"})));
+}
+
+#[test]
+fn stamps_off_the_grid_are_dropped_and_recorded() {
+    let mut rows = hourly("a", 40);
+    rows[20].1 = rows[20].1.replace(":00:00Z", ":30:00Z");
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    let report = out.report.unwrap();
+    assert_eq!(decisions(&report, "grid.drop_off_grid")[0]["count"], 1);
+    // The dropped slot is inserted again and filled.
+    assert_eq!(out.entities[0].values[20], 30.0);
+}
+
+#[test]
+fn many_stamps_off_the_grid_fail_frequency_inference() {
+    let rows: Vec<Row> = (0..30).map(|k| ("a".into(), hour_stamp(k).replace(":00:00Z", if k % 3 == 0 { ":20:00Z" } else { ":00:00Z" }), Some(1.0))).collect();
+    let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::FreqInferenceFailed);
+    assert!(err.details.contains_key("cleaning_report"));
+}
+
+#[test]
+fn outliers_are_flagged_and_never_modified() {
+    let mut rows = hourly("a", 40);
+    rows[25].2 = Some(1.0e6);
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].values[25], 1.0e6);
+    assert_eq!(out.data_quality["outlier_points_suppressed"], 0);
+    let issues = &out.report.unwrap()["series"][0]["issues"];
+    assert!(issues.as_array().unwrap().iter().any(|i| i["code"] == "outliers_flagged" && i["count"] == 1));
+}

@@ -1,0 +1,48 @@
+//! The simple path the forecast route relies on first: ISO stamps with offsets, explicit fixed
+//! freq, sorted rows, default preset, no gaps.
+
+mod clean_common;
+use clean_common::*;
+use serde_json::json;
+
+#[test]
+fn clean_sorted_hourly_series_passes_through_unchanged() {
+    let t = table(&[hourly("a", 40), hourly("b", 20)].concat());
+    let out = run(&t, Some("h"), 3, &opts(json!({}))).unwrap();
+    assert_eq!(out.freq, "h");
+    assert_eq!(out.inferred_freq, None);
+    assert_eq!(out.entities.len(), 2);
+    let a = &out.entities[0];
+    assert_eq!(a.unique_id, "a");
+    assert_eq!(a.values, (0..40).map(|k| 10.0 + k as f64).collect::<Vec<_>>());
+    assert_eq!(a.forecast_stamps, vec![micros(40), micros(41), micros(42)]);
+    assert_eq!(a.model_input["context_points"], 40);
+    assert_eq!(a.model_input["fed_points"], 40);
+    assert_eq!(a.model_input["truncated"], 0);
+    assert_eq!(a.model_input["missing_mode"], "filled");
+    assert_eq!(out.input_data_points, 60);
+    assert_eq!(out.data_quality["status"], "ok");
+    assert_eq!(out.data_quality["missing_ratio"], 0.0);
+    assert_eq!(out.data_quality["inferred_freq"], serde_json::Value::Null);
+    let report = out.report.unwrap();
+    assert_eq!(report["schema_version"], "cleaning_report/1");
+    assert_eq!(report["policy"]["id"], "default@2026-13");
+    assert_eq!(report["overall"]["series_count"], 2);
+    assert_eq!(report["overall"]["input_points"], 60);
+    assert_eq!(report["overall"]["output_points"], 60);
+    assert_eq!(report["decisions"], json!([]));
+    assert_eq!(report["series"][0]["timezone"]["source"], "explicit_offset");
+    assert!(out.warnings.is_empty());
+}
+
+#[test]
+fn offsets_other_than_utc_are_read_with_their_own_offset() {
+    let rows: Vec<Row> = (0..20)
+        .map(|k| ("a".to_string(), format!("2026-01-01T{:02}:00:00+02:00", k), Some(1.0 + k as f64)))
+        .collect();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"timezone": "America/New_York"}))).unwrap();
+    // 2026-01-01T19:00+02:00 is 17:00Z; the next stamp is 18:00Z.
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros(18)]);
+    assert_eq!(out.data_quality["timezone_normalized"], true);
+    assert_eq!(out.report.unwrap()["series"][0]["timezone"]["explicit_offsets"], json!(["+02:00"]));
+}

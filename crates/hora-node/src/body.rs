@@ -1,0 +1,140 @@
+//! Request bodies: parsed off the event loop into columns that stay in Rust.
+
+use crate::errors::EngineError;
+use hora_core::ingest::{canonical_digest, parse_body, FieldError, ParsedBody};
+use hora_core::HoraError;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::Value;
+use std::sync::Arc;
+
+#[napi(object)]
+pub struct FieldErrorJs {
+    pub field: String,
+    pub message: String,
+}
+
+impl From<&FieldError> for FieldErrorJs {
+    fn from(e: &FieldError) -> Self {
+        FieldErrorJs { field: e.field.clone(), message: e.message.clone() }
+    }
+}
+
+/// A parsed request body. The rows stay in Rust; JavaScript sees counts and the small fields.
+#[napi]
+pub struct ParsedRequest {
+    pub(crate) inner: std::result::Result<Arc<ParsedBody>, HoraError>,
+}
+
+#[napi]
+impl ParsedRequest {
+    /// Set when the body could not be read at all (`MALFORMED_JSON`, or a number beyond f64).
+    #[napi(getter)]
+    pub fn error(&self) -> Option<EngineError> {
+        self.inner.as_ref().err().map(|e| e.clone().into())
+    }
+
+    /// Top-level fields other than `series` and `future_covariates`, for schema validation.
+    #[napi(getter)]
+    pub fn top(&self) -> Value {
+        self.inner.as_ref().map(|b| Value::Object(b.top.clone())).unwrap_or(Value::Null)
+    }
+
+    /// Validation errors found in the rows and in the shape of the body (at most 10 listed).
+    #[napi(getter)]
+    pub fn field_errors(&self) -> Vec<FieldErrorJs> {
+        self.inner.as_ref().map(|b| b.errors.listed.iter().map(Into::into).collect()).unwrap_or_default()
+    }
+
+    /// The first problem making `future_covariates` invalid (`FUTURE_COVARIATES_INVALID`).
+    #[napi(getter)]
+    pub fn future_invalid(&self) -> Option<FieldErrorJs> {
+        let b = self.inner.as_ref().ok()?;
+        b.future_invalid.as_ref().map(|(field, message)| FieldErrorJs { field: field.clone(), message: message.clone() })
+    }
+
+    /// Future covariate columns absent from the series rows (`COVARIATE_COLUMN_MISMATCH`).
+    #[napi(getter)]
+    pub fn future_only(&self) -> Vec<String> {
+        self.inner.as_ref().map(|b| b.future_only.clone()).unwrap_or_default()
+    }
+
+    /// `series` plus `future_covariates` rows.
+    #[napi(getter)]
+    pub fn row_count(&self) -> u32 {
+        self.inner.as_ref().map(|b| b.row_count() as u32).unwrap_or(0)
+    }
+
+    #[napi(getter)]
+    pub fn entity_count(&self) -> u32 {
+        self.inner.as_ref().map(|b| b.series.entity_count() as u32).unwrap_or(0)
+    }
+
+    /// Per entity: its name, rows and distinct `ds` strings, for the pre-cleaning length check.
+    #[napi]
+    pub fn entity_sizes(&self) -> Vec<EntitySize> {
+        let Ok(b) = self.inner.as_ref() else { return Vec::new() };
+        (0..b.series.entity_count())
+            .map(|e| {
+                let rows = b.series.entity_rows(e);
+                let mut stamps: Vec<&str> = rows.iter().map(|&r| b.series.ds.get(r as usize)).collect();
+                stamps.sort_unstable();
+                stamps.dedup();
+                EntitySize { unique_id: b.series.entities[e].clone(), rows: rows.len() as u32, timestamps: stamps.len() as u32 }
+            })
+            .collect()
+    }
+}
+
+#[napi(object)]
+pub struct EntitySize {
+    pub unique_id: String,
+    pub rows: u32,
+    pub timestamps: u32,
+}
+
+pub struct ParseTask {
+    bytes: Vec<u8>,
+}
+
+impl Task for ParseTask {
+    type Output = std::result::Result<ParsedBody, HoraError>;
+    type JsValue = ParsedRequest;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(parse_body(&std::mem::take(&mut self.bytes)))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ParsedRequest> {
+        Ok(ParsedRequest { inner: output.map(Arc::new) })
+    }
+}
+
+/// Parses and validates a request body (`series` rows straight into columns) on the thread pool.
+#[napi(ts_return_type = "Promise<ParsedRequest>")]
+pub fn parse_request(body: &[u8]) -> AsyncTask<ParseTask> {
+    AsyncTask::new(ParseTask { bytes: body.to_vec() })
+}
+
+pub struct DigestTask {
+    bytes: Vec<u8>,
+}
+
+impl Task for DigestTask {
+    type Output = String;
+    type JsValue = String;
+
+    fn compute(&mut self) -> Result<String> {
+        Ok(canonical_digest(&self.bytes))
+    }
+
+    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
+        Ok(output)
+    }
+}
+
+/// SHA-256 (hex) of the canonical JSON of a body, for idempotency; computed on the thread pool.
+#[napi(ts_return_type = "Promise<string>")]
+pub fn canonical_digest_of(body: &[u8]) -> AsyncTask<DigestTask> {
+    AsyncTask::new(DigestTask { bytes: body.to_vec() })
+}

@@ -1,0 +1,102 @@
+//! The cleaning stage on its own (`POST /v1/clean`), and the engine's check of cleaning options.
+
+use crate::body::ParsedRequest;
+use crate::errors::EngineError;
+use hora_core::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits};
+use hora_core::ingest::ParsedBody;
+use hora_core::{ErrorCode, HoraError};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::Value;
+use std::sync::Arc;
+
+fn options_of(value: Value) -> std::result::Result<CleanOptions, HoraError> {
+    serde_json::from_value(value)
+        .map_err(|e| HoraError::new(ErrorCode::InternalServerError, format!("cleaning options did not map: {e}")))
+}
+
+/// Checks the cleaning options (resolved preset and version included) against the policy
+/// versions: `CLEANING_OPTION_UNSUPPORTED`, or a `VALIDATION_ERROR` for a knob value out of range.
+#[napi]
+pub fn check_cleaning_options(options: Value) -> Option<EngineError> {
+    options_of(options).and_then(|o| o.resolve().map(|_| ())).err().map(Into::into)
+}
+
+#[napi(object)]
+pub struct CleanParams {
+    pub freq: Option<String>,
+    pub h: u32,
+    /// The model's context limits when the request named a `model`.
+    pub min_context: Option<u32>,
+    pub max_context: Option<u32>,
+    pub cleaning: Value,
+}
+
+#[napi(object)]
+pub struct CleanParts {
+    pub freq: String,
+    pub report_json: String,
+    pub data_quality_json: String,
+    pub warnings_json: String,
+    pub clean_ms: f64,
+}
+
+#[napi(object)]
+pub struct CleanOutcome {
+    pub error: Option<EngineError>,
+    pub parts: Option<CleanParts>,
+}
+
+pub struct CleanTask {
+    body: Arc<ParsedBody>,
+    params: CleanParams,
+}
+
+fn run(body: &ParsedBody, p: &CleanParams) -> std::result::Result<Cleaned, HoraError> {
+    let options = options_of(p.cleaning.clone())?;
+    let model_limits = match (p.min_context, p.max_context) {
+        (Some(min), Some(max)) => Some(ModelLimits { min_context: min as usize, max_context: max as usize }),
+        _ => None,
+    };
+    clean::run(&CleanRequest {
+        series: &body.series,
+        future: body.future.as_ref(),
+        freq: p.freq.as_deref(),
+        h: p.h as usize,
+        options: &options,
+        model_limits,
+    })
+}
+
+impl Task for CleanTask {
+    type Output = CleanOutcome;
+    type JsValue = CleanOutcome;
+
+    fn compute(&mut self) -> Result<CleanOutcome> {
+        let start = std::time::Instant::now();
+        Ok(match run(&self.body, &self.params) {
+            Err(e) => CleanOutcome { error: Some(e.into()), parts: None },
+            Ok(c) => CleanOutcome {
+                error: None,
+                parts: Some(CleanParts {
+                    freq: c.freq,
+                    report_json: serde_json::to_string(&c.report).unwrap_or_else(|_| "null".into()),
+                    data_quality_json: serde_json::to_string(&c.data_quality).unwrap_or_else(|_| "null".into()),
+                    warnings_json: serde_json::to_string(&c.warnings).unwrap_or_else(|_| "[]".into()),
+                    clean_ms: start.elapsed().as_secs_f64() * 1000.0,
+                }),
+            },
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: CleanOutcome) -> Result<CleanOutcome> {
+        Ok(output)
+    }
+}
+
+/// Runs the cleaning stage of a parsed request on the thread pool.
+#[napi(ts_return_type = "Promise<CleanOutcome>")]
+pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CleanTask>> {
+    let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
+    Ok(AsyncTask::new(CleanTask { body: body.clone(), params }))
+}

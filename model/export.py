@@ -1,0 +1,86 @@
+"""Export a trained HoraNet to ONNX with the metadata the serving addon reads as its source of truth.
+
+    model/.venv/bin/python model/export.py [--checkpoint model/runs/checkpoint.pt]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import onnx
+import torch
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from net import QUANTILES, Exported, HoraNet  # noqa: E402
+
+RECIPE_FILES = ("config.json", "generator.py", "net.py", "train.py")
+
+
+def recipe_hash(cfg, steps):
+    """sha256 over the config (with the step count used) and the code that makes the data and model."""
+    h = hashlib.sha256()
+    h.update(json.dumps({**cfg, "steps_used": steps}, sort_keys=True).encode())
+    for name in RECIPE_FILES[1:]:
+        h.update(name.encode())
+        h.update((HERE / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def metadata(cfg, steps):
+    return {
+        "hora.name": "hora-1.0",
+        "hora.quantiles": ",".join(f"{q:g}" for q in QUANTILES),
+        "hora.min_context": "16",
+        "hora.max_context": "4096",
+        "hora.max_horizon": "1024",
+        "hora.native_horizon": str(cfg["model"]["horizon"]),
+        "hora.context_multiple": str(cfg["model"]["patch"]),
+        "hora.recipe_hash": recipe_hash(cfg, steps),
+        "hora.train_steps": str(steps),
+    }
+
+
+def export(net, cfg, out_path, steps):
+    net.eval()
+    wrapper = Exported(net)
+    t = 8 * cfg["model"]["patch"]
+    ctx = torch.randn(3, t)
+    mask = torch.ones(3, t)
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with torch.no_grad():
+        torch.onnx.export(
+            wrapper, (ctx, mask), str(out_path), input_names=["context", "mask"], output_names=["quantiles"],
+            dynamic_axes={"context": {0: "batch", 1: "time"}, "mask": {0: "batch", 1: "time"},
+                          "quantiles": {0: "batch"}},
+            opset_version=17, dynamo=False,
+        )
+    model = onnx.load(str(out_path))
+    del model.metadata_props[:]
+    for k, v in metadata(cfg, steps).items():
+        model.metadata_props.add(key=k, value=v)
+    model.doc_string = "hora-1.0: patch-transformer quantile forecaster trained on synthetic series"
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out_path))
+    print(f"exported {out_path} ({out_path.stat().st_size / 1e6:.1f} MB)", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default=str(HERE / "config.json"))
+    ap.add_argument("--checkpoint", default=str(HERE / "runs" / "checkpoint.pt"))
+    ap.add_argument("--steps", type=int, help="step count the checkpoint was trained for")
+    ap.add_argument("--out", default=str(HERE.parent / "models" / "hora-1.0.onnx"))
+    args = ap.parse_args()
+    cfg = json.loads(Path(args.config).read_text())
+    net = HoraNet(**cfg["model"])
+    net.load_state_dict(torch.load(args.checkpoint))
+    export(net, cfg, args.out, args.steps or cfg["train"]["steps"])
+
+
+if __name__ == "__main__":
+    main()

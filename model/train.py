@@ -1,0 +1,105 @@
+"""Train hora-1.0 on generated series and export models/hora-1.0.onnx.
+
+    nice -n 19 model/.venv/bin/python model/train.py            # the full recipe (config.json)
+    nice -n 19 model/.venv/bin/python model/train.py --steps 300 # a quick smoke model
+
+Deterministic for a given config and step count: batch i is generated from seed (seed, i) in a
+separate process (so data generation overlaps the optimiser), and torch runs with a fixed seed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from generator import make_training_batch  # noqa: E402
+from net import HoraNet, pinball  # noqa: E402
+
+
+def batch_for_step(cfg, step):
+    """Batch `step` depends only on (seed, step): reproducible whatever process makes it."""
+    rng = np.random.default_rng([cfg["seed"], step])
+    tr = cfg["train"]
+    ctx_len = int(rng.choice(tr["ctx_lengths"], p=tr["ctx_probs"]))
+    batch = tr["batch"] if ctx_len <= 1024 else tr["batch"] // 2
+    return make_training_batch(rng, batch, ctx_len, cfg["model"]["horizon"])
+
+
+def producer(cfg, start, stop, queue):
+    os.nice(5)
+    for step in range(start, stop):
+        queue.put(batch_for_step(cfg, step))
+
+
+def lr_at(step, total, tr):
+    if step < tr["warmup"]:
+        return tr["lr"] * (step + 1) / tr["warmup"]
+    p = (step - tr["warmup"]) / max(1, total - tr["warmup"])
+    return tr["lr"] * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(1.0, p))))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default=str(HERE / "config.json"))
+    ap.add_argument("--steps", type=int, help="override the config's step count")
+    ap.add_argument("--out", default=str(HERE.parent / "models" / "hora-1.0.onnx"))
+    ap.add_argument("--run-dir", default=str(HERE / "runs"))
+    ap.add_argument("--no-export", action="store_true")
+    args = ap.parse_args()
+    cfg = json.loads(Path(args.config).read_text())
+    total = args.steps or cfg["train"]["steps"]
+    tr = cfg["train"]
+    torch.manual_seed(cfg["seed"])
+    torch.set_num_threads(tr["threads"])
+    torch.use_deterministic_algorithms(True)
+
+    net = HoraNet(**cfg["model"])
+    print(f"parameters: {sum(p.numel() for p in net.parameters()):,}", flush=True)
+    opt = torch.optim.AdamW(net.parameters(), lr=tr["lr"], weight_decay=tr["weight_decay"])
+    queue = mp.get_context("spawn").Queue(maxsize=8)
+    proc = mp.get_context("spawn").Process(target=producer, args=(cfg, 0, total, queue), daemon=True)
+    proc.start()
+
+    run_dir = Path(args.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    log = open(run_dir / "train.log", "a")
+    t0, ema = time.time(), None
+    for step in range(total):
+        ctx, mask, target = (torch.from_numpy(a) for a in queue.get())
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, total, tr)
+        out, mean, scale = net(ctx, mask)
+        target_z = torch.clamp((target - mean) / scale, -tr["target_clip"], tr["target_clip"])
+        loss = pinball(out, target_z)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), tr["grad_clip"])
+        opt.step()
+        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
+        if step % 50 == 0 or step == total - 1:
+            line = f"step {step} loss {ema:.4f} ctx {ctx.shape[1]} elapsed {time.time() - t0:.0f}s"
+            print(line, flush=True)
+            log.write(line + "\n")
+            log.flush()
+        if step % 1000 == 999:
+            torch.save(net.state_dict(), run_dir / "checkpoint.pt")
+    proc.join(timeout=5)
+    torch.save(net.state_dict(), run_dir / "checkpoint.pt")
+    print(f"trained {total} steps in {time.time() - t0:.0f}s", flush=True)
+    if not args.no_export:
+        from export import export
+        export(net, cfg, args.out, steps=total)
+
+
+if __name__ == "__main__":
+    main()

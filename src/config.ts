@@ -1,0 +1,88 @@
+// Environment -> one typed config object. Defaults are the operator interface's.
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** Absolute path of the embedded state directory. */
+  dataDir: string;
+  /** Live keys are `<prefix>_live_...`, test keys `<prefix>_test_...`. */
+  keyPrefix: string;
+  forecastRpm: number;
+  cleanRpm: number;
+  /** Daily point quota per account and UTC day. */
+  dailyPoints: number;
+  /** Cleaning jobs in flight across all accounts; /clean never queues beyond it. */
+  cleanCapacity: number;
+  /** Inference budget per request; beyond it 504 GATEWAY_TIMEOUT. */
+  requestBudgetMs: number;
+  /** Model runs in flight (not in the operator table; see docs/service.md). */
+  inferenceSlots: number;
+  /** Requests allowed to wait for a model run slot; beyond it 503 MODEL_BUSY. */
+  inferenceQueue: number;
+  /** Longest wait for a model run slot; beyond it 503 MODEL_BUSY. */
+  inferenceWaitMs: number;
+  /** Largest request body accepted, in bytes (see docs/service.md for the sizing). */
+  bodyLimitBytes: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw.trim());
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}".`);
+  }
+  return value;
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? fallback : raw.trim();
+}
+
+// A 200,000-row body is about 12 MB; 320 bytes per row leaves room for long ids, eight
+// covariate columns and whitespace (docs/service.md).
+export const MAX_ROWS = 200_000;
+export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** The part of the config the operator CLI needs (it must not fail on server-only settings). */
+export function loadStoreConfig(env: Env = process.env): Pick<Config, 'dataDir' | 'keyPrefix'> {
+  const keyPrefix = str(env, 'HORA_KEY_PREFIX', 'hora');
+  if (!/^[A-Za-z0-9]{1,32}$/.test(keyPrefix)) {
+    throw new ConfigError(`HORA_KEY_PREFIX must be 1 to 32 letters or digits, got "${keyPrefix}".`);
+  }
+  return { dataDir: resolve(str(env, 'HORA_DATA_DIR', './data')), keyPrefix };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const { dataDir, keyPrefix } = loadStoreConfig(env);
+  const requestBudgetMs = int(env, 'HORA_REQUEST_BUDGET_MS', 30_000, 1);
+  return {
+    host: str(env, 'HOST', '127.0.0.1'),
+    port: int(env, 'PORT', 8080, 0, 65_535),
+    dataDir,
+    keyPrefix,
+    forecastRpm: int(env, 'HORA_FORECAST_RPM', 600, 1),
+    cleanRpm: int(env, 'HORA_CLEAN_RPM', 60, 1),
+    dailyPoints: int(env, 'HORA_DAILY_POINTS', 50_000_000, 1),
+    cleanCapacity: int(env, 'HORA_CLEAN_CAPACITY', availableParallelism(), 1),
+    requestBudgetMs,
+    inferenceSlots: int(env, 'HORA_INFERENCE_SLOTS', 1, 1),
+    inferenceQueue: int(env, 'HORA_INFERENCE_QUEUE', 16, 0),
+    inferenceWaitMs: int(env, 'HORA_INFERENCE_WAIT_MS', Math.min(5_000, requestBudgetMs), 0),
+    bodyLimitBytes: int(env, 'HORA_BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, 1024),
+    logLevel: str(env, 'HORA_LOG_LEVEL', 'info'),
+  };
+}

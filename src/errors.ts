@@ -1,0 +1,240 @@
+// The one registry of the contract's error codes, the ApiError every path throws, and the envelope.
+// Errors raised in Rust cross the boundary as {code, message, details} and are looked up here; no
+// free text is parsed.
+
+export type ErrorCategory =
+  | 'invalid_request'
+  | 'data_invalid'
+  | 'limit_exceeded'
+  | 'model_unavailable'
+  | 'auth'
+  | 'conflict'
+  | 'rate_limited'
+  | 'server';
+
+export interface ErrorSpec {
+  /** The status a code answers with by default. */
+  readonly status: number;
+  /** Every status the contract allows for the code (VALIDATION_ERROR: 422 body, 400 headers). */
+  readonly statuses: readonly number[];
+  readonly category: ErrorCategory;
+}
+
+function spec(status: number, category: ErrorCategory, extra: readonly number[] = []): ErrorSpec {
+  return { status, statuses: [status, ...extra], category };
+}
+
+/** Every code of the contract's error table. */
+export const ERROR_CODES = {
+  MALFORMED_JSON: spec(400, 'invalid_request'),
+  // 422 for the body; 400 for headers (Idempotency-Key, its alias, Content-Type).
+  VALIDATION_ERROR: spec(422, 'invalid_request', [400]),
+  IDEMPOTENCY_KEY_REUSED: spec(422, 'invalid_request'),
+  CLEANING_OPTION_UNSUPPORTED: spec(422, 'invalid_request'),
+  INVALID_API_KEY: spec(401, 'auth'),
+  INSUFFICIENT_SCOPE: spec(403, 'auth'),
+  ACCOUNT_SUSPENDED: spec(403, 'auth'),
+  ORG_PENDING_DELETION: spec(403, 'auth'),
+  IDEMPOTENCY_IN_PROGRESS: spec(409, 'conflict'),
+  FUTURE_COVARIATES_INVALID: spec(422, 'data_invalid'),
+  COVARIATE_COLUMN_MISMATCH: spec(422, 'data_invalid'),
+  SERIES_DISCONTINUOUS: spec(422, 'data_invalid'),
+  TIMESTAMP_IRREGULAR: spec(422, 'data_invalid'),
+  FREQ_INFERENCE_FAILED: spec(422, 'data_invalid'),
+  FREQ_AMBIGUOUS: spec(422, 'data_invalid'),
+  FREQ_UNSUPPORTED: spec(422, 'data_invalid'),
+  SERIES_EMPTY: spec(422, 'data_invalid'),
+  SERIES_TOO_SHORT: spec(422, 'data_invalid'),
+  AMBIGUOUS_DATE_FORMAT: spec(422, 'data_invalid'),
+  RAW_INPUT_INVALID: spec(422, 'data_invalid'),
+  POINTS_EXCEEDED: spec(422, 'limit_exceeded'),
+  SERIES_TOO_LONG: spec(422, 'limit_exceeded'),
+  HORIZON_EXCEEDS_MODEL: spec(422, 'limit_exceeded'),
+  MODEL_NOT_AVAILABLE: spec(422, 'model_unavailable'),
+  MODEL_OPTION_UNSUPPORTED: spec(422, 'model_unavailable'),
+  QUANTILE_UNSUPPORTED: spec(422, 'model_unavailable'),
+  RATE_LIMIT_EXCEEDED: spec(429, 'rate_limited'),
+  INTERNAL_SERVER_ERROR: spec(500, 'server'),
+  SERVICE_UNAVAILABLE: spec(503, 'server'),
+  MODEL_BUSY: spec(503, 'server'),
+  GATEWAY_TIMEOUT: spec(504, 'server'),
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 500, 503, 504]);
+
+/** The contract: `retryable` is true only for 409, 429, 500, 503 and 504. */
+export function isRetryableStatus(status: number): boolean {
+  return RETRYABLE_STATUSES.has(status);
+}
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
+}
+
+export type ErrorDetails = Record<string, unknown>;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly category: ErrorCategory;
+  readonly retryable: boolean;
+  readonly details: ErrorDetails | undefined;
+  /** Extra response headers, such as Retry-After or X-RateLimit-*. */
+  readonly headers: Record<string, string>;
+
+  /**
+   * `status` overrides the default only with a status the registry lists for the code (the 400 of
+   * VALIDATION_ERROR); anything else is a programming error.
+   */
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>, status?: number) {
+    super(message);
+    this.name = 'ApiError';
+    const entry: ErrorSpec = ERROR_CODES[code];
+    const chosen = status ?? entry.status;
+    if (!entry.statuses.includes(chosen)) {
+      throw new Error(`status ${chosen} is not registered for ${code}`);
+    }
+    this.code = code;
+    this.status = chosen;
+    this.category = entry.category;
+    this.retryable = isRetryableStatus(chosen);
+    this.details = details;
+    this.headers = { ...(headers ?? {}) };
+  }
+}
+
+/** 400 VALIDATION_ERROR about a request header; `details.field` names the header. */
+export function headerValidationError(field: string, message: string, extra?: ErrorDetails): ApiError {
+  return new ApiError('VALIDATION_ERROR', message, { field, ...(extra ?? {}) }, undefined, 400);
+}
+
+/** Maps an error object that crossed from the addon (`{code, message, details}`) to an ApiError. */
+export function fromEngineError(err: { code: string; message: string; details?: ErrorDetails }): ApiError {
+  if (!isErrorCode(err.code)) {
+    return new ApiError('INTERNAL_SERVER_ERROR', 'Unexpected engine error.');
+  }
+  return new ApiError(err.code, err.message, err.details);
+}
+
+export interface ErrorEnvelope {
+  error: {
+    code: ErrorCode;
+    category: ErrorCategory;
+    retryable: boolean;
+    message: string;
+    request_id: string;
+    details?: ErrorDetails;
+  };
+}
+
+export function envelope(err: ApiError, requestId: string): ErrorEnvelope {
+  const body: ErrorEnvelope['error'] = {
+    code: err.code,
+    category: err.category,
+    retryable: err.retryable,
+    message: err.message,
+    request_id: requestId,
+  };
+  if (err.details !== undefined) body.details = err.details;
+  return { error: body };
+}
+
+// ---- Mapping anything thrown to an ApiError --------------------------------------------------
+
+interface FastifyLikeError {
+  code?: unknown;
+  statusCode?: unknown;
+  validation?: unknown;
+  validationContext?: unknown;
+}
+
+interface ValidationIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** The contract caps `details.errors[]` at 10 entries. */
+export const MAX_VALIDATION_ERRORS = 10;
+
+/** `/series/3/y` -> `series[3].y`, the contract's path notation. */
+export function jsonPointerToPath(pointer: string): string {
+  if (pointer === '' || pointer === '/') return '';
+  let out = '';
+  for (const raw of pointer.replace(/^\//, '').split('/')) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (/^\d+$/.test(part)) out += `[${part}]`;
+    else out += out === '' ? part : `.${part}`;
+  }
+  return out;
+}
+
+function joinPath(base: string, name: string): string {
+  return base === '' ? name : `${base}.${name}`;
+}
+
+function issueFields(issue: ValidationIssue): string[] {
+  const base = jsonPointerToPath(issue.instancePath ?? '');
+  const p = issue.params ?? {};
+  // AJV names one property; TypeBox lists several.
+  const named = [p.missingProperty, p.additionalProperty].filter((v): v is string => typeof v === 'string');
+  const listed = [p.requiredProperties, p.additionalProperties].flatMap((v) => (Array.isArray(v) ? v.filter((s) => typeof s === 'string') : []));
+  const names = [...named, ...listed];
+  return names.length > 0 ? names.map((n) => joinPath(base, n)) : [base === '' ? '(body)' : base];
+}
+
+/** Fastify schema-validation issues -> `details.errors[]` (at most 10). */
+export function validationDetails(issues: ValidationIssue[]): { errors: Array<{ field: string; message: string }> } {
+  const errors: Array<{ field: string; message: string }> = [];
+  for (const issue of issues) {
+    const message = issue.keyword === 'additionalProperties' ? 'field is not part of the contract' : (issue.message ?? 'invalid value');
+    for (const field of issueFields(issue)) {
+      if (errors.length >= MAX_VALIDATION_ERRORS) return { errors };
+      errors.push({ field, message });
+    }
+  }
+  return { errors };
+}
+
+/**
+ * Maps every thrown thing to a contract error: ApiError as is, Fastify's own errors to the
+ * matching code, anything else to 500 INTERNAL_SERVER_ERROR (its message is not shown).
+ */
+export function toApiError(err: unknown, limits: { bodyLimitBytes: number; maxRows: number }): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = (typeof err === 'object' && err !== null ? err : {}) as FastifyLikeError;
+  if (Array.isArray(e.validation)) {
+    const issues = e.validation as ValidationIssue[];
+    if (e.validationContext === 'body') {
+      return new ApiError('VALIDATION_ERROR', 'The request body does not match the contract.', validationDetails(issues));
+    }
+    const field = issueFields(issues[0] ?? {})[0] ?? String(e.validationContext ?? 'request');
+    return headerValidationError(field, 'A request header is invalid.');
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      // The body is refused before it is read in full, so its rows are not counted (see docs/service.md).
+      return new ApiError('POINTS_EXCEEDED', `The request body exceeds ${limits.bodyLimitBytes} bytes, more than any request of at most ${limits.maxRows} rows needs.`, {
+        cap: limits.maxRows,
+        max_body_bytes: limits.bodyLimitBytes,
+      });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_TYPE':
+      return headerValidationError('Content-Type', 'The request body must be sent as Content-Type: application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+      return new ApiError('MALFORMED_JSON', 'The request body is not valid JSON.');
+    default:
+      break;
+  }
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+  if (status === 400) return new ApiError('MALFORMED_JSON', 'The request could not be read.');
+  if (status > 400 && status < 500) return headerValidationError('request', 'The request could not be processed.');
+  return new ApiError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.');
+}

@@ -1,0 +1,72 @@
+// POST /v1/forecast after authentication, idempotency and the rpm check: validation order steps
+// 3 to 10. The service frame is reached only through ForecastDeps.
+import { fromEngineError } from '../errors.js';
+import { loadModel, runForecast, type ForecastParts } from '../native.js';
+import { checkCleaningOptions, resolvePolicy, type CleaningDefaultsByLevel, type EffectivePolicy } from '../policy/effective.js';
+import { parseAndValidate } from '../validation/body.js';
+import { checkForecastModel, forecastParams } from './params.js';
+import { forecastBody } from './response.js';
+
+export interface QuotaHold {
+  /** Records the points the model handled; the frame bills them and frees the rest on a 2xx. */
+  settle(points: { inputDataPoints: number; forecastDataPoints: number }): void;
+}
+
+export interface ForecastDeps {
+  /** Step 7: reserves points of the daily quota, or throws 429 (forecast-daily-points). */
+  reserveQuota(points: number): Promise<QuotaHold>;
+  /** Step 9: runs the task in a model slot within the request budget (MODEL_BUSY, GATEWAY_TIMEOUT). */
+  runInference<T>(task: () => Promise<T>): Promise<T>;
+}
+
+export interface ForecastInput {
+  raw: Buffer;
+  requestId: string;
+  defaults: CleaningDefaultsByLevel;
+  /** Milliseconds since receipt, for usage.latency_ms. */
+  elapsedMs(): number;
+}
+
+export interface ForecastResult {
+  body: string;
+  parts: ForecastParts;
+  policy: EffectivePolicy;
+  /** Milliseconds per stage, for the Server-Timing header. */
+  timings: StageTimings;
+}
+
+export interface StageTimings {
+  parse: number;
+  clean: number;
+  inference: number;
+  serialize: number;
+}
+
+/** `Server-Timing` (RFC: W3C Server Timing) value of the stages. */
+export function serverTiming(t: Partial<StageTimings>): string {
+  return Object.entries(t)
+    .map(([name, ms]) => `${name};dur=${(ms as number).toFixed(2)}`)
+    .join(', ');
+}
+
+export async function handleForecast(input: ForecastInput, deps: ForecastDeps): Promise<ForecastResult> {
+  const started = performance.now();
+  const { parsed, top } = await parseAndValidate(input.raw, true);
+  const parse = performance.now() - started;
+  const policy = resolvePolicy(top.options?.cleaning, input.defaults);
+  const params = forecastParams(top, policy);
+  checkCleaningOptions(top, policy, params.cleaning as Record<string, unknown>, 'forecast');
+  const model = loadModel();
+  checkForecastModel(top, params, parsed, model, policy);
+
+  const hold = await deps.reserveQuota(parsed.rowCount + params.h * parsed.entityCount);
+  const outcome = await deps.runInference(() => runForecast(parsed, params));
+  if (outcome.error) throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
+  const parts = outcome.parts!;
+  hold.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });
+  const assembling = performance.now();
+  const body = forecastBody(parts, { requestId: input.requestId, policy, latencyMs: input.elapsedMs() });
+  const { cleanMs, inferenceMs, serializeMs } = parts.timings;
+  const timings = { parse, clean: cleanMs, inference: inferenceMs, serialize: serializeMs + performance.now() - assembling };
+  return { body, parts, policy, timings };
+}

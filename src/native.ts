@@ -1,0 +1,77 @@
+// The only module that imports the addon. Everything the service asks of Rust goes through here.
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as Addon from '../native/index.js';
+
+export type {
+  EngineError,
+  FieldErrorJs as FieldError,
+  ForecastParams,
+  ForecastParts,
+  ModelInfo,
+  ParsedRequest,
+} from '../native/index.js';
+
+/** The package root: this file runs from `src/` (vitest) and from `dist/src/` (compiled). */
+export const packageRoot: string = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('The package root (package.json) was not found.');
+    dir = parent;
+  }
+  return dir;
+})();
+
+const loaderPath = join(packageRoot, 'native', 'index.js');
+if (!existsSync(loaderPath)) throw new Error('The native addon (native/index.js) was not found: run `npm ci` to build it.');
+const addon: typeof Addon = await import(pathToFileURL(loaderPath).href);
+
+export const SqliteDb = addon.SqliteDb;
+export type SqliteDb = Addon.SqliteDb;
+
+/**
+ * Where libonnxruntime is: `ORT_DYLIB_PATH` when set, else the copy shipped inside the npm package
+ * onnxruntime-node (its own binding is never loaded, only the shared library).
+ */
+export function onnxRuntimePath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ORT_DYLIB_PATH) return resolve(env.ORT_DYLIB_PATH);
+  const require = createRequire(join(packageRoot, 'package.json'));
+  let pkgDir: string;
+  try {
+    pkgDir = dirname(require.resolve('onnxruntime-node/package.json'));
+  } catch {
+    return join(packageRoot, 'node_modules/onnxruntime-node/bin/napi-v6', process.platform, process.arch, 'libonnxruntime.so.1');
+  }
+  const libName = process.platform === 'darwin' ? 'libonnxruntime.1.dylib' : 'libonnxruntime.so.1';
+  return join(pkgDir, 'bin/napi-v6', process.platform, process.arch, libName);
+}
+
+/** The committed model, unless `HORA_MODEL_PATH` points elsewhere. */
+export function modelPath(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HORA_MODEL_PATH ? resolve(env.HORA_MODEL_PATH) : join(packageRoot, 'models/hora-1.0.onnx');
+}
+
+let model: Addon.ModelInfo | undefined;
+
+/**
+ * Loads ONNX Runtime and the model once per process. Throws an Error whose message is one
+ * sentence naming what is missing or malformed; the server refuses to start on it.
+ */
+export function loadModel(env: NodeJS.ProcessEnv = process.env): Addon.ModelInfo {
+  if (!model) {
+    const threads = Number(env.HORA_INFERENCE_THREADS ?? 2) || 2;
+    model = addon.loadModel(modelPath(env), onnxRuntimePath(env), threads);
+  }
+  return model;
+}
+
+export const parseRequest = addon.parseRequest;
+export const canonicalDigest = addon.canonicalDigestOf;
+export const runForecast = addon.runForecastTask;
+export const runClean = addon.runCleanTask;
+export const checkQuantiles = addon.checkQuantiles;
+export const checkCleaningOptions = addon.checkCleaningOptions;
+export const engineErrorCodes = addon.engineErrorCodes;

@@ -1,0 +1,19 @@
+// The error envelope for everything thrown, and the plain 404 of every unopened path.
+import fp from 'fastify-plugin';
+import { MAX_ROWS } from '../config.js';
+import { envelope, toApiError } from '../errors.js';
+
+export default fp(
+  async (app) => {
+    const limits = { bodyLimitBytes: app.config.bodyLimitBytes, maxRows: MAX_ROWS };
+    app.setErrorHandler((err, req, reply) => {
+      const api = toApiError(err, limits);
+      if (api.status >= 500 && api.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err }, 'unexpected error');
+      for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
+      return reply.code(api.status).type('application/json; charset=utf-8').send(envelope(api, req.id));
+    });
+    // Planned paths, /cn/v1/... and everything else unopened: 404 without the envelope.
+    app.setNotFoundHandler((_req, reply) => reply.code(404).type('text/plain; charset=utf-8').send('Not Found'));
+  },
+  { name: 'hora-errors', fastify: '5.x' },
+);

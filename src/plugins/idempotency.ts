@@ -1,0 +1,132 @@
+// Idempotency exactly as the contract's section: the header is checked in onRequest (step 1,
+// before the body is read), the record is claimed in preHandler once the body bytes are in, and
+// the outcome is stored (2xx, deterministic 4xx) or forgotten (everything else) in onSend.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, headerValidationError } from '../errors.js';
+import { canonicalDigest } from '../native.js';
+import type { IdempotencyScope } from '../store/store.js';
+import { routePolicy } from './types.js';
+
+/** RFC 9745 value: deprecated since 2026-10-08T00:00:00Z. */
+export const DEPRECATION_HEADER_VALUE = '@1791417600';
+export const RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Seconds a caller is told to wait on 409 IDEMPOTENCY_IN_PROGRESS. */
+export const IN_PROGRESS_RETRY_AFTER_S = 1;
+
+// 1 to 255 printable ASCII characters, space through tilde.
+const KEY_RE = /^[\x20-\x7e]{1,255}$/;
+
+export interface IdempotencyState {
+  key: string;
+  /** Only the deprecated X-Idempotency-Key was sent. */
+  deprecatedAlias: boolean;
+  /** Set once this request owns the record. */
+  scope: IdempotencyScope | null;
+  /** The response is a replay of a stored one. */
+  replayed: boolean;
+  finished: boolean;
+}
+
+/** Outcomes stored for replay: 2xx and the deterministic 4xx (400, 422). Not 401, 403, 409, 429, 5xx. */
+export function isStoredOutcome(status: number): boolean {
+  return (status >= 200 && status < 300) || status === 400 || status === 422;
+}
+
+function headerValue(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** The key of a request, or a 400 VALIDATION_ERROR naming the header. */
+export function readIdempotencyKey(req: FastifyRequest): { key: string; deprecatedAlias: boolean } | null {
+  const primary = headerValue(req, 'idempotency-key');
+  const alias = headerValue(req, 'x-idempotency-key');
+  if (primary !== undefined) {
+    if (!KEY_RE.test(primary)) throw headerValidationError('Idempotency-Key', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
+    if (alias !== undefined && alias !== primary) {
+      throw headerValidationError('Idempotency-Key', 'Idempotency-Key and the deprecated X-Idempotency-Key differ; send only Idempotency-Key.');
+    }
+    return { key: primary, deprecatedAlias: false };
+  }
+  if (alias !== undefined) {
+    if (!KEY_RE.test(alias)) throw headerValidationError('X-Idempotency-Key', 'X-Idempotency-Key must be 1 to 255 printable ASCII characters.');
+    return { key: alias, deprecatedAlias: true };
+  }
+  return null;
+}
+
+function keyReused(): ApiError {
+  return new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body in the last 24 hours; nothing ran.');
+}
+
+export default fp(
+  async (app) => {
+    // A record whose request never finishes (a crashed process) frees its key after this lease.
+    const leaseMs = app.config.requestBudgetMs + app.config.inferenceWaitMs + 60_000;
+    app.decorateRequest('idempotency', null);
+
+    async function forget(req: FastifyRequest): Promise<void> {
+      const state = req.idempotency;
+      if (!state?.scope || state.finished) return;
+      state.finished = true;
+      await app.store.idempotencyAbandon(state.scope);
+    }
+
+    app.addHook('onRequest', async (req, reply) => {
+      const policy = routePolicy(req);
+      if (!policy?.idempotent) return;
+      const read = readIdempotencyKey(req);
+      if (!read) return;
+      if (read.deprecatedAlias) reply.header('Deprecation', DEPRECATION_HEADER_VALUE);
+      req.idempotency = { ...read, scope: null, replayed: false, finished: false };
+    });
+
+    app.addHook('preHandler', async (req, reply: FastifyReply) => {
+      const state = req.idempotency;
+      if (!state || !req.tenant) return;
+      const scope: IdempotencyScope = { keyId: req.tenant.keyId, route: req.routeOptions.url ?? req.url, idempotencyKey: state.key };
+      const digest = await canonicalDigest(req.rawBody);
+      const found = await app.store.idempotencyBegin(scope, digest, app.clock.now(), leaseMs);
+      if (found.state === 'started') {
+        state.scope = scope;
+        return;
+      }
+      if (found.bodyDigest !== digest) throw keyReused();
+      if (found.state === 'in_progress') {
+        throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry later with the same key.', undefined, {
+          'Retry-After': String(IN_PROGRESS_RETRY_AFTER_S),
+        });
+      }
+      // Replay: the stored response with its original request_id; nothing runs or is billed.
+      state.replayed = true;
+      const stored = found.response;
+      reply
+        .code(stored.status)
+        .header('Content-Type', stored.contentType)
+        .header('X-Request-Id', stored.requestId)
+        .header('X-Idempotent-Replayed', 'true');
+      return reply.send(stored.body);
+    });
+
+    app.addHook('onSend', async (req, reply, payload) => {
+      const state = req.idempotency;
+      if (!state?.scope || state.finished) return payload;
+      const status = reply.statusCode;
+      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+      if (!isStoredOutcome(status) || body === null) {
+        await forget(req);
+        return payload;
+      }
+      state.finished = true;
+      const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+      await app.store.idempotencyComplete(state.scope, { status, contentType, body, requestId: req.id }, app.clock.now(), RETENTION_MS);
+      return payload;
+    });
+
+    // A request that ends without onSend (aborted, or a 504 whose run still goes on) frees its key.
+    app.addHook('onResponse', async (req) => forget(req));
+    app.addHook('onRequestAbort', async (req) => forget(req));
+  },
+  { name: 'hora-idempotency', fastify: '5.x', dependencies: ['hora-auth', 'hora-store'] },
+);

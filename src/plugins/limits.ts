@@ -1,0 +1,226 @@
+// Per-account limits: the per-minute counters (validation order step 2, preHandler after
+// idempotency), the daily point quota (step 7, reserved by the handler), the usage ledger, and
+// the X-RateLimit-* headers on every success and every 429.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import { requireTenant, routePolicy, type Clock } from './types.js';
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+export type LimitType = 'rpm' | 'daily';
+export type LimitPolicy = 'forecast-rpm' | 'clean-rpm' | 'forecast-daily-points';
+
+/** One limit's state as the X-RateLimit-* headers show it (units in docs/service.md). */
+export interface RateLimitState {
+  type: LimitType;
+  policy: LimitPolicy;
+  /** Requests per minute, or points per UTC day. */
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the window (minute or UTC day) resets, at least 1. */
+  resetSeconds: number;
+}
+
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function secondsUntil(endMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((endMs - nowMs) / 1000));
+}
+
+function rateLimitHeaders(s: RateLimitState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(s.limit),
+    'X-RateLimit-Remaining': String(Math.max(0, s.remaining)),
+    'X-RateLimit-Reset': String(s.resetSeconds),
+    'X-RateLimit-Limit-Type': s.type,
+    'X-RateLimit-Policy': s.policy,
+  };
+}
+
+function rateLimited(s: RateLimitState, message: string, extra: Record<string, unknown> = {}): ApiError {
+  return new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    message,
+    { limit_type: s.type, policy: s.policy, limit: s.limit, retry_after_s: s.resetSeconds, ...extra },
+    { ...rateLimitHeaders(s), 'Retry-After': String(s.resetSeconds) },
+  );
+}
+
+/** Points actually handled by a successful forecast (validation order step 10). */
+export interface SettledPoints {
+  inputDataPoints: number;
+  forecastDataPoints: number;
+}
+
+/**
+ * A daily-quota reservation. `settle` and `release` may be called once (the first call wins).
+ * Settling is committed when the response is a 2xx: the unused part of the reservation is given
+ * back and one usage-ledger row is written. Any other response, or neither call, releases it all.
+ */
+export class QuotaReservation {
+  private settled: SettledPoints | null = null;
+  private done = false;
+
+  constructor(
+    private readonly store: Store,
+    readonly account: string,
+    readonly day: string,
+    readonly points: number,
+  ) {}
+
+  /** Records the points the model actually handled; billed when the response is a 2xx. */
+  settle(points: SettledPoints): void {
+    if (this.done || this.settled) return;
+    this.settled = { inputDataPoints: points.inputDataPoints, forecastDataPoints: points.forecastDataPoints };
+  }
+
+  /** Gives the whole reservation back now (an error after the reservation). */
+  async release(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.store.quotaRefund(this.account, this.day, this.points);
+  }
+
+  /** Called by the limits plugin when the response status is known. */
+  async finish(success: boolean, bill: (p: SettledPoints) => Promise<void>): Promise<void> {
+    if (this.done) return;
+    if (!success || !this.settled) return this.release();
+    this.done = true;
+    const used = this.settled.inputDataPoints + this.settled.forecastDataPoints;
+    if (used !== this.points) await this.store.quotaRefund(this.account, this.day, this.points - used);
+    await bill(this.settled);
+  }
+}
+
+export class Limits {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    readonly rpm: Record<'forecast-rpm' | 'clean-rpm', number>,
+    readonly dailyPoints: number,
+  ) {}
+
+  /** Step 2: counts the request in its account's minute window, or throws 429 (not counted). */
+  async consumeRpm(account: string, policy: 'forecast-rpm' | 'clean-rpm'): Promise<RateLimitState> {
+    const now = this.clock.now();
+    const windowStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+    const limit = this.rpm[policy];
+    const r = await this.store.rpmConsume(account, policy, windowStart, limit);
+    const state: RateLimitState = { type: 'rpm', policy, limit, remaining: limit - r.count, resetSeconds: secondsUntil(windowStart + MINUTE_MS, now) };
+    if (!r.allowed) throw rateLimited({ ...state, remaining: 0 }, `More than ${limit} requests per minute for this account.`);
+    return state;
+  }
+
+  /** The minute window's state without counting (replays). */
+  async peekRpm(account: string, policy: 'forecast-rpm' | 'clean-rpm'): Promise<RateLimitState> {
+    const now = this.clock.now();
+    const windowStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+    const limit = this.rpm[policy];
+    const count = await this.store.rpmPeek(account, policy, windowStart);
+    return { type: 'rpm', policy, limit, remaining: limit - count, resetSeconds: secondsUntil(windowStart + MINUTE_MS, now) };
+  }
+
+  async peekDaily(account: string): Promise<RateLimitState> {
+    const now = this.clock.now();
+    const used = await this.store.quotaUsed(account, utcDay(now));
+    return this.dailyState(now, this.dailyPoints - used);
+  }
+
+  private dailyState(now: number, remaining: number): RateLimitState {
+    const midnight = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
+    return { type: 'daily', policy: 'forecast-daily-points', limit: this.dailyPoints, remaining, resetSeconds: secondsUntil(midnight, now) };
+  }
+
+  /**
+   * Step 7: reserves `points` (rows plus h times entities) of the account's UTC-day quota, or
+   * throws 429 RATE_LIMIT_EXCEEDED (forecast-daily-points). The reservation is attached to the
+   * request: it is settled or released with the response, whatever the handler does.
+   */
+  async reserve(req: FastifyRequest, points: number): Promise<QuotaReservation> {
+    if (!Number.isSafeInteger(points) || points < 0) throw new Error(`invalid point count ${points}`);
+    if (req.quotaReservation) throw new Error('a quota reservation already exists for this request');
+    const tenant = requireTenant(req);
+    const now = this.clock.now();
+    const day = utcDay(now);
+    const r = await this.store.quotaReserve(tenant.accountId, day, points, this.dailyPoints);
+    if (!r.reserved) {
+      const state = this.dailyState(now, this.dailyPoints - r.used);
+      throw rateLimited(state, 'The daily point quota of this account is used up until the next UTC midnight.', { requested_points: points });
+    }
+    const reservation = new QuotaReservation(this.store, tenant.accountId, day, points);
+    req.quotaReservation = reservation;
+    return reservation;
+  }
+}
+
+/** The limit the success headers show: the one closest to exhaustion (rpm on ties). */
+function closer(a: RateLimitState, b: RateLimitState): RateLimitState {
+  return b.remaining / b.limit < a.remaining / a.limit ? b : a;
+}
+
+export default fp(
+  async (app) => {
+    const limits = new Limits(app.store, app.clock, { 'forecast-rpm': app.config.forecastRpm, 'clean-rpm': app.config.cleanRpm }, app.config.dailyPoints);
+    app.decorate('limits', limits);
+    app.decorateRequest('rateLimit', null);
+    app.decorateRequest('quotaReservation', null);
+
+    app.addHook('preHandler', async (req) => {
+      const policy = routePolicy(req);
+      if (!policy || !req.tenant || req.idempotency?.replayed || req.rateLimit) return;
+      req.rateLimit = await limits.consumeRpm(req.tenant.accountId, policy.rpmPolicy);
+    });
+
+    // A body declared larger than the limit is refused while parsing (422 POINTS_EXCEEDED, step
+    // 4); the per-minute limit (step 2) is applied to it first, so the order holds for it too.
+    app.addHook('preParsing', async (req, _reply, payload) => {
+      const policy = routePolicy(req);
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (policy && req.tenant && declared > app.config.bodyLimitBytes) {
+        req.rateLimit = await limits.consumeRpm(req.tenant.accountId, policy.rpmPolicy);
+      }
+      return payload;
+    });
+
+    async function finishRequest(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const policy = routePolicy(req);
+      const tenant = req.tenant;
+      if (!policy || !tenant || req.idempotency?.replayed) return;
+      const success = reply.statusCode >= 200 && reply.statusCode < 300;
+      const day = utcDay(app.clock.now());
+      const bill = async (p: { inputDataPoints: number; forecastDataPoints: number }): Promise<void> =>
+        app.store.recordUsage({ account: tenant.accountId, keyId: tenant.keyId, endpoint: policy.endpoint, requestId: req.id, day, ...p });
+      const reservation = req.quotaReservation;
+      if (reservation) {
+        req.quotaReservation = null;
+        await reservation.finish(success, bill);
+      } else if (success && policy.endpoint === 'clean') {
+        // /clean is never billed; each call is recorded with zero billable points.
+        await bill({ inputDataPoints: 0, forecastDataPoints: 0 });
+      }
+    }
+
+    app.addHook('onSend', async (req, reply, payload) => {
+      await finishRequest(req, reply);
+      const policy = routePolicy(req);
+      if (policy && req.tenant && reply.statusCode >= 200 && reply.statusCode < 300) {
+        let shown = req.rateLimit ?? (await limits.peekRpm(req.tenant.accountId, policy.rpmPolicy));
+        if (policy.endpoint === 'forecast') shown = closer(shown, await limits.peekDaily(req.tenant.accountId));
+        for (const [name, value] of Object.entries(rateLimitHeaders(shown))) reply.header(name, value);
+      }
+      return payload;
+    });
+    // A request that never reaches onSend (aborted) still gives its reservation back.
+    app.addHook('onResponse', async (req) => {
+      const reservation = req.quotaReservation;
+      req.quotaReservation = null;
+      await reservation?.release();
+    });
+  },
+  { name: 'hora-limits', fastify: '5.x', dependencies: ['hora-auth', 'hora-idempotency', 'hora-store'] },
+);

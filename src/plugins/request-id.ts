@@ -1,0 +1,24 @@
+// Request ids: the server's own `req_` id (body field and X-Request-Id header) and the caller's
+// X-Request-Id echoed as X-Client-Request-Id when it matches the contract's pattern.
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import fp from 'fastify-plugin';
+
+const CLIENT_ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
+
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+export default fp(
+  async (app) => {
+    app.decorateRequest('receivedAt', 0);
+    app.addHook('onRequest', async (req, reply) => {
+      req.receivedAt = performance.now();
+      reply.header('X-Request-Id', req.id);
+      const client = req.headers['x-request-id'];
+      if (typeof client === 'string' && CLIENT_ID_RE.test(client)) reply.header('X-Client-Request-Id', client);
+    });
+  },
+  { name: 'hora-request-id', fastify: '5.x' },
+);

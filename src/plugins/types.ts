@@ -1,0 +1,78 @@
+// Request and instance decorations shared by the plugins and the route handlers.
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { Endpoint, PolicyVersion, Preset, Store } from '../store/store.js';
+import type { Capacity } from './capacity.js';
+import type { IdempotencyState } from './idempotency.js';
+import type { Limits, QuotaReservation, RateLimitState } from './limits.js';
+
+export interface PolicyDefaults {
+  preset?: Preset;
+  version?: PolicyVersion;
+}
+
+/** Who is calling, set by the auth plugin on every authenticated request. */
+export interface Tenant {
+  keyId: string;
+  accountId: string;
+  orgId: string;
+  scopes: string[];
+  defaults: { key: PolicyDefaults; org: PolicyDefaults };
+}
+
+/** What the plugins do for a route: its endpoint name, rpm policy and idempotency support. */
+export interface RoutePolicy {
+  endpoint: Endpoint;
+  rpmPolicy: 'forecast-rpm' | 'clean-rpm';
+  idempotent: boolean;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch; tests move it. */
+  now(): number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    clock: Clock;
+    store: Store;
+    limits: Limits;
+    capacity: Capacity;
+  }
+  interface FastifyRequest {
+    /** Set by the auth plugin; null only on routes without a policy (and the 404 handler). */
+    tenant: Tenant | null;
+    /** The request body bytes as received (empty when no body was sent). */
+    rawBody: Buffer;
+    idempotency: IdempotencyState | null;
+    rateLimit: RateLimitState | null;
+    quotaReservation: QuotaReservation | null;
+    /** Monotonic receipt time (performance.now()), for usage.latency_ms. */
+    receivedAt: number;
+  }
+  interface FastifyContextConfig {
+    /** Overrides the built-in route table (test routes). */
+    hora?: RoutePolicy;
+  }
+}
+
+const ROUTES: Record<string, RoutePolicy> = {
+  '/v1/forecast': { endpoint: 'forecast', rpmPolicy: 'forecast-rpm', idempotent: true },
+  '/v1/clean': { endpoint: 'clean', rpmPolicy: 'clean-rpm', idempotent: false },
+};
+
+/** The policy of the matched route, or null (unauthenticated routes, 404s). */
+export function routePolicy(req: FastifyRequest): RoutePolicy | null {
+  if (req.is404) return null;
+  const own = req.routeOptions.config?.hora;
+  if (own) return own;
+  const url = req.routeOptions.url;
+  return url !== undefined ? (ROUTES[url] ?? null) : null;
+}
+
+/** The tenant of an authenticated request; a handler on a policy route can rely on it. */
+export function requireTenant(req: FastifyRequest): Tenant {
+  if (!req.tenant) throw new Error('route has no authenticated tenant (missing route policy?)');
+  return req.tenant;
+}

@@ -1,0 +1,113 @@
+// The request bodies of POST /v1/forecast and /v1/clean as typebox schemas: the contract's
+// description (OpenAPI, tests). At run time the rows are parsed by the addon; only the small
+// top-level fields are validated here (TopLevelFields).
+import { Type, type Static } from 'typebox';
+
+const Scalar = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]);
+
+export const SeriesRow = Type.Object(
+  {
+    unique_id: Type.String({ description: 'Entity identifier.' }),
+    ds: Type.String({ description: 'Timestamp; see the contract\'s timestamp formats.' }),
+    y: Type.Union([Type.Number(), Type.Null()], { description: 'Observation; null marks a missing value.' }),
+  },
+  // unique_id, ds, y and at most 8 covariate columns.
+  { additionalProperties: Scalar, maxProperties: 11, description: 'Other keys are past covariates (at most 8 columns in total).' },
+);
+
+export const FutureCovariateRow = Type.Object(
+  { unique_id: Type.String(), ds: Type.String(), y: Type.Optional(Type.Never({ description: 'Forbidden.' })) },
+  { additionalProperties: Scalar, description: 'Future-known covariate values; `y` is forbidden.' },
+);
+
+export const CleaningPresets = ['default', 'strict', 'raw'] as const;
+export const CleaningVersions = ['2026-13', '2026-12', '2026-11', '2026-10'] as const;
+/** Knobs available from policy 2026-11 on. */
+export const CleaningKnobs = [
+  'impute_method',
+  'seasonal_period',
+  'nonnegative',
+  'bounds',
+  'structural_zero',
+  'business_days',
+  'long_gap',
+] as const;
+
+const DecisionIds = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 });
+
+export const CleaningOptions = Type.Object(
+  {
+    // Unknown presets and versions are CLEANING_OPTION_UNSUPPORTED, not VALIDATION_ERROR: strings here.
+    preset: Type.Optional(Type.String({ description: 'default, strict or raw.' })),
+    version: Type.Optional(Type.String({ description: '2026-13 (default), 2026-12, 2026-11, 2026-10.' })),
+    impute_method: Type.Optional(Type.String({ description: 'linear (default), seasonal or locf; docs/cleaning-policy.md.' })),
+    seasonal_period: Type.Optional(Type.Integer({ description: '2 to 10000 steps.' })),
+    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()])),
+    bounds: Type.Optional(
+      Type.Object({ lower: Type.Optional(Type.Number()), upper: Type.Optional(Type.Number()) }, { additionalProperties: false }),
+    ),
+    structural_zero: Type.Optional(Type.Boolean()),
+    business_days: Type.Optional(Type.Boolean()),
+    long_gap: Type.Optional(Type.Enum(['mask'])),
+    accept: Type.Optional(DecisionIds),
+    decline: Type.Optional(DecisionIds),
+  },
+  { additionalProperties: false },
+);
+
+export const RequestOptions = Type.Object(
+  {
+    timezone: Type.Optional(Type.String({ description: 'IANA zone name for naive timestamps.' })),
+    ds_format: Type.Optional(Type.Enum(['dmy', 'mdy'])),
+    gap_split_min_steps: Type.Optional(Type.Integer({ minimum: 0 })),
+    cleaning: Type.Optional(CleaningOptions),
+    router_strategy: Type.Optional(Type.Enum(['auto', 'ensemble', 'single', 'fast'])),
+  },
+  // Unknown keys directly under `options` are ignored (contract: Cleaning options).
+  { additionalProperties: true },
+);
+
+export const ModelOptions = Type.Object(
+  {
+    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto']), Type.Boolean()])),
+    flip_average: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** Every top-level field except the row arrays: what the service validates after the addon's parse. */
+export const TopLevelFields = Type.Object(
+  {
+    model: Type.Optional(Type.String({ description: 'hora-1.0 or its alias hora.' })),
+    model_options: Type.Optional(ModelOptions),
+    h: Type.Optional(Type.Integer({ minimum: 1, maximum: 2048 })),
+    freq: Type.Optional(Type.String()),
+    level: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 99 }))),
+    quantile_policy: Type.Optional(Type.Enum(['nearest', 'strict'])),
+    point_quantile: Type.Optional(Type.Number({ minimum: 0.01, maximum: 0.99 })),
+    clean_series: Type.Optional(Type.Boolean()),
+    clean_exog: Type.Optional(Type.Boolean()),
+    options: Type.Optional(RequestOptions),
+  },
+  { additionalProperties: false },
+);
+export type TopLevelFields = Static<typeof TopLevelFields>;
+
+export const ForecastRequest = Type.Object(
+  {
+    ...TopLevelFields.properties,
+    h: Type.Integer({ minimum: 1, maximum: 2048 }),
+    series: Type.Array(SeriesRow, { minItems: 1 }),
+    future_covariates: Type.Optional(Type.Array(FutureCovariateRow)),
+  },
+  { additionalProperties: false },
+);
+
+export const CleanRequest = Type.Object(
+  {
+    ...TopLevelFields.properties,
+    series: Type.Array(SeriesRow, { minItems: 1 }),
+    future_covariates: Type.Optional(Type.Array(FutureCovariateRow)),
+  },
+  { additionalProperties: false, description: 'The forecast fields are accepted too (docs/decisions.md).' },
+);

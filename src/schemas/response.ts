@@ -1,0 +1,119 @@
+// Response bodies as typebox schemas: the OpenAPI document and the tests' response checks.
+import { Type } from 'typebox';
+
+export const ErrorEnvelope = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    category: Type.Enum(['invalid_request', 'data_invalid', 'limit_exceeded', 'model_unavailable', 'auth', 'conflict', 'rate_limited', 'server']),
+    retryable: Type.Boolean(),
+    message: Type.String(),
+    request_id: Type.String({ pattern: '^req_' }),
+    details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  }),
+});
+
+const Interval = Type.Object({ lo: Type.Number(), hi: Type.Number() });
+
+export const ForecastRow = Type.Object({
+  unique_id: Type.String(),
+  ds: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$' }),
+  y_hat: Type.Number(),
+  intervals: Type.Optional(Type.Record(Type.String(), Interval)),
+});
+
+export const DataQuality = Type.Object({
+  status: Type.Enum(['ok', 'cleaned']),
+  inferred_freq: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  missing_ratio: Type.Number({ minimum: 0, maximum: 1 }),
+  imputed_points: Type.Optional(Type.Integer({ minimum: 0 })),
+  outlier_points_suppressed: Type.Optional(Type.Literal(0)),
+  timezone_normalized: Type.Optional(Type.Boolean()),
+  notes: Type.Optional(Type.Array(Type.String())),
+});
+
+export const Usage = Type.Object({
+  series_count: Type.Integer({ minimum: 0 }),
+  input_data_points: Type.Integer({ minimum: 0 }),
+  forecast_data_points: Type.Integer({ minimum: 0 }),
+  latency_ms: Type.Number({ minimum: 0 }),
+});
+
+export const EffectivePolicy = Type.Object({
+  id: Type.String(),
+  preset: Type.Enum(['default', 'strict', 'raw']),
+  version: Type.String(),
+  source: Type.Enum(['request', 'key', 'org', 'platform']),
+});
+
+export const CovariateUse = Type.Object({
+  name: Type.String(),
+  role: Type.String(),
+  used: Type.Boolean(),
+  reason: Type.Optional(Type.String()),
+});
+
+export const ModelInput = Type.Object(
+  {
+    unique_id: Type.String(),
+    context_points: Type.Integer({ minimum: 0 }),
+    fed_points: Type.Integer({ minimum: 0 }),
+    truncated: Type.Literal(0),
+    missing_mode: Type.String(),
+    covariates_used: Type.Boolean(),
+    covariates: Type.Optional(Type.Array(CovariateUse)),
+  },
+  { additionalProperties: true },
+);
+
+export const QuantileReport = Type.Object({
+  policy: Type.Enum(['nearest', 'strict']),
+  requested: Type.Array(Type.Number()),
+  used: Type.Array(Type.Number()),
+  substitutions: Type.Array(Type.Object({ requested: Type.Number(), used: Type.Number() })),
+  point_forecast: Type.Optional(
+    Type.Object({ requested: Type.Number(), used: Type.Number(), method: Type.Enum(['native', 'nearest']) }),
+  ),
+});
+
+export const Warning = Type.Object({ code: Type.String(), unique_id: Type.Optional(Type.String()) }, { additionalProperties: true });
+
+/** cleaning_report/1: the top-level keys; docs/cleaning-report.schema.json has the full shape. */
+export const CleaningReport = Type.Object(
+  {
+    schema_version: Type.Literal('cleaning_report/1'),
+    policy: Type.Object({ id: Type.String() }, { additionalProperties: true }),
+    overall: Type.Object(
+      { series_count: Type.Integer(), input_points: Type.Integer(), output_points: Type.Integer() },
+      { additionalProperties: true },
+    ),
+    series: Type.Array(Type.Object({}, { additionalProperties: true })),
+    warnings: Type.Array(Type.Object({}, { additionalProperties: true })),
+    blocking: Type.Array(Type.Object({}, { additionalProperties: true })),
+    decisions: Type.Array(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: true },
+);
+
+export const ForecastResponse = Type.Object({
+  request_id: Type.String({ pattern: '^req_' }),
+  model_used: Type.Literal('hora-1.0'),
+  freq: Type.String(),
+  point_quantile: Type.Optional(Type.Number()),
+  forecast: Type.Array(ForecastRow),
+  data_quality: DataQuality,
+  usage: Usage,
+  effective_policy: EffectivePolicy,
+  model_input: Type.Array(ModelInput),
+  quantile_report: QuantileReport,
+  warnings: Type.Optional(Type.Array(Warning)),
+  cleaning_report: Type.Optional(CleaningReport),
+});
+
+export const CleanResponse = Type.Object(
+  {
+    request_id: Type.String({ pattern: '^req_' }),
+    cleaning_report: CleaningReport,
+    effective_policy: EffectivePolicy,
+  },
+  { additionalProperties: true },
+);

@@ -1,0 +1,25 @@
+// API keys: `<prefix>_live_<random>` from 32 random bytes. Only the SHA-256 digest is stored;
+// a high-entropy key needs no slow hash, and digests are compared in constant time.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export interface GeneratedKey {
+  key: string;
+  keyId: string;
+  digest: string;
+}
+
+export function digestKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateKey(prefix: string): GeneratedKey {
+  const key = `${prefix}_live_${randomBytes(32).toString('base64url')}`;
+  return { key, keyId: `key_${randomBytes(8).toString('hex')}`, digest: digestKey(key) };
+}
+
+/** Constant-time comparison of two hex digests. */
+export function digestsEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
+}

@@ -1,0 +1,329 @@
+// The Store over the addon's embedded SQLite executor. Calls are synchronous and sub-millisecond;
+// a multi-statement change runs inside BEGIN IMMEDIATE so that the CLI and a server (two
+// processes on one file) never interleave.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { sqliteDbClass, type SqliteDb } from './addon.js';
+import { MIGRATIONS } from './migrations.js';
+import {
+  StoreConflictError,
+  StoreNotFoundError,
+  type AccountRecord,
+  type CleaningDefaults,
+  type Endpoint,
+  type IdempotencyBegin,
+  type IdempotencyScope,
+  type KeyContext,
+  type KeyRecord,
+  type NewKey,
+  type OrgPatch,
+  type OrgRecord,
+  type PolicyVersion,
+  type Preset,
+  type QuotaResult,
+  type RpmResult,
+  type Store,
+  type StoredResponse,
+  type UsageRow,
+  type UsageSummary,
+} from './store.js';
+
+type Row = Record<string, unknown>;
+
+export const DB_FILE_NAME = 'hora.sqlite';
+
+const nowIso = (): string => new Date().toISOString();
+const bool = (v: unknown): boolean => v === 1 || v === true;
+const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0));
+const text = (v: unknown): string => (typeof v === 'string' ? v : String(v ?? ''));
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+function orgFrom(r: Row, prefix = ''): OrgRecord {
+  return {
+    org: text(r[`${prefix}org`]),
+    preset: textOrNull(r[`${prefix}preset`]) as Preset | null,
+    version: textOrNull(r[`${prefix}version`]) as PolicyVersion | null,
+    suspended: bool(r[`${prefix}suspended`]),
+    pendingDeletion: bool(r[`${prefix}pending_deletion`]),
+    createdAt: text(r[`${prefix}created_at`]),
+  };
+}
+
+function accountFrom(r: Row, prefix = ''): AccountRecord {
+  return {
+    account: text(r[`${prefix}account`]),
+    org: text(r[`${prefix}org`]),
+    suspended: bool(r[`${prefix}suspended`]),
+    createdAt: text(r[`${prefix}created_at`]),
+  };
+}
+
+function keyFrom(r: Row, prefix = ''): KeyRecord {
+  const scopes = JSON.parse(text(r[`${prefix}scopes`]) || '[]') as string[];
+  return {
+    keyId: text(r[`${prefix}key_id`]),
+    account: text(r[`${prefix}account`]),
+    name: text(r[`${prefix}name`]),
+    scopes,
+    preset: textOrNull(r[`${prefix}preset`]) as Preset | null,
+    version: textOrNull(r[`${prefix}version`]) as PolicyVersion | null,
+    revoked: bool(r[`${prefix}revoked`]),
+    createdAt: text(r[`${prefix}created_at`]),
+  };
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Error && /UNIQUE constraint failed|PRIMARY KEY/.test(err.message);
+}
+
+export class SqliteStore implements Store {
+  private constructor(private readonly db: SqliteDb) {}
+
+  /** Opens (creating the directory and file when absent) and migrates the store of `dataDir`. */
+  static async open(dataDir: string): Promise<SqliteStore> {
+    const dir = resolve(dataDir);
+    mkdirSync(dir, { recursive: true });
+    const Db = await sqliteDbClass();
+    const store = new SqliteStore(new Db(join(dir, DB_FILE_NAME)));
+    store.migrate();
+    return store;
+  }
+
+  private migrate(): void {
+    this.transaction(() => {
+      this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+      const done = num(this.db.query('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations', [])[0]?.v);
+      for (let v = done + 1; v <= MIGRATIONS.length; v++) {
+        this.db.exec(MIGRATIONS[v - 1]!);
+        this.db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [v, nowIso()]);
+      }
+    });
+  }
+
+  private transaction<T>(fn: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const out = fn();
+      this.db.exec('COMMIT');
+      return out;
+    } catch (err) {
+      this.db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  private one(sql: string, params: unknown[]): Row | undefined {
+    return this.db.query(sql, params)[0] as Row | undefined;
+  }
+
+  // ---- tenants ----
+
+  async createOrg(org: string, defaults: CleaningDefaults): Promise<OrgRecord> {
+    try {
+      const row = this.one('INSERT INTO orgs (org, preset, version, created_at) VALUES (?, ?, ?, ?) RETURNING *', [org, defaults.preset, defaults.version, nowIso()]);
+      return orgFrom(row!);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new StoreConflictError(`org "${org}" already exists`);
+      throw err;
+    }
+  }
+
+  async updateOrg(org: string, patch: OrgPatch): Promise<OrgRecord | null> {
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    if (patch.preset !== undefined) (sets.push('preset = ?'), params.push(patch.preset));
+    if (patch.version !== undefined) (sets.push('version = ?'), params.push(patch.version));
+    if (patch.suspended !== undefined) (sets.push('suspended = ?'), params.push(patch.suspended ? 1 : 0));
+    if (patch.pendingDeletion !== undefined) (sets.push('pending_deletion = ?'), params.push(patch.pendingDeletion ? 1 : 0));
+    const row = sets.length === 0
+      ? this.one('SELECT * FROM orgs WHERE org = ?', [org])
+      : this.one(`UPDATE orgs SET ${sets.join(', ')} WHERE org = ? RETURNING *`, [...params, org]);
+    return row ? orgFrom(row) : null;
+  }
+
+  async createAccount(account: string, org: string): Promise<AccountRecord> {
+    return this.transaction(() => {
+      if (!this.one('SELECT org FROM orgs WHERE org = ?', [org])) throw new StoreNotFoundError(`org "${org}" does not exist`);
+      if (this.one('SELECT account FROM accounts WHERE account = ?', [account])) throw new StoreConflictError(`account "${account}" already exists`);
+      const row = this.one('INSERT INTO accounts (account, org, created_at) VALUES (?, ?, ?) RETURNING *', [account, org, nowIso()]);
+      return accountFrom(row!);
+    });
+  }
+
+  async updateAccount(account: string, patch: { suspended?: boolean }): Promise<AccountRecord | null> {
+    const row = patch.suspended === undefined
+      ? this.one('SELECT * FROM accounts WHERE account = ?', [account])
+      : this.one('UPDATE accounts SET suspended = ? WHERE account = ? RETURNING *', [patch.suspended ? 1 : 0, account]);
+    return row ? accountFrom(row) : null;
+  }
+
+  async getAccount(account: string): Promise<AccountRecord | null> {
+    const row = this.one('SELECT * FROM accounts WHERE account = ?', [account]);
+    return row ? accountFrom(row) : null;
+  }
+
+  async createKey(key: NewKey): Promise<KeyRecord> {
+    return this.transaction(() => {
+      if (!this.one('SELECT account FROM accounts WHERE account = ?', [key.account])) {
+        throw new StoreNotFoundError(`account "${key.account}" does not exist`);
+      }
+      const row = this.one(
+        'INSERT INTO api_keys (key_id, digest, account, name, scopes, preset, version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+        [key.keyId, key.digest, key.account, key.name, JSON.stringify(key.scopes), key.preset, key.version, nowIso()],
+      );
+      return keyFrom(row!);
+    });
+  }
+
+  async revokeKey(keyId: string): Promise<KeyRecord | null> {
+    const row = this.one('UPDATE api_keys SET revoked = 1, revoked_at = COALESCE(revoked_at, ?) WHERE key_id = ? RETURNING *', [nowIso(), keyId]);
+    return row ? keyFrom(row) : null;
+  }
+
+  async findKeyByDigest(digest: string): Promise<KeyContext | null> {
+    const row = this.one(
+      `SELECT k.key_id AS k_key_id, k.account AS k_account, k.name AS k_name, k.scopes AS k_scopes,
+              k.preset AS k_preset, k.version AS k_version, k.revoked AS k_revoked, k.created_at AS k_created_at,
+              k.digest AS digest,
+              a.account AS a_account, a.org AS a_org, a.suspended AS a_suspended, a.created_at AS a_created_at,
+              o.org AS o_org, o.preset AS o_preset, o.version AS o_version, o.suspended AS o_suspended,
+              o.pending_deletion AS o_pending_deletion, o.created_at AS o_created_at
+       FROM api_keys k JOIN accounts a ON a.account = k.account JOIN orgs o ON o.org = a.org
+       WHERE k.digest = ?`,
+      [digest],
+    );
+    if (!row) return null;
+    return { key: keyFrom(row, 'k_'), digest: text(row.digest), account: accountFrom(row, 'a_'), org: orgFrom(row, 'o_') };
+  }
+
+  // ---- endpoints ----
+
+  async setEndpointPaused(endpoint: Endpoint, paused: boolean): Promise<void> {
+    this.db.run(
+      'INSERT INTO endpoint_pauses (endpoint, paused, updated_at) VALUES (?, ?, ?) ON CONFLICT(endpoint) DO UPDATE SET paused = excluded.paused, updated_at = excluded.updated_at',
+      [endpoint, paused ? 1 : 0, nowIso()],
+    );
+  }
+
+  async isEndpointPaused(endpoint: Endpoint): Promise<boolean> {
+    return bool(this.one('SELECT paused FROM endpoint_pauses WHERE endpoint = ?', [endpoint])?.paused);
+  }
+
+  // ---- idempotency ----
+
+  async idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin> {
+    const pk = [scope.keyId, scope.route, scope.idempotencyKey];
+    return this.transaction((): IdempotencyBegin => {
+      const row = this.one('SELECT * FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ?', pk);
+      // An expired record (a finished one past retention, or a running one whose process died) is gone.
+      if (row && num(row.expires_at) > nowMs) {
+        const digest = text(row.body_digest);
+        if (row.state === 'completed') {
+          return {
+            state: 'completed',
+            bodyDigest: digest,
+            response: { status: num(row.status), contentType: text(row.content_type), body: text(row.body), requestId: text(row.request_id) },
+          };
+        }
+        return { state: 'in_progress', bodyDigest: digest };
+      }
+      this.db.run(
+        `INSERT INTO idempotency (key_id, route, idem_key, body_digest, state, expires_at) VALUES (?, ?, ?, ?, 'running', ?)
+         ON CONFLICT(key_id, route, idem_key) DO UPDATE SET body_digest = excluded.body_digest, state = 'running',
+           status = NULL, content_type = NULL, body = NULL, request_id = NULL, expires_at = excluded.expires_at`,
+        [...pk, bodyDigest, nowMs + leaseMs],
+      );
+      return { state: 'started' };
+    });
+  }
+
+  async idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void> {
+    this.db.run(
+      `UPDATE idempotency SET state = 'completed', status = ?, content_type = ?, body = ?, request_id = ?, expires_at = ?
+       WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running'`,
+      [response.status, response.contentType, response.body, response.requestId, nowMs + retentionMs, scope.keyId, scope.route, scope.idempotencyKey],
+    );
+  }
+
+  async idempotencyAbandon(scope: IdempotencyScope): Promise<void> {
+    this.db.run("DELETE FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running'", [scope.keyId, scope.route, scope.idempotencyKey]);
+  }
+
+  // ---- per-minute counters ----
+
+  async rpmConsume(account: string, policy: string, windowStartMs: number, limit: number): Promise<RpmResult> {
+    // A refused call is not recorded: the update only happens below the limit.
+    const row = this.one(
+      `INSERT INTO rpm_counters (account, policy, window_start, count) SELECT ?, ?, ?, 1 WHERE ? >= 1
+       ON CONFLICT(account, policy, window_start) DO UPDATE SET count = count + 1 WHERE count < ?
+       RETURNING count`,
+      [account, policy, windowStartMs, limit, limit],
+    );
+    if (row) return { allowed: true, count: num(row.count) };
+    return { allowed: false, count: await this.rpmPeek(account, policy, windowStartMs) };
+  }
+
+  async rpmPeek(account: string, policy: string, windowStartMs: number): Promise<number> {
+    return num(this.one('SELECT count FROM rpm_counters WHERE account = ? AND policy = ? AND window_start = ?', [account, policy, windowStartMs])?.count);
+  }
+
+  // ---- daily quota ----
+
+  async quotaReserve(account: string, day: string, points: number, limit: number): Promise<QuotaResult> {
+    const row = this.one(
+      `INSERT INTO daily_quota (account, day, used) SELECT ?, ?, ? WHERE ? <= ?
+       ON CONFLICT(account, day) DO UPDATE SET used = used + excluded.used WHERE used + excluded.used <= ?
+       RETURNING used`,
+      [account, day, points, points, limit, limit],
+    );
+    if (row) return { reserved: true, used: num(row.used) };
+    return { reserved: false, used: await this.quotaUsed(account, day) };
+  }
+
+  async quotaRefund(account: string, day: string, points: number): Promise<void> {
+    this.db.run('UPDATE daily_quota SET used = MAX(0, used - ?) WHERE account = ? AND day = ?', [points, account, day]);
+  }
+
+  async quotaUsed(account: string, day: string): Promise<number> {
+    return num(this.one('SELECT used FROM daily_quota WHERE account = ? AND day = ?', [account, day])?.used);
+  }
+
+  // ---- usage ledger ----
+
+  async recordUsage(row: UsageRow): Promise<void> {
+    this.db.run(
+      `INSERT INTO usage_ledger (account, key_id, endpoint, request_id, day, input_data_points, forecast_data_points, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [row.account, row.keyId, row.endpoint, row.requestId, row.day, row.inputDataPoints, row.forecastDataPoints, nowIso()],
+    );
+  }
+
+  async usageForDay(account: string, day: string): Promise<UsageSummary> {
+    const rows = this.db.query(
+      `SELECT endpoint, COUNT(*) AS requests, COALESCE(SUM(input_data_points), 0) AS input,
+              COALESCE(SUM(forecast_data_points), 0) AS forecast
+       FROM usage_ledger WHERE account = ? AND day = ? GROUP BY endpoint`,
+      [account, day],
+    ) as Row[];
+    const summary: UsageSummary = { account, day, billedPoints: 0, inputDataPoints: 0, forecastDataPoints: 0, requests: { forecast: 0, clean: 0 } };
+    for (const r of rows) {
+      const endpoint = text(r.endpoint) as Endpoint;
+      summary.requests[endpoint] = num(r.requests);
+      summary.inputDataPoints += num(r.input);
+      summary.forecastDataPoints += num(r.forecast);
+    }
+    summary.billedPoints = summary.inputDataPoints + summary.forecastDataPoints;
+    return summary;
+  }
+
+  /** Deletes expired idempotency records, past minute windows and quota days before yesterday. */
+  async sweep(nowMs: number, oldestDay: string): Promise<void> {
+    this.db.run('DELETE FROM idempotency WHERE expires_at <= ?', [nowMs]);
+    this.db.run('DELETE FROM rpm_counters WHERE window_start < ?', [nowMs - 120_000]);
+    this.db.run('DELETE FROM daily_quota WHERE day < ?', [oldestDay]);
+  }
+
+  async close(): Promise<void> {
+    // The addon closes the connection when the object is collected; nothing to flush in WAL mode.
+  }
+}

@@ -1,0 +1,174 @@
+// The store interface: everything the service keeps between requests. Methods are async so that a
+// shared store for several instances can implement the same interface; the SQLite one is local.
+
+export type Preset = 'default' | 'strict' | 'raw';
+export type PolicyVersion = '2026-13' | '2026-12' | '2026-11' | '2026-10';
+export const PRESETS: readonly Preset[] = ['default', 'strict', 'raw'];
+export const POLICY_VERSIONS: readonly PolicyVersion[] = ['2026-13', '2026-12', '2026-11', '2026-10'];
+
+export type Endpoint = 'forecast' | 'clean';
+export const ENDPOINTS: readonly Endpoint[] = ['forecast', 'clean'];
+
+export interface CleaningDefaults {
+  preset: Preset | null;
+  version: PolicyVersion | null;
+}
+
+export interface OrgRecord extends CleaningDefaults {
+  org: string;
+  suspended: boolean;
+  pendingDeletion: boolean;
+  createdAt: string;
+}
+
+export interface AccountRecord {
+  account: string;
+  org: string;
+  suspended: boolean;
+  createdAt: string;
+}
+
+export interface KeyRecord extends CleaningDefaults {
+  keyId: string;
+  account: string;
+  name: string;
+  scopes: string[];
+  revoked: boolean;
+  createdAt: string;
+}
+
+export interface NewKey extends CleaningDefaults {
+  keyId: string;
+  /** Hex SHA-256 of the full key; the key itself is never stored. */
+  digest: string;
+  account: string;
+  name: string;
+  scopes: string[];
+}
+
+/** What authentication needs about a key, read in one lookup. */
+export interface KeyContext {
+  key: KeyRecord;
+  digest: string;
+  account: AccountRecord;
+  org: OrgRecord;
+}
+
+export interface OrgPatch {
+  preset?: Preset | null;
+  version?: PolicyVersion | null;
+  suspended?: boolean;
+  pendingDeletion?: boolean;
+}
+
+/** A stored response, replayed byte for byte. */
+export interface StoredResponse {
+  status: number;
+  contentType: string;
+  body: string;
+  requestId: string;
+}
+
+export interface IdempotencyScope {
+  keyId: string;
+  route: string;
+  idempotencyKey: string;
+}
+
+export type IdempotencyBegin =
+  /** No live record: this request owns the key now. */
+  | { state: 'started' }
+  /** The first request still runs (its lease has not expired). */
+  | { state: 'in_progress'; bodyDigest: string }
+  | { state: 'completed'; bodyDigest: string; response: StoredResponse };
+
+export interface RpmResult {
+  /** False when the request would exceed the limit; nothing was counted then. */
+  allowed: boolean;
+  /** Requests counted in the window, this one included when allowed. */
+  count: number;
+}
+
+export interface QuotaResult {
+  /** False when the points do not fit; nothing was reserved then. */
+  reserved: boolean;
+  /** Points used (reserved or settled) in the day after this call. */
+  used: number;
+}
+
+export interface UsageRow {
+  account: string;
+  keyId: string;
+  endpoint: Endpoint;
+  requestId: string;
+  /** UTC day `YYYY-MM-DD`. */
+  day: string;
+  inputDataPoints: number;
+  forecastDataPoints: number;
+}
+
+export interface UsageSummary {
+  account: string;
+  day: string;
+  billedPoints: number;
+  inputDataPoints: number;
+  forecastDataPoints: number;
+  requests: Record<Endpoint, number>;
+}
+
+export class StoreConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreConflictError';
+  }
+}
+
+export class StoreNotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreNotFoundError';
+  }
+}
+
+export interface Store {
+  // Tenants. Create throws StoreConflictError when the name exists, StoreNotFoundError for a
+  // missing parent; update returns null for an unknown name.
+  createOrg(org: string, defaults: CleaningDefaults): Promise<OrgRecord>;
+  updateOrg(org: string, patch: OrgPatch): Promise<OrgRecord | null>;
+  createAccount(account: string, org: string): Promise<AccountRecord>;
+  updateAccount(account: string, patch: { suspended?: boolean }): Promise<AccountRecord | null>;
+  getAccount(account: string): Promise<AccountRecord | null>;
+  createKey(key: NewKey): Promise<KeyRecord>;
+  /** Returns null for an unknown key id; revoking twice is not an error. */
+  revokeKey(keyId: string): Promise<KeyRecord | null>;
+  /** Key, account and org for a key digest, revoked keys included (the caller decides). */
+  findKeyByDigest(digest: string): Promise<KeyContext | null>;
+
+  setEndpointPaused(endpoint: Endpoint, paused: boolean): Promise<void>;
+  isEndpointPaused(endpoint: Endpoint): Promise<boolean>;
+
+  // Idempotency. `begin` is atomic: of two concurrent requests with one key, one starts.
+  idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin>;
+  idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void>;
+  /** Forgets a started record whose outcome is not stored, so the key may be retried. */
+  idempotencyAbandon(scope: IdempotencyScope): Promise<void>;
+
+  // Per-minute counters: a window is identified by its start (ms since the epoch).
+  rpmConsume(account: string, policy: string, windowStartMs: number, limit: number): Promise<RpmResult>;
+  rpmPeek(account: string, policy: string, windowStartMs: number): Promise<number>;
+
+  // Daily point quota per account and UTC day.
+  quotaReserve(account: string, day: string, points: number, limit: number): Promise<QuotaResult>;
+  /** Gives back points of an earlier reservation (settled below it, or released). */
+  quotaRefund(account: string, day: string, points: number): Promise<void>;
+  quotaUsed(account: string, day: string): Promise<number>;
+
+  // Usage ledger.
+  recordUsage(row: UsageRow): Promise<void>;
+  usageForDay(account: string, day: string): Promise<UsageSummary>;
+
+  /** Deletes expired idempotency records, past minute windows and quota days before `oldestDay`. */
+  sweep(nowMs: number, oldestDay: string): Promise<void>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,94 @@
+// Validation order steps 3 and 4: the addon parses the rows into columns; the small top-level
+// fields are checked here against the typebox schema. One 422 lists both kinds of errors.
+import { Compile } from 'typebox/compile';
+import { MAX_ROWS } from '../config.js';
+import { ApiError, jsonPointerToPath, MAX_VALIDATION_ERRORS } from '../errors.js';
+import { parseRequest, type FieldError, type ParsedRequest } from '../native.js';
+import { TopLevelFields } from '../schemas/request.js';
+
+const topLevel = Compile(TopLevelFields);
+
+interface Issue {
+  keyword: string;
+  instancePath: string;
+  message: string;
+  params: Record<string, unknown>;
+}
+
+/** typebox issues -> contract field errors: one per field, unknown fields named individually. */
+export function topLevelErrors(top: unknown): FieldError[] {
+  if (topLevel.Check(top)) return [];
+  const byField = new Map<string, string[]>();
+  for (const issue of topLevel.Errors(top) as unknown as Issue[]) {
+    // Each unknown key also yields a `false` schema error at its own path: that one names it.
+    if (issue.keyword === 'additionalProperties' || issue.keyword === 'anyOf') continue;
+    const field = jsonPointerToPath(issue.instancePath) || 'body';
+    const message =
+      issue.keyword === 'boolean'
+        ? 'is not a field of the contract'
+        : issue.keyword === 'enum'
+          ? `must be one of ${JSON.stringify(issue.params.allowedValues)}`
+          : issue.message;
+    const list = byField.get(field) ?? [];
+    if (!list.includes(message)) list.push(message);
+    byField.set(field, list);
+  }
+  // Alternatives at one path (number or null, "auto" or boolean) read as one message.
+  return [...byField].map(([field, messages]) => ({ field, message: messages.join(' or ') }));
+}
+
+/** At most 3 decimal places (contract: point_quantile). */
+function hasAtMostThreeDecimals(v: number): boolean {
+  return Math.abs(v * 1000 - Math.round(v * 1000)) < 1e-6;
+}
+
+export interface ValidatedBody {
+  parsed: ParsedRequest;
+  top: TopLevelFields;
+}
+
+/**
+ * Step 3 (MALFORMED_JSON, VALIDATION_ERROR, FUTURE_COVARIATES_INVALID, COVARIATE_COLUMN_MISMATCH)
+ * and step 4 (POINTS_EXCEEDED). `requireH` is true on /v1/forecast.
+ */
+export async function parseAndValidate(raw: Buffer, requireH: boolean): Promise<ValidatedBody> {
+  const parsed = await parseRequest(raw);
+  const failure = parsed.error;
+  if (failure) throw new ApiError(failure.code as 'MALFORMED_JSON', failure.message, failure.details as Record<string, unknown>);
+
+  const top = parsed.top as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const rowErrors = parsed.fieldErrors;
+  // The addon reports a non-object body itself; schema-checking {} again would add noise.
+  if (!rowErrors.some((e) => e.field === 'body')) errors.push(...topLevelErrors(top));
+  if (requireH && !('h' in top) && !rowErrors.some((e) => e.field === 'body')) errors.push({ field: 'h', message: 'is required' });
+  const pq = top.point_quantile;
+  if (typeof pq === 'number' && !hasAtMostThreeDecimals(pq)) {
+    errors.push({ field: 'point_quantile', message: 'must have at most 3 decimal places' });
+  }
+  errors.push(...rowErrors);
+  if (errors.length > 0) {
+    throw new ApiError('VALIDATION_ERROR', `The request body is invalid: ${errors[0].field} ${errors[0].message}.`, {
+      errors: errors.slice(0, MAX_VALIDATION_ERRORS),
+    });
+  }
+  const futureInvalid = parsed.futureInvalid;
+  if (futureInvalid) {
+    throw new ApiError('FUTURE_COVARIATES_INVALID', `${futureInvalid.field} ${futureInvalid.message}.`, {
+      field: futureInvalid.field,
+    });
+  }
+  const futureOnly = parsed.futureOnly;
+  if (futureOnly.length > 0) {
+    throw new ApiError('COVARIATE_COLUMN_MISMATCH', 'future_covariates columns must also appear on the series rows.', {
+      future_only: futureOnly,
+    });
+  }
+  if (parsed.rowCount > MAX_ROWS) {
+    throw new ApiError('POINTS_EXCEEDED', `The request holds ${parsed.rowCount} rows; the cap is ${MAX_ROWS}.`, {
+      points: parsed.rowCount,
+      cap: MAX_ROWS,
+    });
+  }
+  return { parsed, top: top as TopLevelFields };
+}

@@ -1,0 +1,141 @@
+import { execFile } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { digestKey } from '../src/store/keys.js';
+import { tempDataDir } from './helpers/app.js';
+import { testRoutes, TestControl, TEST_FORECAST } from './helpers/routes.js';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'hora.js');
+
+let dataDir: string;
+beforeAll(() => {
+  if (!existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'))) throw new Error('build first: npm run build:ts');
+  dataDir = tempDataDir();
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function hora(...args: string[]): Promise<{ code: number; out: any; err: any }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir } });
+    expect(stderr).toBe('');
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    return { code: 0, out: JSON.parse(lines[0]!), err: null };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    expect(err.stdout).toBe('');
+    return { code: err.code, out: null, err: JSON.parse(err.stderr.trim()) };
+  }
+}
+
+describe('npx hora', () => {
+  it('org create prints the org with its defaults', async () => {
+    const r = await hora('org', 'create', 'acme', '--preset', 'strict', '--version', '2026-12');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatchObject({ org: 'acme', preset: 'strict', version: '2026-12', suspended: false, pending_deletion: false });
+  });
+
+  it('creating an existing org fails with an error object on stderr and a non-zero exit', async () => {
+    const r = await hora('org', 'create', 'acme');
+    expect(r.code).not.toBe(0);
+    expect(r.err.error).toBeDefined();
+  });
+
+  it('org update changes flags and defaults', async () => {
+    const r = await hora('org', 'update', 'acme', '--suspended', 'true', '--pending-deletion', 'false', '--preset', 'default');
+    expect(r.out).toMatchObject({ org: 'acme', preset: 'default', suspended: true, pending_deletion: false });
+    expect((await hora('org', 'update', 'acme', '--suspended', 'false')).out.suspended).toBe(false);
+    expect((await hora('org', 'update', 'nope', '--suspended', 'true')).code).not.toBe(0);
+  });
+
+  it('account create and update', async () => {
+    expect((await hora('account', 'create', 'acct', '--org', 'acme')).out).toMatchObject({ account: 'acct', org: 'acme', suspended: false });
+    expect((await hora('account', 'update', 'acct', '--suspended', 'true')).out).toMatchObject({ account: 'acct', suspended: true });
+    expect((await hora('account', 'update', 'acct', '--suspended', 'false')).out.suspended).toBe(false);
+    expect((await hora('account', 'create', 'orphan', '--org', 'missing')).code).not.toBe(0);
+    expect((await hora('account', 'create', 'noorg')).code).not.toBe(0);
+  });
+
+  it('key create shows the key once and stores only its digest', async () => {
+    const r = await hora('key', 'create', '--account', 'acct', '--name', 'ci key', '--preset', 'raw');
+    expect(r.out.key).toMatch(/^hora_live_[A-Za-z0-9_-]{43}$/);
+    expect(r.out).toMatchObject({ account: 'acct', org: 'acme', name: 'ci key', scopes: ['forecast:write'], preset: 'raw' });
+    expect(r.out.key_id).toMatch(/^key_/);
+    const noScopes = await hora('key', 'create', '--account', 'acct', '--name', 'none', '--scopes', '');
+    expect(noScopes.out.scopes).toEqual([]);
+    const two = await hora('key', 'create', '--account', 'acct', '--name', 'two', '--scopes', 'forecast:write,forecast:read');
+    expect(two.out.scopes).toEqual(['forecast:write', 'forecast:read']);
+    expect((await hora('key', 'create', '--account', 'acct', '--name', 'x'.repeat(65))).code).not.toBe(0);
+    expect((await hora('key', 'create', '--account', 'ghost', '--name', 'k')).code).not.toBe(0);
+    expect((await hora('key', 'create', '--account', 'acct', '--name', 'k', '--preset', 'fancy')).code).not.toBe(0);
+  });
+
+  it('endpoint pause and resume', async () => {
+    expect((await hora('endpoint', 'pause', 'clean')).out).toEqual({ endpoint: 'clean', paused: true });
+    expect((await hora('endpoint', 'resume', 'clean')).out).toEqual({ endpoint: 'clean', paused: false });
+    expect((await hora('endpoint', 'pause', 'anomaly')).code).not.toBe(0);
+  });
+
+  it('usage prints billed points and request counts for a UTC day', async () => {
+    const r = await hora('usage', 'acct', '--day', '2026-01-31');
+    expect(r.out).toEqual({ account: 'acct', day: '2026-01-31', billed_points: 0, input_data_points: 0, forecast_data_points: 0, requests: { forecast: 0, clean: 0 } });
+    expect((await hora('usage', 'acct', '--day', '2026-02-30')).code).not.toBe(0);
+    expect((await hora('usage', 'ghost')).code).not.toBe(0);
+  });
+
+  it('unknown commands and options fail with a JSON error', async () => {
+    expect((await hora('launch')).err.error).toBeDefined();
+    expect((await hora('org', 'create', 'x', '--colour', 'red')).code).not.toBe(0);
+  });
+
+  it('`npx hora` run from the repository root resolves to this package bin', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'hora', 'endpoint', 'resume', 'forecast'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir } });
+    expect(JSON.parse(stdout)).toEqual({ endpoint: 'forecast', paused: false });
+  });
+});
+
+describe('a running server sees operator changes within one second', () => {
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+  let keyId: string;
+
+  beforeAll(async () => {
+    app = await buildApp(loadConfig({ HORA_DATA_DIR: dataDir, PORT: '0' }), { logger: false, routes: testRoutes(new TestControl()) });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = app.server.address();
+    base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    const created = await hora('key', 'create', '--account', 'acct', '--name', 'live');
+    key = created.out.key;
+    keyId = created.out.key_id;
+  });
+  afterAll(async () => app.close());
+
+  const call = () => fetch(base + TEST_FORECAST, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: '{}' });
+
+  it('the key digest, not the key, is what the store holds', async () => {
+    const found = await app.store.findKeyByDigest(digestKey(key));
+    expect(found?.key.keyId).toBe(keyId);
+  });
+
+  it('pause, suspension and revocation made by the CLI apply to the next request', async () => {
+    expect((await call()).status).toBe(200);
+    await hora('endpoint', 'pause', 'forecast');
+    expect((await call()).status).toBe(503);
+    await hora('endpoint', 'resume', 'forecast');
+    await hora('account', 'update', 'acct', '--suspended', 'true');
+    expect((await call()).status).toBe(403);
+    await hora('account', 'update', 'acct', '--suspended', 'false');
+    expect((await call()).status).toBe(200);
+    expect((await hora('key', 'revoke', keyId)).out).toEqual({ key_id: keyId, revoked: true });
+    expect((await call()).status).toBe(401);
+    expect((await hora('key', 'revoke', keyId)).out).toEqual({ key_id: keyId, revoked: true });
+  });
+});

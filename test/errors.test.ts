@@ -1,0 +1,144 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError, ERROR_CODES, envelope, fromEngineError, isRetryableStatus, jsonPointerToPath, toApiError, validationDetails } from '../src/errors.js';
+import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+import { TEST_FORECAST } from './helpers/routes.js';
+
+// The contract's error table: code, HTTP status(es), category.
+const CONTRACT_TABLE: Array<[string, number[], string]> = [
+  ['MALFORMED_JSON', [400], 'invalid_request'],
+  ['VALIDATION_ERROR', [422, 400], 'invalid_request'],
+  ['IDEMPOTENCY_KEY_REUSED', [422], 'invalid_request'],
+  ['CLEANING_OPTION_UNSUPPORTED', [422], 'invalid_request'],
+  ['INVALID_API_KEY', [401], 'auth'],
+  ['INSUFFICIENT_SCOPE', [403], 'auth'],
+  ['ACCOUNT_SUSPENDED', [403], 'auth'],
+  ['ORG_PENDING_DELETION', [403], 'auth'],
+  ['IDEMPOTENCY_IN_PROGRESS', [409], 'conflict'],
+  ['FUTURE_COVARIATES_INVALID', [422], 'data_invalid'],
+  ['COVARIATE_COLUMN_MISMATCH', [422], 'data_invalid'],
+  ['SERIES_DISCONTINUOUS', [422], 'data_invalid'],
+  ['TIMESTAMP_IRREGULAR', [422], 'data_invalid'],
+  ['FREQ_INFERENCE_FAILED', [422], 'data_invalid'],
+  ['FREQ_AMBIGUOUS', [422], 'data_invalid'],
+  ['FREQ_UNSUPPORTED', [422], 'data_invalid'],
+  ['SERIES_EMPTY', [422], 'data_invalid'],
+  ['SERIES_TOO_SHORT', [422], 'data_invalid'],
+  ['AMBIGUOUS_DATE_FORMAT', [422], 'data_invalid'],
+  ['RAW_INPUT_INVALID', [422], 'data_invalid'],
+  ['POINTS_EXCEEDED', [422], 'limit_exceeded'],
+  ['SERIES_TOO_LONG', [422], 'limit_exceeded'],
+  ['HORIZON_EXCEEDS_MODEL', [422], 'limit_exceeded'],
+  ['MODEL_NOT_AVAILABLE', [422], 'model_unavailable'],
+  ['MODEL_OPTION_UNSUPPORTED', [422], 'model_unavailable'],
+  ['QUANTILE_UNSUPPORTED', [422], 'model_unavailable'],
+  ['RATE_LIMIT_EXCEEDED', [429], 'rate_limited'],
+  ['INTERNAL_SERVER_ERROR', [500], 'server'],
+  ['SERVICE_UNAVAILABLE', [503], 'server'],
+  ['MODEL_BUSY', [503], 'server'],
+  ['GATEWAY_TIMEOUT', [504], 'server'],
+];
+
+describe('error registry', () => {
+  it('holds exactly the codes of the contract table with their statuses and categories', () => {
+    expect(Object.keys(ERROR_CODES).sort()).toEqual(CONTRACT_TABLE.map(([c]) => c).sort());
+    for (const [code, statuses, category] of CONTRACT_TABLE) {
+      const spec = ERROR_CODES[code as keyof typeof ERROR_CODES];
+      expect(spec.status, code).toBe(statuses[0]);
+      expect([...spec.statuses].sort(), code).toEqual([...statuses].sort());
+      expect(spec.category, code).toBe(category);
+    }
+  });
+
+  it('retryable is true only for 409, 429, 500, 503 and 504', () => {
+    for (const [code, statuses] of CONTRACT_TABLE) {
+      for (const status of statuses) {
+        const e = new ApiError(code as any, 'm', undefined, undefined, status);
+        expect(e.retryable, `${code} ${status}`).toBe([409, 429, 500, 503, 504].includes(status));
+      }
+    }
+    expect(isRetryableStatus(422)).toBe(false);
+  });
+
+  it('VALIDATION_ERROR is 422 for the body and 400 only when asked for a header', () => {
+    expect(new ApiError('VALIDATION_ERROR', 'body').status).toBe(422);
+    expect(new ApiError('VALIDATION_ERROR', 'header', { field: 'Idempotency-Key' }, undefined, 400).status).toBe(400);
+    expect(() => new ApiError('MALFORMED_JSON', 'x', undefined, undefined, 422)).toThrow();
+  });
+
+  it('the envelope carries code, category, retryable, message, request_id and details only when given', () => {
+    expect(envelope(new ApiError('SERIES_EMPTY', 'no y'), 'req_1')).toEqual({
+      error: { code: 'SERIES_EMPTY', category: 'data_invalid', retryable: false, message: 'no y', request_id: 'req_1' },
+    });
+    expect(envelope(new ApiError('POINTS_EXCEEDED', 'm', { points: 3, cap: 2 }), 'req_2').error.details).toEqual({ points: 3, cap: 2 });
+  });
+
+  it('engine errors are looked up by code, and unknown codes become 500', () => {
+    expect(fromEngineError({ code: 'FREQ_UNSUPPORTED', message: 'bad', details: { freq: 'x' } })).toMatchObject({ status: 422, details: { freq: 'x' } });
+    expect(fromEngineError({ code: 'NOPE', message: 'bad' }).code).toBe('INTERNAL_SERVER_ERROR');
+  });
+
+  it('schema validation issues become details.errors[] with contract paths, at most 10', () => {
+    expect(jsonPointerToPath('/series/3/y')).toBe('series[3].y');
+    expect(jsonPointerToPath('/options/cleaning')).toBe('options.cleaning');
+    const issues = Array.from({ length: 15 }, (_, i) => ({ instancePath: `/series/${i}/y`, keyword: 'type', message: 'must be number' }));
+    expect(validationDetails(issues).errors).toHaveLength(10);
+    const extra = validationDetails([{ instancePath: '/options/cleaning', keyword: 'additionalProperties', params: { additionalProperty: 'imputer' } }]);
+    expect(extra.errors[0]!.field).toBe('options.cleaning.imputer');
+    const mapped = toApiError(Object.assign(new Error('x'), { validation: issues, validationContext: 'body' }), { bodyLimitBytes: 1, maxRows: 1 });
+    expect(mapped).toMatchObject({ code: 'VALIDATION_ERROR', status: 422 });
+  });
+});
+
+describe('error handling over HTTP', () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await makeTestApp({ HORA_BODY_LIMIT_BYTES: '4096' });
+  });
+  afterEach(async () => t.close());
+
+  const post = (payload: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    t.app.inject({ method: 'POST', url: TEST_FORECAST, headers: { ...bearer(t.key), ...headers }, payload });
+
+  it('an ApiError thrown by a handler is sent in the envelope with its status', async () => {
+    const res = await post(JSON.stringify({ error: 'SERIES_TOO_SHORT' }));
+    expect(res.statusCode).toBe(422);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.json().error).toMatchObject({ code: 'SERIES_TOO_SHORT', category: 'data_invalid', retryable: false, request_id: res.headers['x-request-id'] });
+  });
+
+  it('an unexpected exception is 500 INTERNAL_SERVER_ERROR without its message or a stack, and the server keeps serving', async () => {
+    const res = await post(JSON.stringify({ crash: true }));
+    expect(res.statusCode).toBe(500);
+    expect(res.json().error).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', category: 'server', retryable: true });
+    expect(res.body).not.toMatch(/secret internal detail|at .*\.ts/);
+    expect((await post('{}')).statusCode).toBe(200);
+  });
+
+  it('a body over the limit is 422 POINTS_EXCEEDED, answered from Content-Length before reading it', async () => {
+    const res = await post('{"pad":"' + 'x'.repeat(5000) + '"}');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error).toMatchObject({ code: 'POINTS_EXCEEDED', category: 'limit_exceeded', details: { cap: 200000, max_body_bytes: 4096 } });
+  });
+
+  it('a body sent without the JSON content type is 400 VALIDATION_ERROR naming Content-Type', async () => {
+    const res = await post('{}', { 'content-type': 'text/plain' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'Content-Type' } });
+    const none = await t.app.inject({ method: 'POST', url: TEST_FORECAST, headers: bearer(t.key), payload: '{}' });
+    expect(none.statusCode).toBe(400);
+    expect(none.json().error.details.field).toBe('Content-Type');
+  });
+
+  it('an empty JSON body reaches the handler as empty bytes (its parser answers MALFORMED_JSON)', async () => {
+    const res = await post('');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('MALFORMED_JSON');
+  });
+
+  it('the JSON parser keeps the raw bytes untouched (duplicate keys, NaN literals reach the engine as sent)', async () => {
+    await post('{"a":1,"a":NaN}');
+    expect(t.control.lastRaw?.toString('utf8')).toBe('{"a":1,"a":NaN}');
+    await post('{"y":1e999}', { 'content-type': 'application/json; charset=utf-8' });
+    expect(t.control.lastRaw?.toString('utf8')).toBe('{"y":1e999}');
+  });
+});

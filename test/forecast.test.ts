@@ -1,0 +1,226 @@
+// POST /v1/forecast through fastify.inject: the response contract, validation order steps 3 to 7
+// and 10, quantile mapping and billing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Compile } from 'typebox/compile';
+import { ErrorEnvelope, ForecastResponse } from '../src/schemas/response.js';
+import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+import { hourlyRows, isoZ, manyEntities, seasonalRows, type Row } from './helpers/series.js';
+
+const forecastShape = Compile(ForecastResponse);
+const envelopeShape = Compile(ErrorEnvelope);
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await makeTestApp({ HORA_FORECAST_RPM: '100000' });
+});
+afterAll(async () => t.close());
+
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  const payload = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/forecast',
+    headers: { ...bearer(t.key), 'content-type': 'application/json', ...headers },
+    payload,
+  });
+  return { res, json: res.json() as Record<string, any> };
+}
+
+function expectError(r: { res: { statusCode: number }; json: Record<string, any> }, status: number, code: string) {
+  expect(r.json.error?.code, JSON.stringify(r.json)).toBe(code);
+  expect(r.res.statusCode).toBe(status);
+  expect(envelopeShape.Check(r.json)).toBe(true);
+}
+
+const base = (extra: Record<string, unknown> = {}, series: Row[] = seasonalRows('a', 72)) => ({ series, h: 6, freq: 'h', ...extra });
+
+describe('a successful forecast', () => {
+  it('returns h rows per entity on UTC stamps continuing the grid, matching the response schema', async () => {
+    const series = [...seasonalRows('a', 72), ...seasonalRows('b', 48, 2)];
+    const { res, json } = await post({ series, h: 5, freq: 'h' });
+    expect(res.statusCode).toBe(200);
+    expect(forecastShape.Check(json), JSON.stringify([...forecastShape.Errors(json)].slice(0, 3))).toBe(true);
+    expect(json.request_id).toBe(res.headers['x-request-id']);
+    expect(json.model_used).toBe('hora-1.0');
+    expect(json.freq).toBe('h');
+    const a = json.forecast.filter((r: Row) => r.unique_id === 'a');
+    const b = json.forecast.filter((r: Row) => r.unique_id === 'b');
+    expect(a).toHaveLength(5);
+    expect(b).toHaveLength(5);
+    expect(a[0].ds).toBe(isoZ(Date.UTC(2024, 0, 1) + 72 * 3_600_000));
+    expect(b[4].ds).toBe(isoZ(Date.UTC(2024, 0, 1) + 52 * 3_600_000));
+    expect(a[0].intervals).toBeUndefined();
+    expect(json.usage).toMatchObject({ series_count: 2, input_data_points: 120, forecast_data_points: 10 });
+    expect(json.effective_policy).toEqual({ id: 'default@2026-13', preset: 'default', version: '2026-13', source: 'platform' });
+    expect(json.model_input.map((m: any) => [m.unique_id, m.context_points, m.fed_points, m.truncated])).toEqual([
+      ['a', 72, 72, 0],
+      ['b', 48, 48, 0],
+    ]);
+    expect(json.warnings).toBeUndefined();
+    expect(json.cleaning_report.schema_version).toBe('cleaning_report/1');
+    expect(res.headers['x-ratelimit-policy']).toBeDefined();
+  });
+
+  it('the alias hora resolves to hora-1.0 in the response', async () => {
+    const { json } = await post(base({ model: 'hora' }));
+    expect(json.model_used).toBe('hora-1.0');
+  });
+
+  it('levels 80 and 90 request 0.05, 0.1, 0.5, 0.9, 0.95 and key their intervals 80 and 90', async () => {
+    const { json } = await post(base({ level: [90, 80, 80] }));
+    expect(json.quantile_report).toMatchObject({ policy: 'nearest', requested: [0.05, 0.1, 0.5, 0.9, 0.95], substitutions: [] });
+    for (const row of json.forecast) {
+      expect(Object.keys(row.intervals).sort()).toEqual(['80', '90']);
+      expect(row.intervals['90'].lo).toBeLessThanOrEqual(row.intervals['80'].lo);
+      expect(row.intervals['80'].lo).toBeLessThanOrEqual(row.y_hat);
+      expect(row.y_hat).toBeLessThanOrEqual(row.intervals['80'].hi);
+      expect(row.intervals['80'].hi).toBeLessThanOrEqual(row.intervals['90'].hi);
+    }
+  });
+
+  it('a level needing non-native quantiles is served by the nearest ones and keyed by what was delivered', async () => {
+    const { json } = await post(base({ level: [95] }));
+    expect(Object.keys(json.forecast[0].intervals)).toEqual(['98']);
+    expect(json.quantile_report.substitutions).toEqual([
+      { requested: 0.025, used: 0.01 },
+      { requested: 0.975, used: 0.99 },
+    ]);
+  });
+
+  it('point_quantile serves that native quantile as y_hat and reports it', async () => {
+    const median = (await post(base({ level: [40] }))).json;
+    const { json } = await post(base({ level: [40], point_quantile: 0.7 }));
+    expect(json.point_quantile).toBe(0.7);
+    expect(json.quantile_report.point_forecast).toEqual({ requested: 0.7, used: 0.7, method: 'native' });
+    // 0.7 is the upper quantile of the 40 % interval.
+    json.forecast.forEach((row: any, i: number) => {
+      expect(row.y_hat).toBeCloseTo(row.intervals['40'].hi, 9);
+      expect(row.y_hat).toBeGreaterThanOrEqual(median.forecast[i].y_hat);
+    });
+  });
+
+  it('is billed input plus forecast points, once, on the account', async () => {
+    const before = (await t.hora('usage', 'acct')) as any;
+    await post(base());
+    const after = (await t.hora('usage', 'acct')) as any;
+    expect(after.billed_points - before.billed_points).toBe(72 + 6);
+  });
+
+  it('unknown keys directly under options are ignored; X-Service-Region and router_strategy are accepted', async () => {
+    const { res } = await post(base({ options: { something_new: 1, router_strategy: 'ensemble' } }), { 'x-service-region': 'cn-mainland' });
+    expect(res.statusCode).toBe(200);
+  });
+});
+
+describe('validation order steps 3 to 6', () => {
+  it('errors name fields as paths, at most 10, for the rows and the small fields together', async () => {
+    const series: any[] = seasonalRows('a', 20);
+    series[3].y = 'high';
+    delete series[5].ds;
+    const r = await post({ ...base({}, series), options: { cleaning: { imputer: 'x' } }, extra: true });
+    expectError(r, 422, 'VALIDATION_ERROR');
+    const fields = r.json.error.details.errors.map((e: any) => e.field);
+    expect(fields).toEqual(expect.arrayContaining(['series[3].y', 'series[5].ds', 'options.cleaning.imputer', 'extra']));
+    const many = seasonalRows('a', 30).map((row) => ({ ...row, y: 'x' }));
+    expect((await post(base({}, many as any))).json.error.details.errors).toHaveLength(10);
+  });
+
+  it('wrong types of small fields are VALIDATION_ERROR naming them', async () => {
+    for (const [field, value] of [
+      ['h', 0],
+      ['h', 2049],
+      ['h', 1.5],
+      ['level', [100]],
+      ['quantile_policy', 'closest'],
+      ['clean_series', 'yes'],
+      ['point_quantile', 0.1234],
+      ['point_quantile', 0.995],
+    ] as const) {
+      const r = await post(base({ [field]: value }));
+      expectError(r, 422, 'VALIDATION_ERROR');
+      expect(r.json.error.details.errors[0].field).toMatch(new RegExp(`^${field}`));
+    }
+  });
+
+  it('model_options is closed and router_strategy is validated', async () => {
+    expectError(await post(base({ model_options: { temperature: 1 } })), 422, 'VALIDATION_ERROR');
+    expectError(await post(base({ options: { router_strategy: 'turbo' } })), 422, 'VALIDATION_ERROR');
+  });
+
+  it('bodies that are not JSON are 400 MALFORMED_JSON; duplicate keys and non-objects are VALIDATION_ERROR', async () => {
+    for (const body of ['{"series": [', '{"h": NaN}', '{"y": Infinity}', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])]) {
+      expectError(await post(body), 400, 'MALFORMED_JSON');
+    }
+    expectError(await post('{"h": 1, "h": 2, "series": []}'), 422, 'VALIDATION_ERROR');
+    expectError(await post('[1, 2]'), 422, 'VALIDATION_ERROR');
+    expectError(await post(`{"options": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`), 400, 'MALFORMED_JSON');
+  });
+
+  it('a y beyond f64 names its field', async () => {
+    const r = await post('{"series": [{"unique_id": "a", "ds": "2024-01-01T00:00:00Z", "y": 1e999}], "h": 1}');
+    expectError(r, 422, 'VALIDATION_ERROR');
+    expect(r.json.error.details.errors[0].field).toBe('series[0].y');
+  });
+
+  it('future covariate rows with y are FUTURE_COVARIATES_INVALID; future-only columns are COVARIATE_COLUMN_MISMATCH', async () => {
+    const series = seasonalRows('a', 24).map((r) => ({ ...r, temp: 1 }));
+    const future = [{ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 2)), temp: 2, y: 3 }];
+    expectError(await post({ ...base({}, series), future_covariates: future }), 422, 'FUTURE_COVARIATES_INVALID');
+    const r = await post({ ...base({}, series), future_covariates: [{ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 2)), promo: 1 }] });
+    expectError(r, 422, 'COVARIATE_COLUMN_MISMATCH');
+    expect(r.json.error.details.future_only).toEqual(['promo']);
+  });
+
+  it('more than 200,000 rows is POINTS_EXCEEDED with points and cap', async () => {
+    const rows = Array.from({ length: 200_001 }, (_, i) => `{"unique_id":"e${i % 100}","ds":"2024-01-01T00:00:00Z","y":1}`);
+    const r = await post(`{"h":1,"freq":"h","series":[${rows.join(',')}]}`);
+    expectError(r, 422, 'POINTS_EXCEEDED');
+    expect(r.json.error.details).toEqual({ points: 200_001, cap: 200_000 });
+  });
+
+  it('cleaning preset and version are checked before the model: CLEANING_OPTION_UNSUPPORTED, raw needs freq', async () => {
+    expectError(await post(base({ model: 'nope', options: { cleaning: { preset: 'lenient' } } })), 422, 'CLEANING_OPTION_UNSUPPORTED');
+    const old = await post(base({ options: { cleaning: { version: '2026-10', impute_method: 'linear' } } }));
+    expectError(old, 422, 'CLEANING_OPTION_UNSUPPORTED');
+    expect(old.json.error.details.requires_version).toBe('2026-11');
+    const raw = await post({ series: seasonalRows('a', 24), h: 2, options: { cleaning: { preset: 'raw' } } });
+    expectError(raw, 422, 'VALIDATION_ERROR');
+    expect(raw.json.error.details.errors[0].field).toBe('freq');
+  });
+
+  it('model checks: MODEL_NOT_AVAILABLE, HORIZON_EXCEEDS_MODEL, strict QUANTILE_UNSUPPORTED', async () => {
+    const m = await post(base({ model: 'gpt-ts' }));
+    expectError(m, 422, 'MODEL_NOT_AVAILABLE');
+    expect(m.json.error.details).toEqual({ model: 'gpt-ts', available: ['hora-1.0', 'hora'] });
+    const h = await post(base({ h: 1025 }));
+    expectError(h, 422, 'HORIZON_EXCEEDS_MODEL');
+    expect(h.json.error.details).toEqual({ model: 'hora-1.0', h: 1025, max_horizon: 1024 });
+    const q = await post(base({ level: [95], quantile_policy: 'strict' }));
+    expectError(q, 422, 'QUANTILE_UNSUPPORTED');
+    expect(q.json.error.details).toMatchObject({ model: 'hora-1.0', level: [95], unsupported: [0.025, 0.975] });
+    expect((await post(base({ level: [80, 90], quantile_policy: 'strict' }))).res.statusCode).toBe(200);
+  });
+
+  it('an entity with more distinct timestamps than the maximum context is SERIES_TOO_LONG before cleaning', async () => {
+    const r = await post(base({}, [...hourlyRows('long', 4097, (i) => i), ...seasonalRows('ok', 30)]));
+    expectError(r, 422, 'SERIES_TOO_LONG');
+    expect(r.json.error.details).toMatchObject({ max_context: 4096, measured: 'timestamps', series_count: 1, series: [{ unique_id: 'long', timestamps: 4097 }] });
+  });
+
+  it('no error response is billed and failed requests free their quota', async () => {
+    const before = (await t.hora('usage', 'acct')) as any;
+    await post(base({ h: 1025 }));
+    await post(base({}, hourlyRows('short', 5, (i) => i)));
+    const after = (await t.hora('usage', 'acct')) as any;
+    expect(after.billed_points).toBe(before.billed_points);
+  });
+});
+
+describe('scale', () => {
+  it('100 entities of 512 points each are forecast in one request', async () => {
+    const { res, json } = await post({ series: manyEntities(100, 512), h: 48, freq: 'h', level: [80] });
+    expect(res.statusCode).toBe(200);
+    expect(json.forecast).toHaveLength(4800);
+    expect(json.usage.input_data_points).toBe(51_200);
+  });
+});

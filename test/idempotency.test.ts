@@ -1,0 +1,179 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEPRECATION_HEADER_VALUE } from '../src/plugins/idempotency.js';
+import { canonicalDigest } from '../src/native.js';
+import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
+import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await makeTestApp();
+});
+afterEach(async () => t.close());
+
+const post = (headers: Record<string, string>, body: unknown = {}, key = t.key, url = TEST_FORECAST) =>
+  t.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json', ...bearer(key), ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+const usage = () => t.hora('usage', 'acct');
+
+describe('idempotency', () => {
+  it('an identical retry replays the stored response with its original request_id and runs nothing', async () => {
+    const first = await post({ 'idempotency-key': 'order-1' }, { reserve: 10, settle: { input: 6, forecast: 4 } });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['x-idempotent-replayed']).toBeUndefined();
+    const runs = t.control.runs;
+    const again = await post({ 'idempotency-key': 'order-1' }, { reserve: 10, settle: { input: 6, forecast: 4 } });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['x-idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(again.headers['x-request-id']).toBe(first.headers['x-request-id']);
+    expect(again.json().request_id).toBe(first.json().request_id);
+    expect(t.control.runs).toBe(runs);
+    // Billed once.
+    expect(await usage()).toMatchObject({ billed_points: 10, requests: { forecast: 1 } });
+  });
+
+  it('the digest is of the canonical JSON body: key order and whitespace do not matter', async () => {
+    await post({ 'idempotency-key': 'k-canon' }, '{"a":1,"b":[1,2]}');
+    const again = await post({ 'idempotency-key': 'k-canon' }, '{ "b" : [1, 2],\n "a": 1 }');
+    expect(again.headers['x-idempotent-replayed']).toBe('true');
+    expect(await canonicalDigest(Buffer.from('{"a":1,"b":2}'))).toBe(await canonicalDigest(Buffer.from('{"b":2, "a":1}')));
+    expect(await canonicalDigest(Buffer.from('{"a":1}'))).not.toBe(await canonicalDigest(Buffer.from('{"a":2}')));
+  });
+
+  it('the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED and nothing runs', async () => {
+    await post({ 'idempotency-key': 'k1' }, { n: 1 });
+    const runs = t.control.runs;
+    const res = await post({ 'idempotency-key': 'k1' }, { n: 2 });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', category: 'invalid_request', retryable: false });
+    expect(t.control.runs).toBe(runs);
+  });
+
+  it('a second request while the first runs is 409 IDEMPOTENCY_IN_PROGRESS, then the finished one replays', async () => {
+    const body = { gate: 'hold' };
+    const first = post({ 'idempotency-key': 'k-slow' }, body);
+    await waitFor(() => t.control.runs === 1);
+    const second = await post({ 'idempotency-key': 'k-slow' }, body);
+    expect(second.statusCode).toBe(409);
+    expect(second.json().error).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', category: 'conflict', retryable: true });
+    expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
+    t.control.open('hold');
+    const done = await first;
+    expect(done.statusCode).toBe(200);
+    const third = await post({ 'idempotency-key': 'k-slow' }, body);
+    expect(third.headers['x-idempotent-replayed']).toBe('true');
+    expect(third.json().request_id).toBe(done.json().request_id);
+  });
+
+  it('two concurrent requests with one key: exactly one runs, the other gets 409', async () => {
+    const body = { gate: 'race' };
+    const both = [post({ 'idempotency-key': 'k-race' }, body), post({ 'idempotency-key': 'k-race' }, body)];
+    // The loser answers at once while the winner waits at the gate.
+    const loser = await Promise.race(both);
+    expect(loser.statusCode).toBe(409);
+    t.control.open('race');
+    const statuses = (await Promise.all(both)).map((r) => r.statusCode).sort();
+    expect(statuses).toEqual([200, 409]);
+    expect(t.control.runs).toBe(1);
+  });
+
+  it('keys are scoped to the API key: another key of the same account runs anew', async () => {
+    const other = String((await t.hora('key', 'create', '--account', 'acct', '--name', 'second')).key);
+    const a = await post({ 'idempotency-key': 'shared' }, { n: 1 });
+    const b = await post({ 'idempotency-key': 'shared' }, { n: 1 }, other);
+    expect(b.statusCode).toBe(200);
+    expect(b.headers['x-idempotent-replayed']).toBeUndefined();
+    expect(b.json().request_id).not.toBe(a.json().request_id);
+  });
+
+  it('a deterministic 4xx is stored and replayed', async () => {
+    const first = await post({ 'idempotency-key': 'k-422' }, { error: 'FREQ_UNSUPPORTED' });
+    expect(first.statusCode).toBe(422);
+    const again = await post({ 'idempotency-key': 'k-422' }, { error: 'FREQ_UNSUPPORTED' });
+    expect(again.statusCode).toBe(422);
+    expect(again.headers['x-idempotent-replayed']).toBe('true');
+    expect(again.json().error.request_id).toBe(first.json().error.request_id);
+    const malformed = await post({ 'idempotency-key': 'k-400' }, '{oops');
+    expect(malformed.statusCode).toBe(400);
+    expect((await post({ 'idempotency-key': 'k-400' }, '{oops')).headers['x-idempotent-replayed']).toBe('true');
+  });
+
+  it('5xx, 503 and 504 outcomes are not stored: the key may be retried and runs again', async () => {
+    for (const [i, error] of (['INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE', 'MODEL_BUSY', 'GATEWAY_TIMEOUT'] as const).entries()) {
+      const key = `k-5xx-${i}`;
+      const first = await post({ 'idempotency-key': key }, { error });
+      expect(first.statusCode).toBeGreaterThanOrEqual(500);
+      const retry = await post({ 'idempotency-key': key }, {});
+      expect(retry.statusCode, error).toBe(200);
+      expect(retry.headers['x-idempotent-replayed']).toBeUndefined();
+    }
+  });
+
+  it('401, 403 and 429 are not stored', async () => {
+    await t.hora('account', 'update', 'acct', '--suspended', 'true');
+    expect((await post({ 'idempotency-key': 'k-403' }, { n: 1 })).statusCode).toBe(403);
+    await t.hora('account', 'update', 'acct', '--suspended', 'false');
+    const ok = await post({ 'idempotency-key': 'k-403' }, { n: 1 });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers['x-idempotent-replayed']).toBeUndefined();
+
+    const quota = await post({ 'idempotency-key': 'k-429' }, { reserve: t.config.dailyPoints + 1 });
+    expect(quota.statusCode).toBe(429);
+    const after = await post({ 'idempotency-key': 'k-429' }, { reserve: 1 });
+    expect(after.statusCode).toBe(200);
+  });
+
+  it('records expire after 24 hours', async () => {
+    const first = await post({ 'idempotency-key': 'k-old' }, { n: 1 });
+    t.clock.advance(24 * 3600 * 1000 + 1000);
+    const later = await post({ 'idempotency-key': 'k-old' }, { n: 2 });
+    expect(later.statusCode).toBe(200);
+    expect(later.json().request_id).not.toBe(first.json().request_id);
+  });
+
+  it('a malformed key is 400 VALIDATION_ERROR naming the header, before the body is read', async () => {
+    for (const bad of ['', 'x'.repeat(256), 'tab\there', 'ключ']) {
+      const res = await post({ 'idempotency-key': bad }, '{not json');
+      expect(res.statusCode, JSON.stringify(bad)).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'VALIDATION_ERROR', category: 'invalid_request', retryable: false, details: { field: 'Idempotency-Key' } });
+    }
+    expect((await post({ 'idempotency-key': 'x'.repeat(255) }, {})).statusCode).toBe(200);
+    expect((await post({ 'idempotency-key': ' spaces and ~ are printable' }, {})).statusCode).toBe(200);
+  });
+
+  it('the deprecated X-Idempotency-Key alone is used as the key and answered with a Deprecation header', async () => {
+    const first = await post({ 'x-idempotency-key': 'legacy-1' }, { n: 1 });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers.deprecation).toBe(DEPRECATION_HEADER_VALUE);
+    const viaNew = await post({ 'idempotency-key': 'legacy-1' }, { n: 1 });
+    expect(viaNew.headers['x-idempotent-replayed']).toBe('true');
+    expect(viaNew.headers.deprecation).toBeUndefined();
+  });
+
+  it('both headers with different values are 400 VALIDATION_ERROR with details.field Idempotency-Key', async () => {
+    const res = await post({ 'idempotency-key': 'a-key', 'x-idempotency-key': 'b-key' }, {});
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details.field).toBe('Idempotency-Key');
+    const same = await post({ 'idempotency-key': 'a-key', 'x-idempotency-key': 'a-key' }, {});
+    expect(same.statusCode).toBe(200);
+    expect(same.headers.deprecation).toBeUndefined();
+  });
+
+  it('a malformed alias names X-Idempotency-Key', async () => {
+    const res = await post({ 'x-idempotency-key': 'x'.repeat(300) }, {});
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details.field).toBe('X-Idempotency-Key');
+  });
+
+  it('/clean ignores Idempotency-Key', async () => {
+    const a = await post({ 'idempotency-key': 'c1' }, {}, t.key, TEST_CLEAN);
+    const b = await post({ 'idempotency-key': 'c1' }, { other: true }, t.key, TEST_CLEAN);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect(b.headers['x-idempotent-replayed']).toBeUndefined();
+  });
+});

@@ -1,0 +1,212 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
+import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
+
+let t: TestApp;
+afterEach(async () => t?.close());
+
+const post = (body: unknown = {}, headers: Record<string, string> = {}, url = TEST_FORECAST, key = t.key) =>
+  t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...bearer(key), ...headers }, payload: JSON.stringify(body) });
+
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-limit-type', 'x-ratelimit-policy'];
+
+describe('requests per minute', () => {
+  it('forecast-rpm: the call past the limit is 429 with Retry-After and rpm headers, and is not recorded', async () => {
+    t = await makeTestApp({ HORA_FORECAST_RPM: '3' });
+    for (let i = 0; i < 3; i++) {
+      const ok = await post();
+      expect(ok.statusCode).toBe(200);
+      expect(ok.headers['x-ratelimit-limit']).toBe('3');
+      expect(ok.headers['x-ratelimit-remaining']).toBe(String(2 - i));
+      expect(ok.headers['x-ratelimit-limit-type']).toBe('rpm');
+      expect(ok.headers['x-ratelimit-policy']).toBe('forecast-rpm');
+    }
+    const limited = await post();
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', category: 'rate_limited', retryable: true, details: { limit_type: 'rpm', policy: 'forecast-rpm' } });
+    for (const h of RATE_HEADERS) expect(limited.headers[h], h).toBeDefined();
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
+    expect(t.control.runs).toBe(3);
+    // Rate-limited calls are not recorded: the next minute allows the full limit again.
+    t.clock.advance(60_000);
+    for (let i = 0; i < 3; i++) expect((await post()).statusCode).toBe(200);
+    expect((await post()).statusCode).toBe(429);
+  });
+
+  it('the limit is per account, shared by all its keys, and separate per endpoint', async () => {
+    t = await makeTestApp({ HORA_FORECAST_RPM: '2', HORA_CLEAN_RPM: '1' });
+    const second = String((await t.hora('key', 'create', '--account', 'acct', '--name', 'k2')).key);
+    await t.hora('account', 'create', 'other', '--org', 'acme');
+    const otherKey = String((await t.hora('key', 'create', '--account', 'other', '--name', 'k3')).key);
+    expect((await post({}, {}, TEST_FORECAST, t.key)).statusCode).toBe(200);
+    expect((await post({}, {}, TEST_FORECAST, second)).statusCode).toBe(200);
+    expect((await post({}, {}, TEST_FORECAST, second)).statusCode).toBe(429);
+    expect((await post({}, {}, TEST_FORECAST, otherKey)).statusCode).toBe(200);
+    const clean = await post({}, {}, TEST_CLEAN);
+    expect(clean.statusCode).toBe(200);
+    expect(clean.headers['x-ratelimit-policy']).toBe('clean-rpm');
+    const cleanLimited = await post({}, {}, TEST_CLEAN);
+    expect(cleanLimited.statusCode).toBe(429);
+    expect(cleanLimited.headers['x-ratelimit-policy']).toBe('clean-rpm');
+    expect(cleanLimited.json().error.details.limit_type).toBe('rpm');
+  });
+
+  it('a replayed request does not count toward the limit', async () => {
+    t = await makeTestApp({ HORA_FORECAST_RPM: '2' });
+    expect((await post({ n: 1 }, { 'idempotency-key': 'r1' })).statusCode).toBe(200);
+    for (let i = 0; i < 5; i++) {
+      const replay = await post({ n: 1 }, { 'idempotency-key': 'r1' });
+      expect(replay.statusCode).toBe(200);
+      expect(replay.headers['x-idempotent-replayed']).toBe('true');
+      expect(replay.headers['x-ratelimit-remaining']).toBe('1');
+    }
+    expect((await post({ n: 2 })).statusCode).toBe(200);
+    expect((await post({ n: 3 })).statusCode).toBe(429);
+  });
+
+  it('rpm runs after idempotency: a replay succeeds even when the account is at its limit', async () => {
+    t = await makeTestApp({ HORA_FORECAST_RPM: '1' });
+    expect((await post({ n: 1 }, { 'idempotency-key': 'r2' })).statusCode).toBe(200);
+    expect((await post({ n: 2 })).statusCode).toBe(429);
+    expect((await post({ n: 1 }, { 'idempotency-key': 'r2' })).headers['x-idempotent-replayed']).toBe('true');
+  });
+
+  it('an oversized body counts as a request and is rate-limited before its size is judged', async () => {
+    t = await makeTestApp({ HORA_FORECAST_RPM: '2', HORA_BODY_LIMIT_BYTES: '2048' });
+    const big = { pad: 'x'.repeat(4096) };
+    const first = await post(big);
+    expect([first.statusCode, first.json().error.code]).toEqual([422, 'POINTS_EXCEEDED']);
+    expect((await post()).statusCode).toBe(200);
+    const limited = await post(big);
+    expect([limited.statusCode, limited.json().error.code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    expect(t.control.runs).toBe(1);
+  });
+});
+
+describe('daily point quota', () => {
+  it('reserves, settles on the points handled and bills them in the usage ledger', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '1000' });
+    const res = await post({ reserve: 600, settle: { input: 350, forecast: 100 } });
+    expect(res.statusCode).toBe(200);
+    expect(await t.store.quotaUsed('acct', new Date(t.clock.now()).toISOString().slice(0, 10))).toBe(450);
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 450, input_data_points: 350, forecast_data_points: 100, requests: { forecast: 1, clean: 0 } });
+    // 550 left: a reservation of 600 does not fit, 550 does.
+    const limited = await post({ reserve: 600 });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', retryable: true, details: { limit_type: 'daily', policy: 'forecast-daily-points' } });
+    expect(limited.headers['x-ratelimit-limit-type']).toBe('daily');
+    expect(limited.headers['x-ratelimit-policy']).toBe('forecast-daily-points');
+    expect(limited.headers['x-ratelimit-limit']).toBe('1000');
+    expect(limited.headers['x-ratelimit-remaining']).toBe('550');
+    expect(Number(limited.headers['retry-after'])).toBe(Number(limited.headers['x-ratelimit-reset']));
+    expect((await post({ reserve: 550, settle: { input: 500, forecast: 50 } })).statusCode).toBe(200);
+  });
+
+  it('the 429 Retry-After points at the next UTC midnight and the quota clears then', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '100' });
+    expect((await post({ reserve: 100, settle: { input: 90, forecast: 10 } })).statusCode).toBe(200);
+    const limited = await post({ reserve: 1 });
+    expect(limited.statusCode).toBe(429);
+    const now = t.clock.now();
+    const midnight = Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000;
+    expect(Math.abs(Number(limited.headers['retry-after']) - (midnight - now) / 1000)).toBeLessThanOrEqual(2);
+    t.clock.advance(midnight - now + 1000);
+    expect((await post({ reserve: 100 })).statusCode).toBe(200);
+  });
+
+  it('an error after the reservation bills nothing and frees the whole reservation', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '100' });
+    const res = await post({ reserve: 80, fail_after_reserve: 'SERIES_TOO_SHORT' });
+    expect(res.statusCode).toBe(422);
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
+    expect(await t.store.quotaUsed('acct', day)).toBe(0);
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0, requests: { forecast: 0 } });
+  });
+
+  it('a success without settle frees the reservation and bills nothing', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '100' });
+    expect((await post({ reserve: 70 })).statusCode).toBe(200);
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0 });
+    expect((await post({ reserve: 100 })).statusCode).toBe(200);
+  });
+
+  it('success headers show the limit closest to exhaustion', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '100', HORA_FORECAST_RPM: '600' });
+    const res = await post({ reserve: 90, settle: { input: 80, forecast: 10 } });
+    expect(res.headers['x-ratelimit-limit-type']).toBe('daily');
+    expect(res.headers['x-ratelimit-remaining']).toBe('10');
+    expect(res.headers['x-ratelimit-policy']).toBe('forecast-daily-points');
+  });
+
+  it('/clean is recorded with zero billable points and leaves the quota untouched', async () => {
+    t = await makeTestApp();
+    expect((await post({}, {}, TEST_CLEAN)).statusCode).toBe(200);
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0, requests: { clean: 1, forecast: 0 } });
+  });
+
+  it('usage --day reads another UTC day', async () => {
+    t = await makeTestApp();
+    await post({ reserve: 5, settle: { input: 3, forecast: 2 } });
+    expect(await t.hora('usage', 'acct', '--day', '2020-01-01')).toMatchObject({ day: '2020-01-01', billed_points: 0 });
+  });
+});
+
+describe('capacity', () => {
+  it('cleaning capacity full: /clean answers 503 SERVICE_UNAVAILABLE with Retry-After and never queues', async () => {
+    t = await makeTestApp({ HORA_CLEAN_CAPACITY: '1' });
+    const held = post({ gate: 'c' }, {}, TEST_CLEAN);
+    await waitFor(() => t.app.capacity.cleaning.running === 1);
+    const busy = await post({}, {}, TEST_CLEAN);
+    expect(busy.statusCode).toBe(503);
+    expect(busy.json().error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true });
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0);
+    t.control.open('c');
+    expect((await held).statusCode).toBe(200);
+    expect((await post({}, {}, TEST_CLEAN)).statusCode).toBe(200);
+  });
+
+  it('model runs beyond the slots and the wait queue answer 503 MODEL_BUSY with Retry-After', async () => {
+    t = await makeTestApp({ HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '1' });
+    const a = post({ infer_gate: 'a' });
+    await waitFor(() => t.app.capacity.inference.running === 1);
+    const b = post({ infer_ms: 1 });
+    await waitFor(() => t.app.capacity.inference.waiting === 1);
+    const c = await post({ infer_ms: 1 });
+    expect(c.statusCode).toBe(503);
+    expect(c.json().error).toMatchObject({ code: 'MODEL_BUSY', category: 'server', retryable: true });
+    expect(Number(c.headers['retry-after'])).toBeGreaterThan(0);
+    t.control.open('a');
+    expect((await a).statusCode).toBe(200);
+    expect((await b).statusCode).toBe(200);
+  });
+
+  it('a wait longer than HORA_INFERENCE_WAIT_MS is MODEL_BUSY', async () => {
+    t = await makeTestApp({ HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '4', HORA_INFERENCE_WAIT_MS: '50' });
+    const a = post({ infer_gate: 'long' });
+    await waitFor(() => t.app.capacity.inference.running === 1);
+    const b = await post({ infer_ms: 1 });
+    expect(b.json().error.code).toBe('MODEL_BUSY');
+    expect(t.app.capacity.inference.waiting).toBe(0);
+    t.control.open('long');
+    expect((await a).statusCode).toBe(200);
+  });
+
+  it('a run past HORA_REQUEST_BUDGET_MS is 504 GATEWAY_TIMEOUT: not stored, not billed, quota released', async () => {
+    t = await makeTestApp({ HORA_REQUEST_BUDGET_MS: '50', HORA_DAILY_POINTS: '100' });
+    const res = await post({ reserve: 100, infer_gate: 'late', settle: { input: 90, forecast: 10 } }, { 'idempotency-key': 'slow-1' });
+    expect(res.statusCode).toBe(504);
+    expect(res.json().error).toMatchObject({ code: 'GATEWAY_TIMEOUT', category: 'server', retryable: true });
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0 });
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
+    expect(await t.store.quotaUsed('acct', day)).toBe(0);
+    // The late run still holds its model slot, so nothing overbooks the model meanwhile.
+    expect((await post({ infer_ms: 1 })).json().error.code).toBe('MODEL_BUSY');
+    t.control.open('late');
+    await waitFor(() => t.app.capacity.inference.running === 0);
+    // Not stored: the same key runs again.
+    const retry = await post({ reserve: 1, infer_ms: 1 }, { 'idempotency-key': 'slow-1' });
+    expect(retry.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,120 @@
+// hora-1.0 as served: the metadata contract, batching, flip_average, nonnegative, the rollout past
+// the native horizon, and hard inputs, all through POST /v1/forecast.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadModel } from '../src/native.js';
+import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+import { hourlyRows, rng, seasonalRows, type Row } from './helpers/series.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await makeTestApp({ HORA_FORECAST_RPM: '100000' });
+});
+afterAll(async () => t.close());
+
+interface Forecast {
+  forecast: Array<{ unique_id: string; ds: string; y_hat: number; intervals?: Record<string, { lo: number; hi: number }> }>;
+}
+
+async function forecast(body: Record<string, unknown>): Promise<Forecast> {
+  const res = await t.app.inject({ method: 'POST', url: '/v1/forecast', headers: bearer(t.key), payload: body });
+  expect(res.statusCode, res.body.slice(0, 400)).toBe(200);
+  return res.json() as Forecast;
+}
+
+/** Every row: finite, and 1 % <= 10 % <= median <= 90 % <= 99 %. */
+function expectFiniteMonotone(f: Forecast): void {
+  for (const row of f.forecast) {
+    const i = row.intervals!;
+    const path = [i['98'].lo, i['80'].lo, row.y_hat, i['80'].hi, i['98'].hi];
+    expect(path.every(Number.isFinite), JSON.stringify(row)).toBe(true);
+    for (let k = 1; k < path.length; k++) expect(path[k]).toBeGreaterThanOrEqual(path[k - 1]);
+  }
+}
+
+const NATIVE = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
+
+describe('the model file', () => {
+  it('limits and native quantiles come from the ONNX metadata', () => {
+    const info = loadModel();
+    expect(info.name).toBe('hora-1.0');
+    expect(info.quantiles).toEqual(NATIVE);
+    expect([info.minContext, info.maxContext, info.maxHorizon]).toEqual([16, 4096, 1024]);
+    expect(info.recipeHash).toMatch(/^[0-9a-f]{8,}$/);
+  });
+});
+
+describe('serving', () => {
+  it('one entity alone and the same entity inside a batch of 50 get the same forecast', async () => {
+    const target = seasonalRows('target', 300, 7);
+    const alone = await forecast({ series: target, h: 24, freq: 'h', level: [80] });
+    const others = Array.from({ length: 49 }, (_, e) => seasonalRows(`o${e}`, 100 + e * 9, e + 100, 10 + e)).flat();
+    const batch = await forecast({ series: [...others, ...target], h: 24, freq: 'h', level: [80] });
+    const inBatch = batch.forecast.filter((r) => r.unique_id === 'target');
+    expect(inBatch).toEqual(alone.forecast);
+  });
+
+  it('the same request gives the same forecast', async () => {
+    const body = { series: seasonalRows('a', 200, 3), h: 12, freq: 'h', level: [90] };
+    expect((await forecast(body)).forecast).toEqual((await forecast(body)).forecast);
+  });
+
+  it('flip_average makes the forecast of -x the mirrored negation of the forecast of x', async () => {
+    const r = rng(11);
+    const up = hourlyRows('a', 200, (i) => 5 + i * 0.1 + 3 * Math.sin(i / 4) + r());
+    const down = up.map((row) => ({ ...row, y: -(row.y as number) }));
+    const opts = { h: 16, freq: 'h', level: [80], model_options: { flip_average: true, nonnegative: false } };
+    const f = await forecast({ series: up, ...opts });
+    const g = await forecast({ series: down, ...opts });
+    f.forecast.forEach((row, k) => {
+      const m = g.forecast[k];
+      expect(m.y_hat).toBeCloseTo(-row.y_hat, 4);
+      expect(m.intervals!['80'].lo).toBeCloseTo(-row.intervals!['80'].hi, 4);
+    });
+  });
+
+  it('nonnegative: auto clips a nonnegative history at 0, true clips always, false never', async () => {
+    const r = rng(5);
+    // Intermittent demand: mostly zeros, the lower quantiles would fall below 0 without clipping.
+    const sparse = hourlyRows('a', 200, () => (r() < 0.8 ? 0 : 1 + r() * 10));
+    const auto = await forecast({ series: sparse, h: 24, freq: 'h', level: [98] });
+    expect(auto.forecast.every((row) => row.intervals!['98'].lo >= 0)).toBe(true);
+    const negative = hourlyRows('b', 200, (i) => -50 + 5 * Math.sin(i / 3) + r());
+    const forced = await forecast({ series: negative, h: 8, freq: 'h', level: [98], model_options: { nonnegative: true } });
+    expect(forced.forecast.every((row) => row.y_hat === 0 && row.intervals!['98'].lo === 0)).toBe(true);
+    const free = await forecast({ series: negative, h: 8, freq: 'h', level: [98], model_options: { nonnegative: false } });
+    expect(free.forecast.every((row) => row.y_hat < 0)).toBe(true);
+  });
+
+  it('a long horizon is rolled forward and stays bounded on a pure sine', async () => {
+    const sine = hourlyRows('sine', 512, (i) => Math.sin((2 * Math.PI * i) / 24));
+    const f = await forecast({ series: sine, h: 1024, freq: 'h', level: [80, 98] });
+    expect(f.forecast).toHaveLength(1024);
+    expectFiniteMonotone(f);
+    for (const row of f.forecast) {
+      expect(Math.abs(row.y_hat)).toBeLessThan(3);
+      expect(row.intervals!['98'].hi - row.intervals!['98'].lo).toBeLessThan(20);
+    }
+  });
+});
+
+describe('hard inputs return finite, monotone quantiles in the right scale', () => {
+  const cases: Array<[string, Row[], number, (median: number) => boolean]> = [
+    ['a constant series', hourlyRows('c', 100, () => 42), 12, (m) => Math.abs(m - 42) < 4.2],
+    ['an all-zero series', hourlyRows('z', 100, () => 0), 12, (m) => Math.abs(m) < 1e-6],
+    ['a single spike', hourlyRows('s', 100, (i) => (i === 50 ? 1000 : 1)), 12, (m) => m > -10 && m < 500],
+    ['huge magnitudes (1e12)', hourlyRows('big', 100, (i) => 1e12 + 1e9 * Math.sin(i / 4)), 12, (m) => m > 5e11 && m < 2e12],
+    ['tiny magnitudes (1e-9)', hourlyRows('tiny', 100, (i) => 1e-9 * (2 + Math.sin(i / 4))), 12, (m) => m > 1e-10 && m < 1e-8],
+    ['exactly 16 points', hourlyRows('m', 16, (i) => 10 + (i % 4)), 12, (m) => m > 5 && m < 20],
+    ['4,096 points', seasonalRows('l', 4096, 3), 12, (m) => m > 70 && m < 130],
+    ['h = 1', seasonalRows('h1', 200, 4), 1, (m) => m > 70 && m < 130],
+    ['h = 1024', seasonalRows('h2', 200, 5), 1024, (m) => m > 0 && m < 300],
+  ];
+  for (const [name, series, h, inScale] of cases) {
+    it(name, async () => {
+      const f = await forecast({ series, h, freq: 'h', level: [80, 98] });
+      expect(f.forecast).toHaveLength(h);
+      expectFiniteMonotone(f);
+      for (const row of f.forecast) expect(inScale(row.y_hat), `${name}: ${row.y_hat}`).toBe(true);
+    });
+  }
+});

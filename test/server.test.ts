@@ -1,0 +1,196 @@
+// The same codes and headers through a real listening server (port 0), not only inject.
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
+import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
+
+let t: TestApp;
+let base: string;
+let port: number;
+
+beforeAll(async () => {
+  t = await makeTestApp({ HORA_FORECAST_RPM: '1000', HORA_BODY_LIMIT_BYTES: String(1024 * 1024), HORA_DAILY_POINTS: '1000' });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = t.app.server.address();
+  port = typeof addr === 'object' && addr ? addr.port : 0;
+  base = `http://127.0.0.1:${port}`;
+});
+afterAll(async () => t.close());
+
+async function post(body: unknown, headers: Record<string, string> = {}, url = TEST_FORECAST) {
+  const res = await fetch(base + url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(t.key), ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
+}
+
+describe('over a listening server', () => {
+  it('success carries X-Request-Id, X-Client-Request-Id and every X-RateLimit-* header', async () => {
+    const r = await post({}, { 'x-request-id': 'trace-abcdef12' });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-request-id')).toBe(r.json().request_id);
+    expect(r.headers.get('x-client-request-id')).toBe('trace-abcdef12');
+    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-limit-type', 'x-ratelimit-policy']) {
+      expect(r.headers.get(h), h).not.toBeNull();
+    }
+  });
+
+  it('auth errors: 401 INVALID_API_KEY, 403 INSUFFICIENT_SCOPE, 403 ACCOUNT_SUSPENDED, 403 ORG_PENDING_DELETION, 503 paused', async () => {
+    expect((await post({}, { authorization: 'Bearer hora_test_x' })).json().error.code).toBe('INVALID_API_KEY');
+    const noScope = String((await t.hora('key', 'create', '--account', 'acct', '--name', 'ns', '--scopes', '')).key);
+    const scope = await post({}, bearer(noScope));
+    expect([scope.status, scope.json().error.code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+    await t.hora('endpoint', 'pause', 'forecast');
+    const paused = await post({});
+    expect([paused.status, paused.json().error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+    expect(paused.headers.get('retry-after')).not.toBeNull();
+    await t.hora('endpoint', 'resume', 'forecast');
+    await t.hora('account', 'update', 'acct', '--suspended', 'true');
+    expect((await post({})).json().error.code).toBe('ACCOUNT_SUSPENDED');
+    await t.hora('account', 'update', 'acct', '--suspended', 'false');
+    await t.hora('org', 'update', 'acme', '--pending-deletion', 'true');
+    expect((await post({})).json().error.code).toBe('ORG_PENDING_DELETION');
+    await t.hora('org', 'update', 'acme', '--pending-deletion', 'false');
+  });
+
+  it('idempotency: replay, KEY_REUSED, IN_PROGRESS, Deprecation and header errors', async () => {
+    const first = await post({ n: 1 }, { 'idempotency-key': 'srv-1' });
+    const replay = await post({ n: 1 }, { 'idempotency-key': 'srv-1' });
+    expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
+    expect(replay.json().request_id).toBe(first.json().request_id);
+    expect(replay.headers.get('x-request-id')).toBe(first.json().request_id);
+    expect((await post({ n: 2 }, { 'idempotency-key': 'srv-1' })).json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const runs = t.control.runs;
+    const slow = post({ gate: 'srv' }, { 'idempotency-key': 'srv-2' });
+    await waitFor(() => t.control.runs === runs + 1);
+    const busy = await post({ gate: 'srv' }, { 'idempotency-key': 'srv-2' });
+    expect([busy.status, busy.json().error.code]).toEqual([409, 'IDEMPOTENCY_IN_PROGRESS']);
+    t.control.open('srv');
+    expect((await slow).status).toBe(200);
+    const alias = await post({ n: 3 }, { 'x-idempotency-key': 'srv-3' });
+    expect(alias.headers.get('deprecation')).toBe('@1791417600');
+    const conflict = await post({}, { 'idempotency-key': 'a', 'x-idempotency-key': 'b' });
+    expect([conflict.status, conflict.json().error.details.field]).toEqual([400, 'Idempotency-Key']);
+  });
+
+  it('429 for the daily quota carries Retry-After and the daily headers', async () => {
+    const r = await post({ reserve: 5000 });
+    expect(r.status).toBe(429);
+    expect(r.headers.get('x-ratelimit-limit-type')).toBe('daily');
+    expect(r.headers.get('x-ratelimit-policy')).toBe('forecast-daily-points');
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('a handler crash is a 500 envelope and the server keeps serving', async () => {
+    const r = await post({ crash: true });
+    expect([r.status, r.json().error.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
+    expect(r.text).not.toMatch(/secret/);
+    expect((await post({})).status).toBe(200);
+  });
+
+  it('unopened paths are a plain 404', async () => {
+    const r = await fetch(`${base}/cn/v1/forecast`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(404);
+    expect(await r.text()).toBe('Not Found');
+  });
+
+  it('clean endpoint: clean-rpm headers on success', async () => {
+    const r = await post({}, {}, TEST_CLEAN);
+    expect(r.headers.get('x-ratelimit-policy')).toBe('clean-rpm');
+  });
+
+  it('a declared 100 MB body is answered 422 POINTS_EXCEEDED before it is sent in full', async () => {
+    const result = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: TEST_FORECAST, headers: { 'content-type': 'application/json', 'content-length': 100 * 1024 * 1024, ...bearer(t.key) } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sent }));
+      });
+      req.on('error', (e) => (sent > 0 ? undefined : reject(e)));
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = (): void => {
+        while (sent < 4 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    expect(result.status).toBe(422);
+    expect(JSON.parse(result.body).error.code).toBe('POINTS_EXCEEDED');
+    expect(result.sent).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it('a chunked body without Content-Length is cut at the limit with POINTS_EXCEEDED', async () => {
+    const result = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: TEST_FORECAST, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...bearer(t.key) } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', () => undefined);
+      const chunk = Buffer.alloc(256 * 1024, 0x20);
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < 3 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      pump();
+      setTimeout(() => reject(new Error('no answer')), 10_000).unref();
+    });
+    expect(result.status).toBe(422);
+    expect(JSON.parse(result.body).error.code).toBe('POINTS_EXCEEDED');
+  });
+});
+
+describe('over a listening server with tight limits', () => {
+  let s: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    s = await makeTestApp({ HORA_FORECAST_RPM: '3', HORA_CLEAN_CAPACITY: '1', HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '0', HORA_REQUEST_BUDGET_MS: '100' });
+    await s.app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = s.app.server.address();
+    url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  });
+  afterAll(async () => s.close());
+
+  const send = async (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
+    const res = await fetch(url + path, { method: 'POST', headers: { ...bearer(s.key), ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+
+  it('503 MODEL_BUSY, 504 GATEWAY_TIMEOUT, 503 cleaning capacity, 400 Content-Type, 429 forecast-rpm', async () => {
+    const running = send(TEST_FORECAST, { infer_gate: 'srv-late' });
+    await waitFor(() => s.app.capacity.inference.running === 1);
+    const busy = await send(TEST_FORECAST, { infer_ms: 1 });
+    expect([busy.status, busy.body.error.code, busy.headers.get('retry-after')]).toEqual([503, 'MODEL_BUSY', '1']);
+    const late = await running;
+    expect([late.status, late.body.error.code]).toEqual([504, 'GATEWAY_TIMEOUT']);
+    s.control.open('srv-late');
+
+    const cleaning = send(TEST_CLEAN, { gate: 'tight' });
+    await waitFor(() => s.app.capacity.cleaning.running === 1);
+    const full = await send(TEST_CLEAN, {});
+    expect([full.status, full.body.error.code, full.headers.get('retry-after')]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
+    s.control.open('tight');
+    expect((await cleaning).status).toBe(200);
+
+    const media = await send(TEST_FORECAST, {}, { 'content-type': 'text/csv' });
+    expect([media.status, media.body.error.code, media.body.error.details.field]).toEqual([400, 'VALIDATION_ERROR', 'Content-Type']);
+    const malformed = await fetch(url + TEST_FORECAST, { method: 'POST', headers: { ...bearer(s.key), 'content-type': 'application/json' }, body: '{"a":' });
+    expect([malformed.status, ((await malformed.json()) as any).error.code]).toEqual([400, 'MALFORMED_JSON']);
+
+    // Three forecast calls counted this minute (the 504, the 503 MODEL_BUSY, the malformed body);
+    // the bad media type was refused while parsing, before the per-minute step.
+    const limited = await send(TEST_FORECAST, {});
+    expect([limited.status, limited.body.error.code, limited.headers.get('x-ratelimit-policy')]).toEqual([429, 'RATE_LIMIT_EXCEEDED', 'forecast-rpm']);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
