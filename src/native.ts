@@ -75,3 +75,5 @@ export const runClean = addon.runCleanTask;
 export const checkQuantiles = addon.checkQuantiles;
 export const checkCleaningOptions = addon.checkCleaningOptions;
 export const engineErrorCodes = addon.engineErrorCodes;
+/** The time engine's parse path over one `ds` column (benchmark and cross-check with src/time). */
+export const parseDsColumn = addon.parseDsColumn;
