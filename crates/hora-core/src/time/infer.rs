@@ -119,8 +119,11 @@ fn choose(cands: Vec<Candidate>, distinct: usize) -> Result<InferredFreq, HoraEr
     }
     if let Some(second) = cands.get(1) {
         if second.share == best.share && rank(&second.freq) == rank(&best.freq) {
-            let list: Vec<String> =
-                cands.iter().filter(|c| c.share == best.share).map(|c| c.freq.canonical()).collect();
+            let list: Vec<String> = cands
+                .iter()
+                .filter(|c| c.share == best.share && rank(&c.freq) == rank(&best.freq))
+                .map(|c| c.freq.canonical())
+                .collect();
             return Err(HoraError::new(
                 ErrorCode::FreqAmbiguous,
                 format!("several frequencies fit the timestamps equally well: {}; send freq", list.join(", ")),
@@ -285,4 +288,34 @@ fn business_candidate(wall: &[Micros]) -> Option<Candidate> {
     let tod = mode_of_sorted(&tods)?;
     let share = days.iter().filter(|x| x.1 == tod).count() as f64 / days.len() as f64;
     Some(Candidate { freq: Freq::new(1, FreqUnit::BusinessDay), share, support })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(s: &str, share: f64) -> Candidate {
+        Candidate { freq: Freq::parse(s, true).unwrap(), share, support: 1.0 }
+    }
+
+    #[test]
+    fn a_month_and_a_week_reading_with_the_same_best_share_are_freq_ambiguous() {
+        let err = choose(vec![cand("4w", 0.95), cand("MS", 0.95), cand("672h", 0.95)], 20).unwrap_err();
+        assert_eq!(err.code, ErrorCode::FreqAmbiguous);
+        assert_eq!(err.details["candidates"], serde_json::json!(["4w", "MS"]));
+    }
+
+    #[test]
+    fn business_days_beat_days_and_wall_days_beat_utc_hours_on_a_tie() {
+        assert_eq!(choose(vec![cand("d", 1.0), cand("B", 1.0)], 20).unwrap().freq.canonical(), "B");
+        assert_eq!(choose(vec![cand("24h", 1.0), cand("d", 1.0)], 20).unwrap().freq.canonical(), "d");
+    }
+
+    #[test]
+    fn unsupported_candidates_are_dropped_and_confidence_grows_with_the_sample() {
+        let weak = Candidate { support: 0.4, ..cand("min", 1.0) };
+        assert_eq!(choose(vec![weak], 20).unwrap_err().code, ErrorCode::FreqInferenceFailed);
+        assert_eq!(choose(vec![cand("h", 0.95)], 6).unwrap().confidence, 0.475);
+        assert_eq!(choose(vec![cand("h", 0.95)], 40).unwrap().confidence, 0.95);
+    }
 }
