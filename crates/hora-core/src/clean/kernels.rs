@@ -157,9 +157,9 @@ mod tests {
 
     #[test]
     fn regrid_impute_fills_each_entity_on_its_own_grid() {
-        let (v, off) = regrid_impute(&[0, 20, 5, 10], &[1.0, 3.0, 7.0, 9.0], &[0, 2, 4], 10);
-        assert_eq!(off, vec![0, 3, 4]);
-        assert_eq!(v, vec![1.0, 2.0, 3.0, 7.0]);
+        let (v, off) = regrid_impute(&[0, 20, 5, 15], &[1.0, 3.0, 7.0, 9.0], &[0, 2, 4], 10);
+        assert_eq!(off, vec![0, 3, 5]);
+        assert_eq!(v, vec![1.0, 2.0, 3.0, 7.0, 9.0]);
         let (v, off) = regrid_impute(&[5, 25], &[1.0, 9.0], &[0, 2], 5);
         assert_eq!(off, vec![0, 5]);
         assert_eq!(v, vec![1.0, 3.0, 5.0, 7.0, 9.0]);
