@@ -82,14 +82,39 @@ pub fn impute_linear(values: &mut [f64]) -> usize {
 /// `stamps[indptr[e]..indptr[e + 1]]`, sorted distinct instants on one grid of `step`. Returns the
 /// filled grids back to back and their offsets.
 pub fn regrid_impute(stamps: &[i64], y: &[f64], indptr: &[usize], step: i64) -> (Vec<f64>, Vec<usize>) {
-    let mut out = Vec::with_capacity(stamps.len() + stamps.len() / 16);
+    // One pass per entity straight into the output: size first, then place and fill each run as
+    // soon as its right neighbour is seen.
+    let total: usize = indptr
+        .windows(2)
+        .filter(|w| w[1] > w[0])
+        .map(|w| ((stamps[w[1] - 1] - stamps[w[0]]) / step) as usize + 1)
+        .sum();
+    let mut out = vec![f64::NAN; total];
     let mut offsets = Vec::with_capacity(indptr.len());
     offsets.push(0);
+    let mut base = 0usize;
     for w in indptr.windows(2) {
-        let mut grid = regrid_fixed(&stamps[w[0]..w[1]], &y[w[0]..w[1]], step);
-        impute_linear(&mut grid);
-        out.extend_from_slice(&grid);
-        offsets.push(out.len());
+        if w[1] > w[0] {
+            let start = stamps[w[0]];
+            let mut prev: Option<(usize, f64)> = None;
+            for i in w[0]..w[1] {
+                let slot = ((stamps[i] - start) / step) as usize;
+                let v = y[i];
+                out[base + slot] = v;
+                if !v.is_finite() {
+                    continue;
+                }
+                if let Some((ps, pv)) = prev {
+                    let len = slot - ps;
+                    for k in 1..len {
+                        out[base + ps + k] = pv + (v - pv) * k as f64 / len as f64;
+                    }
+                }
+                prev = Some((slot, v));
+            }
+            base += ((stamps[w[1] - 1] - start) / step) as usize + 1;
+        }
+        offsets.push(base);
     }
     (out, offsets)
 }
