@@ -74,4 +74,5 @@ export const runForecast = addon.runForecastTask;
 export const runClean = addon.runCleanTask;
 export const checkQuantiles = addon.checkQuantiles;
 export const checkCleaningOptions = addon.checkCleaningOptions;
+export const regridImputeKernel = addon.regridImputeKernel;
 export const engineErrorCodes = addon.engineErrorCodes;
