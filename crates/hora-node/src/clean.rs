@@ -4,7 +4,7 @@ use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use hora_core::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits};
 use hora_core::ingest::ParsedBody;
-use hora_core::{ErrorCode, HoraError};
+use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 fn options_of(value: Value) -> std::result::Result<CleanOptions, HoraError> {
     serde_json::from_value(value)
-        .map_err(|e| HoraError::new(ErrorCode::InternalServerError, format!("cleaning options did not map: {e}")))
+        .map_err(|e| HoraError::field("options", format!("cleaning options are out of range: {e}")))
 }
 
 /// Checks the cleaning options (resolved preset and version included) against the policy
@@ -99,4 +99,27 @@ impl Task for CleanTask {
 pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CleanTask>> {
     let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
     Ok(AsyncTask::new(CleanTask { body: body.clone(), params }))
+}
+
+#[napi(object)]
+pub struct RegridImputeResult {
+    pub values: Float64Array,
+    pub indptr: Uint32Array,
+}
+
+/// The regrid-plus-linear-impute kernel alone, for the benchmark against the plain-TypeScript
+/// path (`src/clean/kernel.ts`). Stamps are microseconds carried as f64 (exact below 2^53).
+#[napi]
+pub fn regrid_impute_kernel(stamps: Float64Array, values: Float64Array, indptr: Uint32Array, step_micros: f64) -> Result<RegridImputeResult> {
+    let n = stamps.len();
+    let offsets: Vec<usize> = indptr.iter().map(|&i| i as usize).collect();
+    if values.len() != n || offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last().is_some_and(|&e| e > n) || step_micros < 1.0 {
+        return Err(Error::new(Status::InvalidArg, "stamps, values and indptr do not describe the same entities"));
+    }
+    let stamps: Vec<i64> = stamps.iter().map(|&t| t as i64).collect();
+    let (out, off) = clean::kernels::regrid_impute(&stamps, &values, &offsets, step_micros as i64);
+    Ok(RegridImputeResult {
+        values: Float64Array::new(out),
+        indptr: Uint32Array::new(off.into_iter().map(|o| o as u32).collect()),
+    })
 }

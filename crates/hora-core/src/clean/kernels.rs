@@ -77,6 +77,48 @@ pub fn impute_linear(values: &mut [f64]) -> usize {
     filled
 }
 
+/// Regrid plus linear imputation over many entities at once (the benchmark's kernel, agreed with
+/// the plain-TypeScript path in `src/clean/kernel.ts`): entity `e` is
+/// `stamps[indptr[e]..indptr[e + 1]]`, sorted distinct instants on one grid of `step`. Returns the
+/// filled grids back to back and their offsets.
+pub fn regrid_impute(stamps: &[i64], y: &[f64], indptr: &[usize], step: i64) -> (Vec<f64>, Vec<usize>) {
+    // One pass per entity straight into the output: size first, then place and fill each run as
+    // soon as its right neighbour is seen.
+    let total: usize = indptr
+        .windows(2)
+        .filter(|w| w[1] > w[0])
+        .map(|w| ((stamps[w[1] - 1] - stamps[w[0]]) / step) as usize + 1)
+        .sum();
+    let mut out = vec![f64::NAN; total];
+    let mut offsets = Vec::with_capacity(indptr.len());
+    offsets.push(0);
+    let mut base = 0usize;
+    for w in indptr.windows(2) {
+        if w[1] > w[0] {
+            let start = stamps[w[0]];
+            let mut prev: Option<(usize, f64)> = None;
+            for i in w[0]..w[1] {
+                let slot = ((stamps[i] - start) / step) as usize;
+                let v = y[i];
+                out[base + slot] = v;
+                if !v.is_finite() {
+                    continue;
+                }
+                if let Some((ps, pv)) = prev {
+                    let len = slot - ps;
+                    for k in 1..len {
+                        out[base + ps + k] = pv + (v - pv) * k as f64 / len as f64;
+                    }
+                }
+                prev = Some((slot, v));
+            }
+            base += ((stamps[w[1] - 1] - start) / step) as usize + 1;
+        }
+        offsets.push(base);
+    }
+    (out, offsets)
+}
+
 /// Indices of observed values whose robust z-score (median and MAD) exceeds `z`.
 pub fn outliers(values: &[f64], observed: &[bool], z: f64) -> Vec<usize> {
     let mut obs: Vec<f64> = values.iter().zip(observed).filter(|(v, o)| **o && v.is_finite()).map(|(v, _)| *v).collect();
@@ -136,6 +178,16 @@ mod tests {
         let mut w = vec![1.0, f64::NAN, 3.0];
         fill_run(&mut w, (1, 1), ImputeMethod::Seasonal, 2);
         assert_eq!(w[1], 2.0);
+    }
+
+    #[test]
+    fn regrid_impute_fills_each_entity_on_its_own_grid() {
+        let (v, off) = regrid_impute(&[0, 20, 5, 15], &[1.0, 3.0, 7.0, 9.0], &[0, 2, 4], 10);
+        assert_eq!(off, vec![0, 3, 5]);
+        assert_eq!(v, vec![1.0, 2.0, 3.0, 7.0, 9.0]);
+        let (v, off) = regrid_impute(&[5, 25], &[1.0, 9.0], &[0, 2], 5);
+        assert_eq!(off, vec![0, 5]);
+        assert_eq!(v, vec![1.0, 3.0, 5.0, 7.0, 9.0]);
     }
 
     #[test]

@@ -1,0 +1,55 @@
+// The regrid-plus-linear-impute kernel in plain TypeScript: the benchmark's baseline for the
+// addon's kernel (crates/hora-core/src/clean/kernels.rs, `regrid_impute`). Both take the same
+// columns and must return the same grids (test/clean-kernel.test.ts runs one table of cases
+// against both).
+
+export interface RegridResult {
+  /** Filled grids of every entity, back to back. */
+  values: Float64Array;
+  /** Entity e is values[indptr[e]..indptr[e + 1]]. */
+  indptr: Uint32Array;
+}
+
+/**
+ * Entity e is stamps[indptr[e]..indptr[e + 1]]: sorted distinct instants (microseconds, as
+ * numbers) on one grid of `step`. Empty slots between observations are filled on a straight line.
+ */
+export function regridImpute(stamps: Float64Array, y: Float64Array, indptr: Uint32Array, step: number): RegridResult {
+  const entities = indptr.length - 1;
+  let total = 0;
+  for (let e = 0; e < entities; e++) {
+    const a = indptr[e];
+    const b = indptr[e + 1];
+    if (b > a) total += Math.round((stamps[b - 1] - stamps[a]) / step) + 1;
+  }
+  const values = new Float64Array(total).fill(Number.NaN);
+  const out = new Uint32Array(entities + 1);
+  let base = 0;
+  for (let e = 0; e < entities; e++) {
+    const a = indptr[e];
+    const b = indptr[e + 1];
+    if (b > a) {
+      const start = stamps[a];
+      let prevSlot = -1;
+      let prevValue = Number.NaN;
+      for (let i = a; i < b; i++) {
+        const slot = Math.round((stamps[i] - start) / step);
+        const v = y[i];
+        values[base + slot] = v;
+        // Fill the run between the previous observed value and this one.
+        if (prevSlot >= 0 && slot - prevSlot > 1 && Number.isFinite(v) && Number.isFinite(prevValue)) {
+          const len = slot - prevSlot;
+          for (let k = 1; k < len; k++) values[base + prevSlot + k] = prevValue + ((v - prevValue) * k) / len;
+        }
+        // A null (NaN) is skipped: its slot joins the run filled at the next value.
+        if (Number.isFinite(v)) {
+          prevSlot = slot;
+          prevValue = v;
+        }
+      }
+      base += Math.round((stamps[b - 1] - start) / step) + 1;
+    }
+    out[e + 1] = base;
+  }
+  return { values, indptr: out };
+}

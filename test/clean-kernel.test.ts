@@ -1,0 +1,39 @@
+// One table of regrid + linear-impute cases against both implementations: the addon's kernel and
+// the plain-TypeScript path used as the benchmark baseline (the Rust test reads the same table).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { regridImpute } from '../src/clean/kernel.js';
+import { regridImputeKernel } from '../src/native.js';
+
+interface Case {
+  name: string;
+  step: number;
+  stamps: number[];
+  values: (number | null)[];
+  indptr: number[];
+  expected: (number | null)[];
+  expected_indptr: number[];
+}
+const { cases } = JSON.parse(readFileSync(new URL('./clean-kernel-cases.json', import.meta.url), 'utf8')) as { cases: Case[] };
+
+const implementations = {
+  addon: regridImputeKernel,
+  typescript: regridImpute,
+};
+
+for (const [name, kernel] of Object.entries(implementations)) {
+  describe(`regrid + linear impute (${name})`, () => {
+    for (const c of cases) {
+      it(c.name, () => {
+        const out = kernel(
+          Float64Array.from(c.stamps),
+          Float64Array.from(c.values.map((v) => v ?? Number.NaN)),
+          Uint32Array.from(c.indptr),
+          c.step,
+        );
+        expect(Array.from(out.indptr)).toEqual(c.expected_indptr);
+        expect(Array.from(out.values).map((v) => (Number.isNaN(v) ? null : v))).toEqual(c.expected);
+      });
+    }
+  });
+}

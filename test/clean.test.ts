@@ -1,0 +1,217 @@
+// POST /v1/clean through fastify.inject, and the cleaning stage as the forecast uses it: presets,
+// versions, knobs, the strict -> accept round trip, decline, the raw refusals, covariates and the
+// data codes. Reports are checked against docs/cleaning-report.schema.json.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+import { hourlyRows, isoZ, seasonalRows, type Row } from './helpers/series.js';
+
+const schema = JSON.parse(readFileSync(new URL('../docs/cleaning-report.schema.json', import.meta.url), 'utf8'));
+const validateReport = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(schema);
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await makeTestApp({ HORA_FORECAST_RPM: '100000', HORA_CLEAN_RPM: '100000' });
+});
+afterAll(async () => t.close());
+
+async function post(url: string, body: unknown, key = t.key) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
+  return { res, json: res.json() as Record<string, any> };
+}
+const clean = (body: unknown, key?: string) => post('/v1/clean', body, key);
+const forecast = (body: unknown) => post('/v1/forecast', body);
+
+function expectError(r: { res: { statusCode: number }; json: Record<string, any> }, status: number, code: string) {
+  expect(r.json.error?.code, JSON.stringify(r.json).slice(0, 400)).toBe(code);
+  expect(r.res.statusCode).toBe(status);
+}
+
+function expectValidReport(report: unknown) {
+  const ok = validateReport(report);
+  expect(ok, JSON.stringify(validateReport.errors?.slice(0, 3))).toBe(true);
+}
+
+const HOUR = 3_600_000;
+const START = Date.UTC(2024, 0, 1);
+/** Hourly seasonal rows with the slots in `gap` missing. */
+const gapped = (id: string, n: number, gap: [number, number]): Row[] =>
+  seasonalRows(id, n).filter((_, i) => i < gap[0] || i >= gap[1]);
+
+describe('POST /v1/clean', () => {
+  it('returns the report and the effective policy, and bills nothing', async () => {
+    const before = await t.hora('usage', 'acct');
+    const { res, json } = await clean({ series: gapped('a', 60, [10, 13]), freq: 'h' });
+    expect(res.statusCode).toBe(200);
+    expect(json.effective_policy).toEqual({ id: 'default@2026-13', preset: 'default', version: '2026-13', source: 'platform' });
+    expectValidReport(json.cleaning_report);
+    const report = json.cleaning_report;
+    expect(report.overall).toMatchObject({ series_count: 1, input_points: 57, output_points: 60 });
+    expect(report.decisions.map((d: any) => [d.id, d.status, d.count])).toEqual([
+      ['grid.regrid', 'applied', 3],
+      ['gap.impute', 'applied', 3],
+    ]);
+    expect(json.data_quality).toMatchObject({ status: 'cleaned', imputed_points: 3, outlier_points_suppressed: 0, inferred_freq: null });
+    expect(res.headers['x-ratelimit-policy']).toBe('clean-rpm');
+    const after = await t.hora('usage', 'acct');
+    expect(after.billed_points).toBe(before.billed_points);
+  });
+
+  it('infers an omitted freq and reports its confidence', async () => {
+    const { json } = await clean({ series: seasonalRows('a', 48) });
+    expect(json.freq).toBe('h');
+    expect(json.data_quality.inferred_freq).toBe('h');
+    expect(json.cleaning_report.series[0].freq).toMatchObject({ source: 'inferred', inferred: 'h' });
+    expect(json.cleaning_report.series[0].freq.confidence).toBeGreaterThan(0.9);
+  });
+
+  it('strict -> 422 with proposed decisions -> accept of those ids -> 200', async () => {
+    const body = { series: gapped('a', 60, [10, 12]), freq: 'h', options: { cleaning: { preset: 'strict' } } };
+    const refused = await clean(body);
+    expectError(refused, 422, 'SERIES_DISCONTINUOUS');
+    expect(refused.json.error.details.reason).toBe('series_discontinuous');
+    const report = refused.json.error.details.cleaning_report;
+    expectValidReport(report);
+    const proposed = report.decisions.filter((d: any) => d.status === 'proposed').map((d: any) => d.id);
+    expect(proposed).toEqual(['grid.regrid', 'gap.impute']);
+    const accepted = await clean({ ...body, options: { cleaning: { preset: 'strict', accept: proposed } } });
+    expect(accepted.res.statusCode).toBe(200);
+    expect(accepted.json.effective_policy.id).toBe('strict@2026-13');
+  });
+
+  it('decline of an applied reversible decision -> 422 naming it in caused_by', async () => {
+    const r = await clean({ series: gapped('a', 60, [10, 12]), freq: 'h', options: { cleaning: { decline: ['grid.regrid'] } } });
+    expectError(r, 422, 'SERIES_DISCONTINUOUS');
+    expect(r.json.error.details.cleaning_report.blocking[0].caused_by).toContain('grid.regrid');
+  });
+
+  it('unsorted rows with clean_series false are TIMESTAMP_IRREGULAR with the report', async () => {
+    const rows = seasonalRows('a', 40);
+    [rows[3], rows[4]] = [rows[4], rows[3]];
+    const r = await clean({ series: rows, freq: 'h', clean_series: false });
+    expectError(r, 422, 'TIMESTAMP_IRREGULAR');
+    expect(r.json.error.details.reason).toBe('timestamp_irregular');
+    expectValidReport(r.json.error.details.cleaning_report);
+  });
+
+  it('raw, sent or inherited from the key, is CLEANING_OPTION_UNSUPPORTED', async () => {
+    expectError(await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { preset: 'raw' } } }), 422, 'CLEANING_OPTION_UNSUPPORTED');
+    const k = await t.hora('key', 'create', '--account', 'acct', '--name', 'raw default', '--preset', 'raw');
+    expectError(await clean({ series: seasonalRows('a', 40), freq: 'h' }, String(k.key)), 422, 'CLEANING_OPTION_UNSUPPORTED');
+  });
+
+  it('with a model, the model checks apply: MODEL_NOT_AVAILABLE and SERIES_TOO_LONG', async () => {
+    expectError(await clean({ series: seasonalRows('a', 40), freq: 'h', model: 'other' }), 422, 'MODEL_NOT_AVAILABLE');
+    const long = hourlyRows('a', 4200, (i) => i);
+    expectError(await clean({ series: long, freq: 'h', model: 'hora' }), 422, 'SERIES_TOO_LONG');
+    // Without a model there is no maximum context.
+    expect((await clean({ series: long, freq: 'h' })).res.statusCode).toBe(200);
+  });
+
+  it('more than 200,000 input points is POINTS_EXCEEDED', async () => {
+    const rows = Array.from({ length: 200_001 }, (_, i) => ({ unique_id: `s${i % 100}`, ds: isoZ(START + Math.floor(i / 100) * HOUR), y: 1 }));
+    expectError(await clean({ series: rows, freq: 'h' }), 422, 'POINTS_EXCEEDED');
+  });
+
+  it('an implied grid beyond the cap is POINTS_EXCEEDED with points and cap', async () => {
+    const rows = [{ unique_id: 'a', ds: '2000-01-01T00:00:00Z', y: 1 }, { unique_id: 'a', ds: '2090-01-01T00:00:00Z', y: 2 }];
+    const r = await clean({ series: rows, freq: 's' });
+    expectError(r, 422, 'POINTS_EXCEEDED');
+    expect(r.json.error.details.points).toBeGreaterThan(r.json.error.details.cap);
+  });
+});
+
+describe('versions and knobs through HTTP', () => {
+  it('a pinned deprecated version adds cleaning_version_deprecated', async () => {
+    const { json } = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { version: '2026-11' } } });
+    expect(json.warnings).toEqual([{ code: 'cleaning_version_deprecated' }]);
+    expect(json.effective_policy).toMatchObject({ version: '2026-11', source: 'request' });
+  });
+
+  it('knobs under 2026-10 are refused with requires_version', async () => {
+    const r = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { version: '2026-10', impute_method: 'seasonal' } } });
+    expectError(r, 422, 'CLEANING_OPTION_UNSUPPORTED');
+    expect(r.json.error.details).toMatchObject({ field: 'options.cleaning.impute_method', requires_version: '2026-11' });
+  });
+
+  it('structural_zero fills with zeros and long_gap mask reports the masked points', async () => {
+    const z = await clean({ series: gapped('a', 60, [10, 12]), freq: 'h', options: { cleaning: { structural_zero: true } } });
+    expect(z.json.cleaning_report.decisions.find((d: any) => d.id === 'gap.impute').method).toBe('structural_zero');
+    const m = await forecast({ series: gapped('a', 200, [50, 110]), freq: 'h', h: 2, options: { cleaning: { long_gap: 'mask' } } });
+    expect(m.res.statusCode).toBe(200);
+    expect(m.json.model_input[0]).toMatchObject({ long_gap_points: 60, long_gap_handling: 'mask', context_points: 200 });
+    expect(m.json.usage.input_data_points).toBe(140);
+  });
+});
+
+describe('the cleaning stage inside the forecast', () => {
+  it('a long gap keeps the latest segment and usage counts only observed points fed', async () => {
+    const { res, json } = await forecast({ series: gapped('a', 200, [50, 110]), freq: 'h', h: 3 });
+    expect(res.statusCode).toBe(200);
+    expect(json.model_input[0]).toMatchObject({ context_points: 90, fed_points: 90, truncated: 0, missing_mode: 'filled' });
+    expect(json.usage.input_data_points).toBe(90);
+    expectValidReport(json.cleaning_report);
+  });
+
+  it('up to three trailing nulls are a masked tail with a warning; more is trailing_gap_too_long', async () => {
+    const rows = seasonalRows('a', 48);
+    rows[46].y = null;
+    rows[47].y = null;
+    const ok = await forecast({ series: rows, freq: 'h', h: 2 });
+    expect(ok.res.statusCode).toBe(200);
+    expect(ok.json.model_input[0]).toMatchObject({ masked_tail: 2, tail_handling: 'mask' });
+    expect(ok.json.warnings).toContainEqual({ code: 'trailing_values_missing', unique_id: 'a' });
+    expect(ok.json.forecast[0].ds).toBe(isoZ(START + 48 * HOUR));
+    for (const i of [43, 44, 45]) rows[i].y = null;
+    const r = await forecast({ series: rows, freq: 'h', h: 2 });
+    expectError(r, 422, 'SERIES_DISCONTINUOUS');
+    expect(r.json.error.details).toMatchObject({ reason: 'trailing_gap_too_long', count: 5, max_steps: 3 });
+  });
+
+  it('a missing share of 35 % is SERIES_DISCONTINUOUS health_critical', async () => {
+    const rows = seasonalRows('a', 60).filter((_, i) => i < 10 || i >= 52 || i % 2 === 0);
+    const r = await forecast({ series: rows, freq: 'h', h: 2 });
+    expectError(r, 422, 'SERIES_DISCONTINUOUS');
+    expect(r.json.error.details.reason).toBe('missing_share_too_high');
+    expect(r.json.error.details.cleaning_report.blocking[0].kind).toBe('health_critical');
+  });
+
+  it('fewer than 16 points after cleaning is SERIES_TOO_SHORT; no numeric y is SERIES_EMPTY', async () => {
+    expectError(await forecast({ series: seasonalRows('a', 12), freq: 'h', h: 2 }), 422, 'SERIES_TOO_SHORT');
+    expectError(await forecast({ series: hourlyRows('a', 20, () => null), freq: 'h', h: 2 }), 422, 'SERIES_EMPTY');
+  });
+
+  it('raw runs the structural check: violations with a hint, data_quality fixed, no report', async () => {
+    const rows = seasonalRows('a', 40);
+    rows[5].y = null;
+    const bad = await forecast({ series: rows, freq: 'h', h: 2, options: { cleaning: { preset: 'raw' } } });
+    expectError(bad, 422, 'RAW_INPUT_INVALID');
+    expect(bad.json.error.details.violations).toEqual([{ unique_id: 'a', index: 5, reason: 'not_observed' }]);
+    expect(typeof bad.json.error.details.hint).toBe('string');
+    const ok = await forecast({ series: seasonalRows('a', 40), freq: 'h', h: 2, options: { cleaning: { preset: 'raw' } } });
+    expect(ok.res.statusCode).toBe(200);
+    expect(ok.json.data_quality).toEqual({ status: 'ok', missing_ratio: 0 });
+    expect(ok.json.cleaning_report).toBeUndefined();
+  });
+
+  it('covariates are reported per column; hora-1.0 uses none', async () => {
+    const series = seasonalRows('a', 48).map((r, i) => ({ ...r, temp: i, promo: i % 2 }));
+    const future = [0, 1].map((k) => ({ unique_id: 'a', ds: isoZ(START + (48 + k) * HOUR), temp: 1 }));
+    const { res, json } = await forecast({ series, future_covariates: future, freq: 'h', h: 2 });
+    expect(res.statusCode).toBe(200);
+    expect(json.model_input[0].covariates_used).toBe(false);
+    expect(json.model_input[0].covariates).toEqual([
+      { name: 'temp', role: 'future', used: false, reason: 'model_unsupported' },
+      { name: 'promo', role: 'past', used: false, reason: 'future_values_missing' },
+    ]);
+    const mismatch = await forecast({ series, future_covariates: future.map((f) => ({ ...f, other: 1 })), freq: 'h', h: 2 });
+    expectError(mismatch, 422, 'COVARIATE_COLUMN_MISMATCH');
+    expect(mismatch.json.error.details.future_only).toEqual(['other']);
+  });
+});
