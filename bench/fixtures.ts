@@ -1,5 +1,6 @@
 // Seeded request bodies shared by the benchmarks (built outside every timed closure).
 
+/** A small deterministic generator (mulberry32), shared with the tests' fixtures. */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

@@ -204,7 +204,22 @@ describe('validation order steps 3 to 6', () => {
   it('an entity with more distinct timestamps than the maximum context is SERIES_TOO_LONG before cleaning', async () => {
     const r = await post(base({}, [...hourlyRows('long', 4097, (i) => i), ...seasonalRows('ok', 30)]));
     expectError(r, 422, 'SERIES_TOO_LONG');
-    expect(r.json.error.details).toMatchObject({ max_context: 4096, measured: 'timestamps', series_count: 1, series: [{ unique_id: 'long', timestamps: 4097 }] });
+    expect(r.json.error.details).toMatchObject({ max_context: 4096, measured: 'timestamps', series_count: 1, series: [{ unique_id: 'long', points: 4097 }] });
+  });
+
+  it('an entity whose long gap cleaning will cut skips the pre-cleaning length check', async () => {
+    const old = hourlyRows('gappy', 1200, (i) => 10 + Math.sin(i / 4));
+    const recent = hourlyRows('gappy', 3000, (i) => 10 + Math.sin(i / 4), Date.UTC(2024, 0, 1) + 1700 * 3_600_000);
+    const { res, json } = await post(base({}, [...old, ...recent]));
+    expect(res.statusCode, JSON.stringify(json).slice(0, 300)).toBe(200);
+    expect(json.model_input[0].fed_points).toBe(3000);
+    expect(json.usage.input_data_points).toBe(3000);
+  });
+
+  it('integer options beyond what the engine holds are VALIDATION_ERROR, never a 500', async () => {
+    for (const options of [{ gap_split_min_steps: 4294967296 }, { gap_split_min_steps: 1e308 }, { cleaning: { seasonal_period: -1 } }]) {
+      expectError(await post(base({ options })), 422, 'VALIDATION_ERROR');
+    }
   });
 
   it('no error response is billed and failed requests free their quota', async () => {

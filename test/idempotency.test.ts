@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEPRECATION_HEADER_VALUE } from '../src/plugins/idempotency.js';
 import { canonicalDigest } from '../src/native.js';
-import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
 
 let t: TestApp;
@@ -57,7 +57,7 @@ describe('idempotency', () => {
   it('a second request while the first runs is 409 IDEMPOTENCY_IN_PROGRESS, then the finished one replays', async () => {
     const body = { gate: 'hold' };
     const first = post({ 'idempotency-key': 'k-slow' }, body);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => t.control.runs === 1);
     const second = await post({ 'idempotency-key': 'k-slow' }, body);
     expect(second.statusCode).toBe(409);
     expect(second.json().error).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', category: 'conflict', retryable: true });
@@ -73,7 +73,9 @@ describe('idempotency', () => {
   it('two concurrent requests with one key: exactly one runs, the other gets 409', async () => {
     const body = { gate: 'race' };
     const both = [post({ 'idempotency-key': 'k-race' }, body), post({ 'idempotency-key': 'k-race' }, body)];
-    await new Promise((r) => setTimeout(r, 100));
+    // The loser answers at once while the winner waits at the gate.
+    const loser = await Promise.race(both);
+    expect(loser.statusCode).toBe(409);
     t.control.open('race');
     const statuses = (await Promise.all(both)).map((r) => r.statusCode).sort();
     expect(statuses).toEqual([200, 409]);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
 
 let t: TestApp;
@@ -71,6 +71,17 @@ describe('requests per minute', () => {
     expect((await post({ n: 1 }, { 'idempotency-key': 'r2' })).statusCode).toBe(200);
     expect((await post({ n: 2 })).statusCode).toBe(429);
     expect((await post({ n: 1 }, { 'idempotency-key': 'r2' })).headers['x-idempotent-replayed']).toBe('true');
+  });
+
+  it('an oversized body counts as a request and is rate-limited before its size is judged', async () => {
+    t = await makeTestApp({ HORA_FORECAST_RPM: '2', HORA_BODY_LIMIT_BYTES: '2048' });
+    const big = { pad: 'x'.repeat(4096) };
+    const first = await post(big);
+    expect([first.statusCode, first.json().error.code]).toEqual([422, 'POINTS_EXCEEDED']);
+    expect((await post()).statusCode).toBe(200);
+    const limited = await post(big);
+    expect([limited.statusCode, limited.json().error.code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    expect(t.control.runs).toBe(1);
   });
 });
 
@@ -146,7 +157,7 @@ describe('capacity', () => {
   it('cleaning capacity full: /clean answers 503 SERVICE_UNAVAILABLE with Retry-After and never queues', async () => {
     t = await makeTestApp({ HORA_CLEAN_CAPACITY: '1' });
     const held = post({ gate: 'c' }, {}, TEST_CLEAN);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => t.app.capacity.cleaning.running === 1);
     const busy = await post({}, {}, TEST_CLEAN);
     expect(busy.statusCode).toBe(503);
     expect(busy.json().error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true });
@@ -158,29 +169,33 @@ describe('capacity', () => {
 
   it('model runs beyond the slots and the wait queue answer 503 MODEL_BUSY with Retry-After', async () => {
     t = await makeTestApp({ HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '1' });
-    const a = post({ infer_ms: 300 });
-    const b = post({ infer_ms: 10 });
-    await new Promise((r) => setTimeout(r, 50));
-    const c = await post({ infer_ms: 10 });
+    const a = post({ infer_gate: 'a' });
+    await waitFor(() => t.app.capacity.inference.running === 1);
+    const b = post({ infer_ms: 1 });
+    await waitFor(() => t.app.capacity.inference.waiting === 1);
+    const c = await post({ infer_ms: 1 });
     expect(c.statusCode).toBe(503);
     expect(c.json().error).toMatchObject({ code: 'MODEL_BUSY', category: 'server', retryable: true });
     expect(Number(c.headers['retry-after'])).toBeGreaterThan(0);
+    t.control.open('a');
     expect((await a).statusCode).toBe(200);
     expect((await b).statusCode).toBe(200);
   });
 
   it('a wait longer than HORA_INFERENCE_WAIT_MS is MODEL_BUSY', async () => {
     t = await makeTestApp({ HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '4', HORA_INFERENCE_WAIT_MS: '50' });
-    const a = post({ infer_ms: 400 });
-    await new Promise((r) => setTimeout(r, 20));
+    const a = post({ infer_gate: 'long' });
+    await waitFor(() => t.app.capacity.inference.running === 1);
     const b = await post({ infer_ms: 1 });
     expect(b.json().error.code).toBe('MODEL_BUSY');
+    expect(t.app.capacity.inference.waiting).toBe(0);
+    t.control.open('long');
     expect((await a).statusCode).toBe(200);
   });
 
   it('a run past HORA_REQUEST_BUDGET_MS is 504 GATEWAY_TIMEOUT: not stored, not billed, quota released', async () => {
     t = await makeTestApp({ HORA_REQUEST_BUDGET_MS: '50', HORA_DAILY_POINTS: '100' });
-    const res = await post({ reserve: 100, infer_ms: 300, settle: { input: 90, forecast: 10 } }, { 'idempotency-key': 'slow-1' });
+    const res = await post({ reserve: 100, infer_gate: 'late', settle: { input: 90, forecast: 10 } }, { 'idempotency-key': 'slow-1' });
     expect(res.statusCode).toBe(504);
     expect(res.json().error).toMatchObject({ code: 'GATEWAY_TIMEOUT', category: 'server', retryable: true });
     expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0 });
@@ -188,7 +203,8 @@ describe('capacity', () => {
     expect(await t.store.quotaUsed('acct', day)).toBe(0);
     // The late run still holds its model slot, so nothing overbooks the model meanwhile.
     expect((await post({ infer_ms: 1 })).json().error.code).toBe('MODEL_BUSY');
-    await new Promise((r) => setTimeout(r, 350));
+    t.control.open('late');
+    await waitFor(() => t.app.capacity.inference.running === 0);
     // Not stored: the same key runs again.
     const retry = await post({ reserve: 1, infer_ms: 1 }, { 'idempotency-key': 'slow-1' });
     expect(retry.statusCode).toBe(200);

@@ -1,7 +1,7 @@
 // The same codes and headers through a real listening server (port 0), not only inject.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
 
 let t: TestApp;
@@ -63,8 +63,9 @@ describe('over a listening server', () => {
     expect(replay.json().request_id).toBe(first.json().request_id);
     expect(replay.headers.get('x-request-id')).toBe(first.json().request_id);
     expect((await post({ n: 2 }, { 'idempotency-key': 'srv-1' })).json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const runs = t.control.runs;
     const slow = post({ gate: 'srv' }, { 'idempotency-key': 'srv-2' });
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => t.control.runs === runs + 1);
     const busy = await post({ gate: 'srv' }, { 'idempotency-key': 'srv-2' });
     expect([busy.status, busy.json().error.code]).toEqual([409, 'IDEMPOTENCY_IN_PROGRESS']);
     t.control.open('srv');
@@ -146,5 +147,50 @@ describe('over a listening server', () => {
     });
     expect(result.status).toBe(422);
     expect(JSON.parse(result.body).error.code).toBe('POINTS_EXCEEDED');
+  });
+});
+
+describe('over a listening server with tight limits', () => {
+  let s: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    s = await makeTestApp({ HORA_FORECAST_RPM: '3', HORA_CLEAN_CAPACITY: '1', HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '0', HORA_REQUEST_BUDGET_MS: '100' });
+    await s.app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = s.app.server.address();
+    url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  });
+  afterAll(async () => s.close());
+
+  const send = async (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
+    const res = await fetch(url + path, { method: 'POST', headers: { ...bearer(s.key), ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+
+  it('503 MODEL_BUSY, 504 GATEWAY_TIMEOUT, 503 cleaning capacity, 400 Content-Type, 429 forecast-rpm', async () => {
+    const running = send(TEST_FORECAST, { infer_gate: 'srv-late' });
+    await waitFor(() => s.app.capacity.inference.running === 1);
+    const busy = await send(TEST_FORECAST, { infer_ms: 1 });
+    expect([busy.status, busy.body.error.code, busy.headers.get('retry-after')]).toEqual([503, 'MODEL_BUSY', '1']);
+    const late = await running;
+    expect([late.status, late.body.error.code]).toEqual([504, 'GATEWAY_TIMEOUT']);
+    s.control.open('srv-late');
+
+    const cleaning = send(TEST_CLEAN, { gate: 'tight' });
+    await waitFor(() => s.app.capacity.cleaning.running === 1);
+    const full = await send(TEST_CLEAN, {});
+    expect([full.status, full.body.error.code, full.headers.get('retry-after')]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
+    s.control.open('tight');
+    expect((await cleaning).status).toBe(200);
+
+    const media = await send(TEST_FORECAST, {}, { 'content-type': 'text/csv' });
+    expect([media.status, media.body.error.code, media.body.error.details.field]).toEqual([400, 'VALIDATION_ERROR', 'Content-Type']);
+    const malformed = await fetch(url + TEST_FORECAST, { method: 'POST', headers: { ...bearer(s.key), 'content-type': 'application/json' }, body: '{"a":' });
+    expect([malformed.status, ((await malformed.json()) as any).error.code]).toEqual([400, 'MALFORMED_JSON']);
+
+    // Three forecast calls counted this minute (the 504, the 503 MODEL_BUSY, the malformed body);
+    // the bad media type was refused while parsing, before the per-minute step.
+    const limited = await send(TEST_FORECAST, {});
+    expect([limited.status, limited.body.error.code, limited.headers.get('x-ratelimit-policy')]).toEqual([429, 'RATE_LIMIT_EXCEEDED', 'forecast-rpm']);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });

@@ -57,7 +57,7 @@ export async function handleForecast(input: ForecastInput, deps: ForecastDeps): 
   const params = forecastParams(top, policy);
   checkCleaningOptions(top, policy, params.cleaning as Record<string, unknown>, 'forecast');
   const model = loadModel();
-  checkForecastModel(top, params, parsed, model, policy);
+  await checkForecastModel(top, params, parsed, model, policy);
 
   const hold = await deps.reserveQuota(parsed.rowCount + params.h * parsed.entityCount);
   const outcome = await deps.runInference(() => runForecast(parsed, params));

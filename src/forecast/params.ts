@@ -1,12 +1,11 @@
 // Validation order step 6 (model checks) and the engine parameters of a forecast.
 import { ApiError, fromEngineError } from '../errors.js';
-import { checkQuantiles, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
+import { checkQuantiles, runClean, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
 import type { TopLevelFields } from '../schemas/request.js';
 
 /** The public model ids: the concrete one and its floating alias. */
 export const MODEL_IDS = ['hora-1.0', 'hora'] as const;
-const TOO_LONG_LISTED = 10;
 
 /** The cleaning options handed to the engine: the request's, with the resolved preset and version. */
 export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): Record<string, unknown> {
@@ -45,28 +44,39 @@ export function checkModelId(top: TopLevelFields): void {
   }
 }
 
+export interface LengthCheck {
+  freq: string | undefined;
+  h: number;
+  cleaning: Record<string, unknown>;
+}
+
 /**
- * SERIES_TOO_LONG before cleaning: distinct timestamps per entity (rows under raw) above the
- * model's maximum context.
+ * SERIES_TOO_LONG before cleaning (validation order step 6): more distinct timestamps (rows under
+ * raw) than the maximum context. Counting is cheap; only when an entity is over does the engine
+ * decide, because an entity whose long gap the cleaning will cut skips this check.
  */
-export function checkSeriesLength(parsed: ParsedRequest, model: ModelInfo, raw: boolean): void {
-  const measured = raw ? 'rows' : 'timestamps';
-  const over = parsed
-    .entitySizes()
-    .map((s) => ({ unique_id: s.uniqueId, length: raw ? s.rows : s.timestamps }))
-    .filter((s) => s.length > model.maxContext)
-    .sort((a, b) => b.length - a.length);
-  if (over.length === 0) return;
-  throw new ApiError('SERIES_TOO_LONG', `${over.length} series exceed the model's maximum context of ${model.maxContext} points.`, {
-    max_context: model.maxContext,
-    measured,
-    series: over.slice(0, TOO_LONG_LISTED).map((s) => ({ unique_id: s.unique_id, [measured]: s.length })),
-    series_count: over.length,
+export async function checkSeriesLength(parsed: ParsedRequest, model: ModelInfo, raw: boolean, check: LengthCheck): Promise<void> {
+  const over = parsed.entitySizes().some((s) => (raw ? s.rows : s.timestamps) > model.maxContext);
+  if (!over) return;
+  const outcome = await runClean(parsed, {
+    freq: check.freq,
+    h: check.h,
+    minContext: model.minContext,
+    maxContext: model.maxContext,
+    cleaning: check.cleaning,
   });
+  // Only the length verdict belongs to this step; other cleaning errors come at step 8.
+  if (outcome.error?.code === 'SERIES_TOO_LONG') throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
 }
 
 /** Step 6 of the forecast: model id, horizon, strict quantiles, pre-cleaning length. */
-export function checkForecastModel(top: TopLevelFields, params: ForecastParams, parsed: ParsedRequest, model: ModelInfo, policy: EffectivePolicy): void {
+export async function checkForecastModel(
+  top: TopLevelFields,
+  params: ForecastParams,
+  parsed: ParsedRequest,
+  model: ModelInfo,
+  policy: EffectivePolicy,
+): Promise<void> {
   checkModelId(top);
   if (params.h > model.maxHorizon) {
     throw new ApiError('HORIZON_EXCEEDS_MODEL', `h = ${params.h} exceeds the model's maximum horizon of ${model.maxHorizon}.`, {
@@ -77,5 +87,6 @@ export function checkForecastModel(top: TopLevelFields, params: ForecastParams, 
   }
   const quantileError = checkQuantiles(params);
   if (quantileError) throw fromEngineError(quantileError as Parameters<typeof fromEngineError>[0]);
-  checkSeriesLength(parsed, model, policy.preset === 'raw');
+  const cleaning = params.cleaning as Record<string, unknown>;
+  await checkSeriesLength(parsed, model, policy.preset === 'raw', { freq: params.freq ?? undefined, h: params.h, cleaning });
 }

@@ -11,7 +11,8 @@ export const REQUIRED_SCOPE = 'forecast:write';
 /** Seconds a caller is told to wait while an endpoint is paused (docs/service.md). */
 export const PAUSED_RETRY_AFTER_S = 30;
 
-const BEARER_RE = /^Bearer +([^\s]+) *$/i;
+// Exactly the contract's form: the scheme, one space, the key.
+const BEARER_RE = /^Bearer ([^\s]+)$/i;
 
 function defaults(d: CleaningDefaults): PolicyDefaults {
   const out: PolicyDefaults = {};

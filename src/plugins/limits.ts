@@ -172,8 +172,19 @@ export default fp(
 
     app.addHook('preHandler', async (req) => {
       const policy = routePolicy(req);
-      if (!policy || !req.tenant || req.idempotency?.replayed) return;
+      if (!policy || !req.tenant || req.idempotency?.replayed || req.rateLimit) return;
       req.rateLimit = await limits.consumeRpm(req.tenant.accountId, policy.rpmPolicy);
+    });
+
+    // A body declared larger than the limit is refused while parsing (422 POINTS_EXCEEDED, step
+    // 4); the per-minute limit (step 2) is applied to it first, so the order holds for it too.
+    app.addHook('preParsing', async (req, _reply, payload) => {
+      const policy = routePolicy(req);
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (policy && req.tenant && declared > app.config.bodyLimitBytes) {
+        req.rateLimit = await limits.consumeRpm(req.tenant.accountId, policy.rpmPolicy);
+      }
+      return payload;
     });
 
     async function finishRequest(req: FastifyRequest, reply: FastifyReply): Promise<void> {

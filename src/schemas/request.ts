@@ -41,10 +41,11 @@ export const CleaningOptions = Type.Object(
     preset: Type.Optional(Type.String({ description: 'default, strict or raw.' })),
     version: Type.Optional(Type.String({ description: '2026-13 (default), 2026-12, 2026-11, 2026-10.' })),
     impute_method: Type.Optional(Type.String({ description: 'linear (default), seasonal or locf; docs/cleaning-policy.md.' })),
-    seasonal_period: Type.Optional(Type.Integer({ description: '2 to 10000 steps.' })),
+    seasonal_period: Type.Optional(Type.Integer({ minimum: 1, maximum: 4_294_967_295, description: '2 to 10000 steps.' })),
     nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()])),
     bounds: Type.Optional(
-      Type.Object({ lower: Type.Optional(Type.Number()), upper: Type.Optional(Type.Number()) }, { additionalProperties: false }),
+      // The contract: "an object with numeric lower and upper".
+      Type.Object({ lower: Type.Number(), upper: Type.Number() }, { additionalProperties: false }),
     ),
     structural_zero: Type.Optional(Type.Boolean()),
     business_days: Type.Optional(Type.Boolean()),
@@ -59,7 +60,7 @@ export const RequestOptions = Type.Object(
   {
     timezone: Type.Optional(Type.String({ description: 'IANA zone name for naive timestamps.' })),
     ds_format: Type.Optional(Type.Enum(['dmy', 'mdy'])),
-    gap_split_min_steps: Type.Optional(Type.Integer({ minimum: 0 })),
+    gap_split_min_steps: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295 })),
     cleaning: Type.Optional(CleaningOptions),
     router_strategy: Type.Optional(Type.Enum(['auto', 'ensemble', 'single', 'fast'])),
   },

@@ -63,4 +63,13 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
   };
 }
 
+/** Polls `cond` until it holds (a request reached a given stage), failing after `timeoutMs`. */
+export async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
 export const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });

@@ -45,6 +45,8 @@ interface TestBody {
   settle?: { input: number; forecast: number };
   gate?: string;
   infer_ms?: number;
+  /** Inference that lasts until the gate opens. */
+  infer_gate?: string;
   fail_after_reserve?: ErrorCode;
   clean?: boolean;
 }
@@ -73,6 +75,10 @@ export function testRoutes(control: TestControl) {
       if (body.infer_ms !== undefined) {
         const ms = body.infer_ms;
         await app.capacity.runInference(() => new Promise((r) => setTimeout(r, ms)));
+      }
+      if (body.infer_gate) {
+        const gate = body.infer_gate;
+        await app.capacity.runInference(() => control.wait(gate));
       }
       if (body.fail_after_reserve) throw new ApiError(body.fail_after_reserve, 'test failure after the reservation');
       if (reservation && body.settle) reservation.settle({ inputDataPoints: body.settle.input, forecastDataPoints: body.settle.forecast });

@@ -1,4 +1,7 @@
 // Series bodies for tests: regular stamps, seeded values, the contract's long-table rows.
+import { rng } from '../../bench/fixtures.js';
+
+export { rng };
 
 export interface Row {
   unique_id: string;
@@ -12,18 +15,6 @@ const HOUR_MS = 3_600_000;
 /** `YYYY-MM-DDTHH:MM:SSZ` */
 export function isoZ(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', 'Z');
-}
-
-/** A small deterministic generator (mulberry32) so bodies are reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Hourly rows from 2024-01-01T00:00:00Z with values `value(i)`. */

@@ -4,7 +4,7 @@ use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use hora_core::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits};
 use hora_core::ingest::ParsedBody;
-use hora_core::{ErrorCode, HoraError};
+use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 fn options_of(value: Value) -> std::result::Result<CleanOptions, HoraError> {
     serde_json::from_value(value)
-        .map_err(|e| HoraError::new(ErrorCode::InternalServerError, format!("cleaning options did not map: {e}")))
+        .map_err(|e| HoraError::field("options", format!("cleaning options are out of range: {e}")))
 }
 
 /// Checks the cleaning options (resolved preset and version included) against the policy

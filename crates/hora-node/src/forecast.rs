@@ -69,7 +69,7 @@ fn to_request(p: &ForecastParams) -> std::result::Result<ForecastRequest, HoraEr
         _ => Nonnegative::Auto,
     };
     let clean = serde_json::from_value(p.cleaning.clone())
-        .map_err(|e| HoraError::new(ErrorCode::InternalServerError, format!("cleaning options did not map: {e}")))?;
+        .map_err(|e| HoraError::field("options", format!("cleaning options are out of range: {e}")))?;
     Ok(ForecastRequest {
         h: p.h as usize,
         freq: p.freq.clone(),

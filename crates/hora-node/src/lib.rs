@@ -7,3 +7,4 @@ mod errors;
 mod forecast;
 mod model;
 mod store;
+mod time;

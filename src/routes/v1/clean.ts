@@ -20,7 +20,7 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
     checkCleaningOptions(top, policy, cleaning, 'clean');
     // With a model, the model's length checks apply exactly as on the forecast.
     const model = top.model !== undefined ? (checkModelId(top), loadModel()) : undefined;
-    if (model) checkSeriesLength(parsed, model, false);
+    if (model) await checkSeriesLength(parsed, model, false, { freq: top.freq, h: top.h ?? 0, cleaning });
 
     const slot = app.capacity.acquireCleaning(req);
     try {

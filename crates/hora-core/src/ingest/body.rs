@@ -131,7 +131,9 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
                     *slot = Some(builder);
                 }
                 k if TOP_LEVEL_FIELDS.contains(&k) => {
+                    self.cursor.key.clone_from(&key);
                     let value = map.next_value_seed(StrictValue { path: key.clone(), errors: &mut out.errors })?;
+                    self.cursor.key.clear();
                     if out.top.contains_key(&key) {
                         out.errors.push(|| key.clone(), "duplicate key");
                     } else {
@@ -256,6 +258,12 @@ mod tests {
         let e = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1e400}]}"#).unwrap_err();
         assert_eq!(e.code, ErrorCode::ValidationError);
         assert_eq!(e.details["errors"][0]["field"], "series[0].y");
+    }
+
+    #[test]
+    fn a_top_level_number_beyond_f64_names_its_field() {
+        let e = parse_body(br#"{"series": [], "h": 1e400}"#).unwrap_err();
+        assert_eq!(e.details["errors"][0]["field"], "h");
     }
 
     #[test]

@@ -37,6 +37,7 @@ impl Cursor {
         match self.array {
             Some(kind) if self.key.is_empty() => format!("{}[{}]", kind.name(), self.row),
             Some(kind) => format!("{}[{}].{}", kind.name(), self.row, self.key),
+            None if !self.key.is_empty() => self.key.clone(),
             None => "body".to_string(),
         }
     }
@@ -357,7 +358,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                         },
                     }
                 }
-                "y" if kind == RowKind::Future => b.invalid_future(path("y"), "y is not allowed in future_covariates"),
+                "y" if kind == RowKind::Future => b.invalid_future(path("y"), "is not allowed: future rows carry no y"),
                 "y" => {
                     if std::mem::replace(&mut seen_y, true) {
                         self.errors.push(|| path("y"), "duplicate key");

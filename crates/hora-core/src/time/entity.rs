@@ -144,14 +144,25 @@ pub fn parse_entity(
     ds_format: Option<DayMonthOrder>,
 ) -> Result<ParsedStamps, HoraError> {
     let rows = table.entity_rows(e);
-    let mut lexed = Vec::with_capacity(rows.len());
-    let mut shape = None;
-    for &row in rows {
-        let s = table.ds.get(row as usize);
+    parse_stamps(rows.iter().map(|&r| (r, table.ds.get(r as usize))), zone, ds_format)
+}
+
+/// Parses `(row index, ds)` pairs of one entity in one pass (two for day/month formats, whose
+/// order is known only once every row is seen).
+pub fn parse_stamps<'a>(
+    stamps: impl IntoIterator<Item = (u32, &'a str)>,
+    zone: Option<Tz>,
+    ds_format: Option<DayMonthOrder>,
+) -> Result<ParsedStamps, HoraError> {
+    let iter = stamps.into_iter();
+    let mut acc = Accumulator::new(zone, iter.size_hint().0);
+    let mut first: Option<(Shape, u32)> = None;
+    let mut pending: Vec<(u32, &'a str, Lexed)> = Vec::new();
+    for (row, s) in iter {
         let l = lex(s).map_err(|why| HoraError::field(ds_field(row), format!("series[{row}].ds {s:?} {why}")))?;
-        match shape {
-            None => shape = Some((l.shape, row)),
-            Some((first, first_row)) if first != l.shape => {
+        match first {
+            None => first = Some((l.shape, row)),
+            Some((shape, first_row)) if shape != l.shape => {
                 return Err(HoraError::field(
                     ds_field(row),
                     format!(
@@ -162,125 +173,127 @@ pub fn parse_entity(
             }
             Some(_) => {}
         }
-        lexed.push(l);
+        if l.shape == Shape::DayMonth {
+            pending.push((row, s, l));
+        } else {
+            acc.push(&l, l.a, l.b);
+        }
     }
-    let Some((shape, _)) = shape else {
+    let Some((shape, _)) = first else {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "entity has no rows"));
     };
-    let order =
-        if shape == Shape::DayMonth { resolve_order(table, rows, &lexed, ds_format)? } else { DayMonthOrder::Dmy };
-    let used = zone.unwrap_or(Tz::UTC);
-    let mut conv = WallConverter::new(used);
-    let mut out = ParsedStamps {
-        instants: Vec::with_capacity(rows.len()),
-        format: DsFormat::of_shape(shape, order),
-        zone: used,
-        source: ZoneSource::ExplicitOffset,
-        naive_rows: 0,
-        explicit_rows: 0,
-        explicit_offsets: Vec::new(),
-        skipped_local_rows: 0,
-        repeated_local_rows: 0,
-    };
-    let mut last_offset = None;
-    for l in &lexed {
-        let t = instant_of(l, order, &mut conv, &mut out);
+    let mut order = DayMonthOrder::Dmy;
+    if shape == Shape::DayMonth {
+        order = resolve_order(&pending, ds_format)?;
+        for (_, _, l) in &pending {
+            let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
+            acc.push(l, m, d);
+        }
+    }
+    Ok(acc.finish(DsFormat::of_shape(shape, order)))
+}
+
+/// Builds `ParsedStamps` row by row.
+struct Accumulator {
+    out: ParsedStamps,
+    conv: WallConverter,
+    zone_given: bool,
+    last_offset: Option<i32>,
+}
+
+impl Accumulator {
+    fn new(zone: Option<Tz>, rows: usize) -> Self {
+        let used = zone.unwrap_or(Tz::UTC);
+        let out = ParsedStamps {
+            instants: Vec::with_capacity(rows),
+            format: DsFormat::Iso8601,
+            zone: used,
+            source: ZoneSource::ExplicitOffset,
+            naive_rows: 0,
+            explicit_rows: 0,
+            explicit_offsets: Vec::new(),
+            skipped_local_rows: 0,
+            repeated_local_rows: 0,
+        };
+        Accumulator { out, conv: WallConverter::new(used), zone_given: zone.is_some(), last_offset: None }
+    }
+
+    /// Adds one stamp whose month and day are `m` and `d`.
+    fn push(&mut self, l: &Lexed, m: u32, d: u32) {
+        let t = match (l.shape, l.offset) {
+            (Shape::UnixSeconds | Shape::UnixMillis, _) => l.unix,
+            (_, Some(off)) => l.wall_micros(m, d) - i64::from(off) * 1_000_000,
+            (_, None) => {
+                self.out.naive_rows += 1;
+                let (t, kind) = self.conv.convert(l.wall_micros(m, d));
+                match kind {
+                    LocalKind::Unique => {}
+                    LocalKind::Skipped => self.out.skipped_local_rows += 1,
+                    LocalKind::Repeated => self.out.repeated_local_rows += 1,
+                }
+                t
+            }
+        };
         if let Some(off) = l.offset {
-            out.explicit_rows += 1;
-            if last_offset != Some(off) {
-                last_offset = Some(off);
+            self.out.explicit_rows += 1;
+            if self.last_offset != Some(off) {
+                self.last_offset = Some(off);
                 let text = format_offset(off);
-                if !out.explicit_offsets.contains(&text) {
-                    out.explicit_offsets.push(text);
+                if !self.out.explicit_offsets.contains(&text) {
+                    self.out.explicit_offsets.push(text);
                 }
             }
         }
-        out.instants.push(t);
+        self.out.instants.push(t);
     }
-    if out.naive_rows > 0 {
-        out.source = if zone.is_some() { ZoneSource::Option } else { ZoneSource::DefaultUtc };
-    }
-    Ok(out)
-}
 
-fn instant_of(l: &Lexed, order: DayMonthOrder, conv: &mut WallConverter, out: &mut ParsedStamps) -> Micros {
-    if matches!(l.shape, Shape::UnixSeconds | Shape::UnixMillis) {
-        return l.unix;
-    }
-    let (m, d) = match (l.shape, order) {
-        (Shape::DayMonth, DayMonthOrder::Dmy) => (l.b, l.a),
-        _ => (l.a, l.b),
-    };
-    let wall = l.wall_micros(m, d);
-    match l.offset {
-        Some(off) => wall - i64::from(off) * 1_000_000,
-        None => {
-            out.naive_rows += 1;
-            let (t, kind) = conv.convert(wall);
-            match kind {
-                LocalKind::Unique => {}
-                LocalKind::Skipped => out.skipped_local_rows += 1,
-                LocalKind::Repeated => out.repeated_local_rows += 1,
-            }
-            t
+    fn finish(mut self, format: DsFormat) -> ParsedStamps {
+        self.out.format = format;
+        if self.out.naive_rows > 0 {
+            self.out.source = if self.zone_given { ZoneSource::Option } else { ZoneSource::DefaultUtc };
         }
+        self.out
     }
 }
 
 /// Day/month order: proven by a row whose first number exceeds 12 (dmy) or whose second does
 /// (mdy); otherwise `options.ds_format`; otherwise `AMBIGUOUS_DATE_FORMAT`. The option wins when
 /// sent, and rows impossible under it are a 422 naming the row.
-fn resolve_order(
-    table: &RowTable,
-    rows: &[u32],
-    lexed: &[Lexed],
-    ds_format: Option<DayMonthOrder>,
-) -> Result<DayMonthOrder, HoraError> {
-    let mut dmy_proof = None;
-    let mut mdy_proof = None;
-    for (i, l) in lexed.iter().enumerate() {
-        if l.a > 12 && dmy_proof.is_none() {
-            dmy_proof = Some(i);
-        }
-        if l.b > 12 && mdy_proof.is_none() {
-            mdy_proof = Some(i);
-        }
-    }
+fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<DayMonthOrder>) -> Result<DayMonthOrder, HoraError> {
+    let dmy_proof = pending.iter().find(|p| p.2.a > 12);
+    let mdy_proof = pending.iter().find(|p| p.2.b > 12);
     let order = match (ds_format, dmy_proof, mdy_proof) {
         (Some(o), _, _) => o,
         (None, Some(_), None) => DayMonthOrder::Dmy,
         (None, None, Some(_)) => DayMonthOrder::Mdy,
-        (None, Some(i), Some(j)) => {
-            let row = rows[i.max(j)];
-            let s = table.ds.get(row as usize);
+        (None, Some(a), Some(b)) => {
+            let (early, late) = if a.0 < b.0 { (a, b) } else { (b, a) };
             return Err(HoraError::field(
-                ds_field(row),
-                format!("series[{row}].ds {s:?} contradicts the day/month order of series[{}].ds", rows[i.min(j)]),
+                ds_field(late.0),
+                format!(
+                    "series[{}].ds {:?} contradicts the day/month order of series[{}].ds {:?}",
+                    late.0, late.1, early.0, early.1
+                ),
             ));
         }
         (None, None, None) => {
-            let row = rows[0];
+            let (row, s, _) = pending[0];
             return Err(HoraError::new(
                 ErrorCode::AmbiguousDateFormat,
                 format!(
-                    "series[{row}].ds {:?} and the other rows of its entity may be D/M/YYYY or M/D/YYYY; \
-                     send options.ds_format (dmy or mdy) or ISO 8601",
-                    table.ds.get(row as usize)
+                    "series[{row}].ds {s:?} and the other rows of its entity may be D/M/YYYY or M/D/YYYY; \
+                     send options.ds_format (dmy or mdy) or use ISO 8601"
                 ),
             )
             .with("field", ds_field(row))
             .with("allowed", serde_json::json!(["dmy", "mdy"])));
         }
     };
-    for (i, l) in lexed.iter().enumerate() {
+    for (row, s, l) in pending {
         let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
         if m == 0 || m > 12 || d == 0 || d > super::civil::days_in_month(l.year, m) {
-            let row = rows[i];
             let name = if order == DayMonthOrder::Dmy { "D/M/YYYY" } else { "M/D/YYYY" };
-            return Err(HoraError::field(
-                ds_field(row),
-                format!("series[{row}].ds {:?} is not a valid {name} date", table.ds.get(row as usize)),
-            ));
+            return Err(HoraError::field(ds_field(*row), format!("series[{row}].ds {s:?} is not a valid {name} date")));
         }
     }
     Ok(order)

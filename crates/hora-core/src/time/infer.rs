@@ -19,8 +19,8 @@
 use chrono_tz::Tz;
 
 use super::civil::{
-    civil_from_days, days_in_month, split_day, weekday, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE,
-    MICROS_PER_SECOND,
+    civil_from_days, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY, MICROS_PER_HOUR,
+    MICROS_PER_MINUTE, MICROS_PER_SECOND,
 };
 use super::freq::{Freq, FreqUnit};
 use super::step::anchor_day;
@@ -63,6 +63,9 @@ pub fn infer_freq(instants_sorted: &[Micros], zone: Tz, allow_business: bool) ->
         t.sort_unstable();
     }
     t.dedup();
+    if t.iter().any(|&x| !in_supported_range(x)) {
+        return Err(failed("timestamps lie outside the years 1 to 9999".into()));
+    }
     if t.len() < MIN_DISTINCT_STAMPS {
         return Err(failed(format!(
             "at least {MIN_DISTINCT_STAMPS} distinct timestamps are needed to infer a frequency; found {}",

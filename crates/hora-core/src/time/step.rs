@@ -17,9 +17,12 @@ use super::freq::{Freq, FreqUnit};
 use super::zone::{from_wall, to_wall};
 use super::Micros;
 
-/// `t` moved by `n` steps of `freq` (n may be negative). `None` when the result leaves years
-/// 1 to 9999 or the arithmetic would overflow.
+/// `t` moved by `n` steps of `freq` (n may be negative). `None` when `t` or the result lies
+/// outside years 1 to 9999 or the arithmetic would overflow.
 pub fn step(t: Micros, n: i64, freq: &Freq, zone: Tz) -> Option<Micros> {
+    if !in_supported_range(t) {
+        return None;
+    }
     if n == 0 {
         return Some(t);
     }
@@ -80,9 +83,10 @@ fn months(t: Micros, add: i64, unit: FreqUnit, zone: Tz) -> Option<Micros> {
 
 /// Number of grid points `start, step(start, 1), ...` up to and including `end`, computed
 /// without building the grid (so a two-row input spanning centuries at `1s` is refused by its
-/// size, not by running out of memory). `None` when `end < start` or a step overflows.
+/// size, not by running out of memory). `None` when `end < start` or either lies outside
+/// years 1 to 9999.
 pub fn grid_len(start: Micros, end: Micros, freq: &Freq, zone: Tz) -> Option<u64> {
-    if end < start {
+    if end < start || !in_supported_range(start) || !in_supported_range(end) {
         return None;
     }
     if freq.is_sub_daily() {

@@ -50,7 +50,7 @@ pub fn to_wall(t: Micros, zone: Tz) -> Micros {
     if zone == Tz::UTC {
         return t;
     }
-    t + i64::from(offset_at(t, zone)) * MICROS_PER_SECOND
+    t.saturating_add(i64::from(offset_at(t, zone)) * MICROS_PER_SECOND)
 }
 
 /// The instant of a wall-clock time in `zone`, under the module's DST rule.
@@ -62,15 +62,18 @@ pub fn from_wall(wall: Micros, zone: Tz) -> (Micros, LocalKind) {
         return (wall, LocalKind::Unique);
     };
     match zone.offset_from_local_datetime(&n) {
-        LocalResult::Single(o) => (wall - secs(o.fix().local_minus_utc()), LocalKind::Unique),
+        LocalResult::Single(o) => (wall.saturating_sub(secs(o.fix().local_minus_utc())), LocalKind::Unique),
         LocalResult::Ambiguous(a, b) => {
-            let (ta, tb) = (wall - secs(a.fix().local_minus_utc()), wall - secs(b.fix().local_minus_utc()));
+            let (ta, tb) = (
+                wall.saturating_sub(secs(a.fix().local_minus_utc())),
+                wall.saturating_sub(secs(b.fix().local_minus_utc())),
+            );
             (ta.min(tb), LocalKind::Repeated)
         }
         LocalResult::None => {
             // The offset before the gap: read the wall time with it, which lands past the gap.
-            let before = offset_at(wall - MICROS_PER_DAY, zone);
-            (wall - secs(before), LocalKind::Skipped)
+            let before = offset_at(wall.saturating_sub(MICROS_PER_DAY), zone);
+            (wall.saturating_sub(secs(before)), LocalKind::Skipped)
         }
     }
 }

@@ -1,0 +1,145 @@
+//! Fuzz-style tests: arbitrary and grammar-built strings, arbitrary instants and steps. Nothing
+//! panics or hangs; every failure is a typed error carrying a contract code.
+
+use chrono_tz::Tz;
+use hora_core::time::{self, DayMonthOrder, Freq};
+use hora_core::ErrorCode;
+use proptest::prelude::*;
+
+/// Pieces that reach deep into the parsers when glued together.
+const PIECES: &[&str] = &[
+    "2024",
+    "0000",
+    "99999",
+    "1",
+    "01",
+    "12",
+    "13",
+    "29",
+    "30",
+    "31",
+    "24",
+    "60",
+    "-",
+    "/",
+    ":",
+    "T",
+    " ",
+    "Z",
+    "z",
+    "+",
+    "-05:30",
+    "+25:00",
+    "+0200",
+    ".",
+    ",",
+    "123456789",
+    "5",
+    "年",
+    "月",
+    "日",
+    "1704412800",
+    "202401",
+    "20240229",
+    "é",
+    "\u{0}",
+];
+
+fn glued() -> impl Strategy<Value = String> {
+    proptest::collection::vec(0..PIECES.len(), 1..10).prop_map(|ix| ix.into_iter().map(|i| PIECES[i]).collect())
+}
+
+fn check_parse(stamps: &[String], zone: Option<Tz>, order: Option<DayMonthOrder>) -> Result<(), TestCaseError> {
+    let rows = stamps.iter().enumerate().map(|(i, s)| (i as u32, s.as_str()));
+    match time::parse_stamps(rows, zone, order) {
+        Ok(p) => {
+            prop_assert_eq!(p.instants.len(), stamps.len());
+            for &t in &p.instants {
+                // Every accepted stamp is an instant within years 0 to 10000 (a year-1 or 9999
+                // wall time moved by an offset may cross the edge by hours, never more).
+                let year: i64 = time::format_utc(t)[..4].trim_start_matches('+').parse().unwrap_or(-1);
+                prop_assert!((0..=10_000).contains(&year), "{t}");
+            }
+        }
+        Err(e) => {
+            prop_assert!(matches!(e.code, ErrorCode::ValidationError | ErrorCode::AmbiguousDateFormat), "{:?}", e.code);
+            prop_assert!(!e.message.is_empty());
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_strings_parse_or_fail_with_a_contract_code(s in any::<String>()) {
+        check_parse(&[s], None, None)?;
+    }
+
+    #[test]
+    fn glued_timestamp_pieces_parse_or_fail_with_a_contract_code(
+        v in proptest::collection::vec(glued(), 1..4),
+        zone in prop_oneof![Just(None), Just(Some(Tz::Europe__Berlin)), Just(Some(Tz::America__New_York))],
+        order in prop_oneof![Just(None), Just(Some(DayMonthOrder::Dmy)), Just(Some(DayMonthOrder::Mdy))],
+    ) {
+        check_parse(&v, zone, order)?;
+    }
+
+    #[test]
+    fn arbitrary_freq_strings_parse_or_are_unsupported(s in any::<String>(), business in any::<bool>()) {
+        match Freq::parse(&s, business) {
+            Ok(f) => prop_assert_eq!(Freq::parse(&f.canonical(), true).unwrap(), f),
+            Err(e) => prop_assert_eq!(e.code, ErrorCode::FreqUnsupported),
+        }
+    }
+
+    #[test]
+    fn arbitrary_zone_names_are_found_or_a_validation_error(s in any::<String>()) {
+        if let Err(e) = time::parse_zone(&s) {
+            prop_assert_eq!(e.code, ErrorCode::ValidationError);
+        }
+    }
+
+    #[test]
+    fn stepping_and_sizing_arbitrary_instants_never_panics(
+        t in any::<i64>(), end in any::<i64>(), n in any::<i64>(),
+        f in "[0-9]{0,8}(s|min|h|d|w|MS|ME|QS|QE|YS|YE|B|M@[0-9]{1,2})",
+    ) {
+        if let Ok(f) = Freq::parse(&f, true) {
+            for zone in [Tz::UTC, Tz::Europe__Berlin, Tz::Australia__Lord_Howe] {
+                let _ = time::step(t, n, &f, zone);
+                let _ = time::grid_len(t, end, &f, zone);
+            }
+        }
+    }
+
+    #[test]
+    fn inference_on_arbitrary_instants_succeeds_or_fails_with_its_codes(
+        mut v in proptest::collection::vec(-62_135_596_800_000_000i64..253_402_300_799_000_000, 0..60),
+        business in any::<bool>(),
+    ) {
+        v.sort_unstable();
+        if let Err(e) = time::infer_freq(&v, Tz::Europe__Berlin, business) {
+            prop_assert!(matches!(e.code, ErrorCode::FreqInferenceFailed | ErrorCode::FreqAmbiguous), "{:?}", e.code);
+        }
+    }
+}
+
+#[test]
+fn a_ten_kilobyte_ds_is_refused_quickly_with_the_row_named() {
+    let big = "2".repeat(10_240);
+    let started = std::time::Instant::now();
+    let err = time::parse_stamps([(7, big.as_str())], None, None).unwrap_err();
+    assert!(started.elapsed().as_millis() < 50);
+    assert_eq!(err.code, ErrorCode::ValidationError);
+    assert_eq!(err.details["errors"][0]["field"], "series[7].ds");
+}
+
+#[test]
+fn year_zero_and_five_digit_years_are_refused() {
+    for s in ["0000-01-01", "99999-01-01", "0000/1/1", "1/1/0000", "0000年1月"] {
+        let err = time::parse_stamps([(0, s)], None, Some(DayMonthOrder::Dmy)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ValidationError, "{s}");
+    }
+}

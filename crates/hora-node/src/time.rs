@@ -1,0 +1,52 @@
+//! The time engine's parse path, exposed for the benchmark and the cross-check with the
+//! TypeScript path. The `ds` column crosses as one UTF-8 buffer (values separated by `\n`), the
+//! way the request body reaches the engine, and instants come back as a typed array.
+
+use hora_core::time::{self, DayMonthOrder};
+use hora_core::HoraError;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+#[napi(object)]
+pub struct ParsedDs {
+    /// Microseconds since the Unix epoch, UTC, one per stamp in input order. Exact as f64 for
+    /// years 1685 to 2254.
+    pub instants: Float64Array,
+    /// Detected format name (`iso8601`, `compact_date`, `dmy`, ...).
+    pub format: String,
+    /// `explicit_offset`, `option` or `default_utc`.
+    pub source: String,
+    pub naive_rows: u32,
+    pub explicit_rows: u32,
+    pub explicit_offsets: Vec<String>,
+}
+
+/// The engine error as a JS error whose message is the JSON `{code, message, details}`.
+fn js_err(e: HoraError) -> Error {
+    let body = serde_json::json!({ "code": e.code.as_str(), "message": e.message, "details": e.details });
+    Error::new(Status::InvalidArg, body.to_string())
+}
+
+/// Parses one entity's `ds` values joined by `\n`, in `timezone` (IANA name; UTC when omitted)
+/// with the optional day/month order `dmy` / `mdy`.
+#[napi]
+pub fn parse_ds_column(ds: &[u8], timezone: Option<String>, ds_format: Option<String>) -> Result<ParsedDs> {
+    let text = std::str::from_utf8(ds).map_err(|_| Error::new(Status::InvalidArg, "ds is not UTF-8"))?;
+    let zone = timezone.as_deref().map(time::parse_zone).transpose().map_err(js_err)?;
+    let order = match ds_format.as_deref() {
+        None => None,
+        Some(s) => {
+            Some(DayMonthOrder::parse(s).ok_or_else(|| Error::new(Status::InvalidArg, "ds_format is dmy or mdy"))?)
+        }
+    };
+    let rows = text.split('\n').enumerate().map(|(i, s)| (i as u32, s));
+    let p = time::parse_stamps(rows, zone, order).map_err(js_err)?;
+    Ok(ParsedDs {
+        instants: Float64Array::new(p.instants.iter().map(|&t| t as f64).collect()),
+        format: p.format.as_str().to_string(),
+        source: p.source.as_str().to_string(),
+        naive_rows: p.naive_rows as u32,
+        explicit_rows: p.explicit_rows as u32,
+        explicit_offsets: p.explicit_offsets,
+    })
+}

@@ -1,0 +1,45 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('config', () => {
+  it('defaults are the operator interface table', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: resolve('./data'),
+      keyPrefix: 'hora',
+      forecastRpm: 600,
+      cleanRpm: 60,
+      dailyPoints: 50_000_000,
+      cleanCapacity: availableParallelism(),
+      requestBudgetMs: 30_000,
+      bodyLimitBytes: 64 * 1024 * 1024,
+    });
+  });
+
+  it('reads every HORA_* variable, HOST and PORT', () => {
+    const c = loadConfig({
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      HORA_DATA_DIR: '/tmp/hora-x',
+      HORA_KEY_PREFIX: 'acme',
+      HORA_FORECAST_RPM: '5',
+      HORA_CLEAN_RPM: '6',
+      HORA_DAILY_POINTS: '7',
+      HORA_CLEAN_CAPACITY: '8',
+      HORA_REQUEST_BUDGET_MS: '900',
+    });
+    expect(c).toMatchObject({ host: '0.0.0.0', port: 9000, dataDir: '/tmp/hora-x', keyPrefix: 'acme', forecastRpm: 5, cleanRpm: 6, dailyPoints: 7, cleanCapacity: 8, requestBudgetMs: 900, inferenceWaitMs: 900 });
+  });
+
+  it('an invalid value fails with one sentence naming the variable', () => {
+    expect(() => loadConfig({ HORA_FORECAST_RPM: 'many' })).toThrow(ConfigError);
+    expect(() => loadConfig({ HORA_FORECAST_RPM: 'many' })).toThrow(/HORA_FORECAST_RPM/);
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
+    expect(() => loadConfig({ HORA_CLEAN_CAPACITY: '0' })).toThrow(/HORA_CLEAN_CAPACITY/);
+    expect(() => loadConfig({ HORA_KEY_PREFIX: 'a_b' })).toThrow(/HORA_KEY_PREFIX/);
+  });
+});
