@@ -76,3 +76,5 @@ export const checkQuantiles = addon.checkQuantiles;
 export const checkCleaningOptions = addon.checkCleaningOptions;
 export const regridImputeKernel = addon.regridImputeKernel;
 export const engineErrorCodes = addon.engineErrorCodes;
+/** The time engine's parse path over one `ds` column (benchmark and cross-check with src/time). */
+export const parseDsColumn = addon.parseDsColumn;

@@ -2,7 +2,7 @@
 // (crates/hora-core/tests/data/time_cases.json; the Rust side runs it in tests/time_cases.rs).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseDsColumn } from '../native/index.js';
+import { parseDsColumn } from '../src/native.js';
 import { DsParseError, parseDsJs } from '../src/time/parse.js';
 
 interface ParseCase {

@@ -53,6 +53,10 @@ fn every_parse_case_reads_its_stamps_as_the_table_says() {
                 assert_eq!(value as u64, n, "{name}: {key}");
             }
         }
+        if let Some(zone) = c.get("zone_used").and_then(Value::as_str) {
+            assert_eq!(got.zone.name(), zone, "{name}");
+            assert_eq!(got.timezone_report()["used"], zone, "{name}");
+        }
         if let Some(source) = c.get("source").and_then(Value::as_str) {
             assert_eq!(got.source.as_str(), source, "{name}");
         }

@@ -110,7 +110,8 @@ pub struct ParsedStamps {
     /// Instants in the order of `table.entity_rows(e)`.
     pub instants: Vec<Micros>,
     pub format: DsFormat,
-    /// Zone used for naive stamps and calendar stepping (`options.timezone`, else UTC).
+    /// Zone used for naive stamps and calendar stepping: `options.timezone`; without it UTC, or
+    /// `Etc/GMT∓h` when every row carries the same whole-hour offset.
     pub zone: Tz,
     pub source: ZoneSource,
     pub naive_rows: usize,
@@ -251,6 +252,12 @@ impl Accumulator {
         self.out.format = format;
         if self.out.naive_rows > 0 {
             self.out.source = if self.zone_given { ZoneSource::Option } else { ZoneSource::DefaultUtc };
+        } else if !self.zone_given && self.out.explicit_offsets.len() == 1 {
+            // One constant offset and no zone option: calendar steps use that offset's clock, so
+            // monthly data written at local midnight stays month-start data.
+            if let Some(zone) = self.last_offset.and_then(fixed_offset_zone) {
+                self.out.zone = zone;
+            }
         }
         self.out
     }
@@ -297,6 +304,15 @@ fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<DayMonthOrder
         }
     }
     Ok(order)
+}
+
+/// The IANA `Etc/GMT∓h` zone of a whole-hour offset (POSIX signs: `+02:00` is `Etc/GMT-2`).
+fn fixed_offset_zone(secs: i32) -> Option<Tz> {
+    if secs == 0 || secs % 3600 != 0 {
+        return None;
+    }
+    let h = -secs / 3600;
+    format!("Etc/GMT{}{}", if h > 0 { "+" } else { "-" }, h.abs()).parse().ok()
 }
 
 /// `±HH:MM`; UTC shows as `+00:00`.

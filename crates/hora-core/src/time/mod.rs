@@ -8,6 +8,7 @@ mod entity;
 mod freq;
 mod infer;
 mod lex;
+mod report;
 mod step;
 mod zone;
 
@@ -18,5 +19,6 @@ pub use civil::{format_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, 
 pub use entity::{format_offset, parse_entity, parse_stamps, DayMonthOrder, DsFormat, ParsedStamps, ZoneSource};
 pub use freq::{Freq, FreqUnit};
 pub use infer::{infer_freq, InferredFreq, MIN_ON_GRID_SHARE};
-pub use step::{grid_len, step};
+pub use report::agree_on_freq;
+pub use step::{check_grid_size, grid_len, step};
 pub use zone::{from_wall, parse_zone, to_wall, LocalKind};

@@ -1,0 +1,249 @@
+// The time engine through POST /v1/forecast: every timestamp format, the zone rules, freq tokens,
+// inference and calendar stepping, as a caller sees them. The same rules are pinned case by case
+// in crates/hora-core/tests/data/time_cases.json.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await makeTestApp({ HORA_FORECAST_RPM: '100000' });
+});
+afterAll(async () => t.close());
+
+type Json = Record<string, any>;
+
+async function forecast(body: Json): Promise<{ status: number; json: Json }> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/forecast',
+    headers: { ...bearer(t.key), 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
+  return { status: res.statusCode, json: res.json() as Json };
+}
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+const isoZ = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+/** Rows of entity `id` from `ds` strings, with a gentle deterministic signal. */
+const rows = (ds: string[], id = 'a') => ds.map((s, i) => ({ unique_id: id, ds: s, y: 10 + Math.sin(i / 3) + i / 50 }));
+const hourly = (n: number, start: number, fmt: (ms: number) => string) => Array.from({ length: n }, (_, i) => fmt(start + i * HOUR));
+const daily = (n: number, start: number, fmt: (d: Date) => string) => Array.from({ length: n }, (_, i) => fmt(new Date(start + i * DAY)));
+const ymd = (d: Date) => [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()] as const;
+/** The `k`-th month from January 2023 as [year, month]. */
+const month = (k: number) => [2023 + Math.floor(k / 12), (k % 12) + 1] as const;
+const fds = (j: Json) => j.forecast.map((r: Json) => r.ds);
+const series0 = (j: Json) => j.cleaning_report.series[0];
+const issueCodes = (j: Json) => series0(j).issues.map((i: Json) => i.code);
+const fieldOf = (j: Json) => j.error.details?.errors?.[0]?.field ?? j.error.details?.field;
+
+const JAN1 = Date.UTC(2024, 0, 1);
+
+describe('every timestamp format of the contract is read', () => {
+  const cases: { name: string; ds: string[]; freq: string; next: string[]; format: string; extra?: Json }[] = [
+    { name: 'ISO 8601 with Z', ds: hourly(24, JAN1, isoZ), freq: 'h', next: [isoZ(JAN1 + 24 * HOUR)], format: 'iso8601' },
+    {
+      name: 'ISO 8601 with a space, fractional seconds and an offset',
+      ds: hourly(24, JAN1, (ms) => new Date(ms + 2 * HOUR).toISOString().slice(0, 19).replace('T', ' ') + '.250+02:00'),
+      freq: 'h',
+      next: ['2024-01-02T00:00:00Z'],
+      format: 'iso8601',
+    },
+    { name: 'compact YYYYMMDD', ds: daily(20, JAN1, (d) => ymd(d).map((x, i) => pad(x, i ? 2 : 4)).join('')), freq: 'd', next: ['2024-01-21T00:00:00Z'], format: 'compact_date' },
+    { name: 'slash YYYY/M/D with a time', ds: daily(20, JAN1, (d) => `${ymd(d).join('/')} 06:00`), freq: 'd', next: ['2024-01-21T06:00:00Z'], format: 'slash_date' },
+    { name: 'D/M/YYYY proven by a day above 12', ds: daily(20, JAN1, (d) => `${ymd(d)[2]}/${ymd(d)[1]}/${ymd(d)[0]}`), freq: 'd', next: ['2024-01-21T00:00:00Z'], format: 'dmy' },
+    { name: 'M/D/YYYY proven by a day above 12', ds: daily(20, JAN1, (d) => `${ymd(d)[1]}/${ymd(d)[2]}/${ymd(d)[0]}`), freq: 'd', next: ['2024-01-21T00:00:00Z'], format: 'mdy' },
+    { name: 'Unix seconds', ds: hourly(24, JAN1, (ms) => String(ms / 1000)), freq: 'h', next: [isoZ(JAN1 + 24 * HOUR)], format: 'unix_seconds' },
+    { name: 'Unix milliseconds', ds: hourly(24, JAN1, (ms) => String(ms)), freq: 'h', next: [isoZ(JAN1 + 24 * HOUR)], format: 'unix_milliseconds' },
+    { name: 'year-month YYYY-MM', ds: Array.from({ length: 20 }, (_, k) => `${month(k)[0]}-${pad(month(k)[1])}`), freq: 'MS', next: ['2024-09-01T00:00:00Z'], format: 'year_month' },
+    { name: 'year-month YYYY/M', ds: Array.from({ length: 20 }, (_, k) => `${month(k)[0]}/${month(k)[1]}`), freq: 'MS', next: ['2024-09-01T00:00:00Z'], format: 'year_month_slash' },
+    { name: 'year-month YYYYMM', ds: Array.from({ length: 20 }, (_, k) => `${month(k)[0]}${pad(month(k)[1])}`), freq: 'MS', next: ['2024-09-01T00:00:00Z'], format: 'year_month_compact' },
+    { name: 'Chinese year-month', ds: Array.from({ length: 20 }, (_, k) => `${month(k)[0]}年${month(k)[1]}月`), freq: 'MS', next: ['2024-09-01T00:00:00Z'], format: 'chinese_year_month' },
+    { name: 'Chinese date with a time', ds: daily(20, JAN1, (d) => `${ymd(d)[0]}年${ymd(d)[1]}月${ymd(d)[2]}日 08:30`), freq: 'd', next: ['2024-01-21T08:30:00Z'], format: 'chinese_date' },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: inferred ${c.freq}, forecast continues in UTC, format reported`, async () => {
+      const { status, json } = await forecast({ series: rows(c.ds), h: c.next.length, ...c.extra });
+      expect(status, JSON.stringify(json.error)).toBe(200);
+      expect(json.freq).toBe(c.freq);
+      expect(fds(json)).toEqual(c.next);
+      const formatIssue = series0(json).issues.find((i: Json) => i.code === 'timestamp_format');
+      if (c.format === 'iso8601') expect(formatIssue).toBeUndefined();
+      else expect(formatIssue?.format).toBe(c.format);
+    });
+  }
+
+  it('D/M or M/D that the data cannot prove is AMBIGUOUS_DATE_FORMAT; options.ds_format resolves it', async () => {
+    const ds = Array.from({ length: 20 }, (_, k) => `01/${month(k)[1]}/${month(k)[0]}`);
+    const refused = await forecast({ series: rows(ds), h: 1 });
+    expect(refused.status).toBe(422);
+    expect(refused.json.error.code).toBe('AMBIGUOUS_DATE_FORMAT');
+    const dmy = await forecast({ series: rows(ds), h: 1, options: { ds_format: 'dmy' } });
+    expect(dmy.status).toBe(200);
+    expect([dmy.json.freq, fds(dmy.json)]).toEqual(['MS', ['2024-09-01T00:00:00Z']]);
+  });
+});
+
+describe('bad timestamps are a 422 naming the row', () => {
+  const base = hourly(24, JAN1, isoZ);
+  const bad: [string, unknown][] = [
+    ['an empty string', ''],
+    ['February 30', '2024-02-30T00:00:00Z'],
+    ['24:00', '2024-01-01T24:00:00Z'],
+    ['offset +25:00', '2024-01-01T05:00:00+25:00'],
+    ['year 0', '0000-01-01T05:00:00Z'],
+    ['year 99999', '99999-01-01T05:00:00Z'],
+    ['a 10 kB string', '2'.repeat(10_240)],
+    ['another format inside the entity', '20240101'],
+    ['ds as a number', 20240101],
+    ['ds as null', null],
+  ];
+  for (const [name, value] of bad) {
+    it(`${name} at row 5 is VALIDATION_ERROR on series[5].ds`, async () => {
+      const series: Json[] = rows(base);
+      series[5]!.ds = value;
+      const { status, json } = await forecast({ series, h: 1 });
+      expect(status).toBe(422);
+      expect(json.error.code).toBe('VALIDATION_ERROR');
+      expect(fieldOf(json)).toBe('series[5].ds');
+    });
+  }
+
+  it('an unknown zone name is VALIDATION_ERROR on options.timezone', async () => {
+    const { status, json } = await forecast({ series: rows(base), h: 1, options: { timezone: 'Mars/Olympus' } });
+    expect([status, json.error.code, fieldOf(json)]).toEqual([422, 'VALIDATION_ERROR', 'options.timezone']);
+  });
+});
+
+describe('time zones', () => {
+  it('naive stamps without a zone are UTC with the naive_timestamps_assumed_utc info issue', async () => {
+    const { json } = await forecast({ series: rows(hourly(24, JAN1, (ms) => isoZ(ms).slice(0, 19))), h: 1 });
+    expect(fds(json)).toEqual([isoZ(JAN1 + 24 * HOUR)]);
+    expect(issueCodes(json)).toContain('naive_timestamps_assumed_utc');
+    expect(series0(json).timezone).toMatchObject({ used: 'UTC', source: 'default_utc', naive_rows: 24, explicit_rows: 0 });
+  });
+
+  it('explicit offsets win over options.timezone and are listed once each', async () => {
+    const ds = hourly(24, JAN1, (ms) => new Date(ms + 2 * HOUR).toISOString().slice(0, 19) + '+02:00');
+    ds[23] = '2024-01-01T23:00:00Z';
+    const { json } = await forecast({ series: rows(ds), h: 1, options: { timezone: 'America/New_York' } });
+    expect(fds(json)).toEqual(['2024-01-02T00:00:00Z']);
+    expect(series0(json).timezone).toMatchObject({ source: 'explicit_offset', explicit_rows: 24, naive_rows: 0, explicit_offsets: ['+02:00', '+00:00'] });
+    expect(issueCodes(json)).not.toContain('naive_timestamps_assumed_utc');
+  });
+
+  it('Unix time is never re-zoned by options.timezone', async () => {
+    const { json } = await forecast({ series: rows(hourly(24, JAN1, (ms) => String(ms / 1000))), h: 1, options: { timezone: 'Asia/Tokyo' } });
+    expect(fds(json)).toEqual([isoZ(JAN1 + 24 * HOUR)]);
+  });
+
+  it('monthly data in America/New_York keeps its local midnight across DST', async () => {
+    const ds = Array.from({ length: 26 }, (_, k) => `${month(k)[0]}-${pad(month(k)[1])}-01`);
+    const { json } = await forecast({ series: rows(ds), h: 3, options: { timezone: 'America/New_York' } });
+    expect(json.freq).toBe('MS');
+    expect(fds(json)).toEqual(['2025-03-01T05:00:00Z', '2025-04-01T04:00:00Z', '2025-05-01T04:00:00Z']);
+    expect(series0(json).timezone).toMatchObject({ used: 'America/New_York', source: 'option', naive_rows: 26 });
+  });
+
+  it('daily data at local midnight in Europe/Berlin steps over the spring and autumn DST changes', async () => {
+    const ds = daily(30, Date.UTC(2024, 2, 1), (d) => d.toISOString().slice(0, 10));
+    const spring = await forecast({ series: rows(ds), h: 2, options: { timezone: 'Europe/Berlin' } });
+    expect(spring.json.freq).toBe('d');
+    expect(fds(spring.json)).toEqual(['2024-03-30T23:00:00Z', '2024-03-31T22:00:00Z']);
+    const ds2 = daily(30, Date.UTC(2024, 8, 27), (d) => d.toISOString().slice(0, 10));
+    const autumn = await forecast({ series: rows(ds2), h: 2, options: { timezone: 'Europe/Berlin' } });
+    expect(fds(autumn.json)).toEqual(['2024-10-26T22:00:00Z', '2024-10-27T23:00:00Z']);
+  });
+});
+
+describe('frequency strings', () => {
+  const hourlyRows = rows(hourly(24, JAN1, isoZ));
+  for (const token of ['h', 'H', '60min', '60T', '60m', '3600s', '3600S']) {
+    it(`${token} is accepted on hourly data and echoed as sent`, async () => {
+      const { status, json } = await forecast({ series: hourlyRows, h: 2, freq: token });
+      expect(status, JSON.stringify(json.error)).toBe(200);
+      expect(json.freq).toBe(token);
+      expect(fds(json)).toEqual([isoZ(JAN1 + 24 * HOUR), isoZ(JAN1 + 25 * HOUR)]);
+    });
+  }
+
+  for (const token of ['hourly', 'HS', 'M@0', 'M@32', '0h', 'MIN', '2B']) {
+    it(`${token} is FREQ_UNSUPPORTED`, async () => {
+      const { status, json } = await forecast({ series: hourlyRows, h: 1, freq: token });
+      expect([status, json.error.code]).toEqual([422, 'FREQ_UNSUPPORTED']);
+    });
+  }
+
+  it('M@31 falls on each month end, leap day included', async () => {
+    // Month ends from June 2022 to January 2024 (day 31 clamped to each month's length).
+    const ds = Array.from({ length: 20 }, (_, k) => new Date(Date.UTC(2022, 6 + k, 0)).toISOString().slice(0, 10));
+    const { json } = await forecast({ series: rows(ds), h: 3, freq: 'M@31' });
+    expect(json.freq).toBe('M@31');
+    expect(fds(json)).toEqual(['2024-02-29T00:00:00Z', '2024-03-31T00:00:00Z', '2024-04-30T00:00:00Z']);
+  });
+
+  it('a fixed day of month is inferred as M@15', async () => {
+    const ds = Array.from({ length: 20 }, (_, k) => `${month(k)[0]}-${pad(month(k)[1])}-15`);
+    const { json } = await forecast({ series: rows(ds), h: 2 });
+    expect(json.freq).toBe('M@15');
+    expect(json.data_quality.inferred_freq).toBe('M@15');
+    expect(fds(json)).toEqual(['2024-09-15T00:00:00Z', '2024-10-15T00:00:00Z']);
+  });
+
+  it('quarter ends are inferred as QE and year ends step through a leap year with YE', async () => {
+    const qe = Array.from({ length: 20 }, (_, k) => new Date(Date.UTC(2019 + Math.floor((3 * k + 3) / 12), (3 * k + 3) % 12, 0)).toISOString().slice(0, 10));
+    const q = await forecast({ series: rows(qe), h: 2 });
+    expect([q.json.freq, fds(q.json)]).toEqual(['QE', ['2024-03-31T00:00:00Z', '2024-06-30T00:00:00Z']]);
+    const ye = Array.from({ length: 20 }, (_, k) => `${2003 + k}-12-31`);
+    const y = await forecast({ series: rows(ye), h: 2, freq: 'A' });
+    expect([y.json.freq, fds(y.json)]).toEqual(['A', ['2023-12-31T00:00:00Z', '2024-12-31T00:00:00Z']]);
+  });
+
+  it('business days are inferred from weekday-only data and forecast stamps skip the weekend', async () => {
+    const ds = daily(40, JAN1, (d) => d.toISOString().slice(0, 10)).filter((s) => ![0, 6].includes(new Date(s).getUTCDay()));
+    expect(ds.at(-1)).toBe('2024-02-09'); // a Friday
+    const { json } = await forecast({ series: rows(ds), h: 3 });
+    expect(json.freq).toBe('B');
+    expect(fds(json)).toEqual(['2024-02-12T00:00:00Z', '2024-02-13T00:00:00Z', '2024-02-14T00:00:00Z']);
+  });
+
+  it('B is FREQ_UNSUPPORTED under cleaning policy 2026-10', async () => {
+    const ds = daily(40, JAN1, (d) => d.toISOString().slice(0, 10)).filter((s) => ![0, 6].includes(new Date(s).getUTCDay()));
+    const { status, json } = await forecast({ series: rows(ds), h: 1, freq: 'B', options: { cleaning: { version: '2026-10' } } });
+    expect([status, json.error.code]).toEqual([422, 'FREQ_UNSUPPORTED']);
+  });
+});
+
+describe('frequency inference', () => {
+  it('is robust to gaps and duplicates and reports its confidence', async () => {
+    const ds = hourly(48, JAN1, isoZ).filter((_, i) => i !== 10 && i !== 30);
+    ds.splice(5, 0, ds[5]!);
+    const { status, json } = await forecast({ series: rows(ds), h: 1 });
+    expect(status, JSON.stringify(json.error)).toBe(200);
+    expect(json.freq).toBe('h');
+    expect(series0(json).freq).toMatchObject({ source: 'inferred', canonical: 'h' });
+    expect(series0(json).freq.confidence).toBeGreaterThan(0.9);
+  });
+
+  it('is FREQ_INFERENCE_FAILED when more than 10 % of stamps are off the grid', async () => {
+    const ds = hourly(30, JAN1, (ms) => isoZ(ms));
+    for (const i of [3, 8, 13, 18]) ds[i] = isoZ(JAN1 + i * HOUR + 17 * 60_000);
+    const { status, json } = await forecast({ series: rows(ds), h: 1 });
+    expect([status, json.error.code]).toEqual([422, 'FREQ_INFERENCE_FAILED']);
+  });
+
+  it('is FREQ_AMBIGUOUS when entities infer different frequencies', async () => {
+    const a = rows(hourly(24, JAN1, isoZ), 'a');
+    const b = rows(daily(24, JAN1, (d) => d.toISOString().slice(0, 10)), 'b');
+    const { status, json } = await forecast({ series: [...a, ...b], h: 1 });
+    expect([status, json.error.code]).toEqual([422, 'FREQ_AMBIGUOUS']);
+  });
+
+  it('a tiny input implying a huge grid is POINTS_EXCEEDED', async () => {
+    const ds = hourly(20, JAN1, isoZ);
+    ds.push('2099-01-01T00:00:00Z');
+    const { status, json } = await forecast({ series: rows(ds), h: 1, freq: 's' });
+    expect([status, json.error.code]).toEqual([422, 'POINTS_EXCEEDED']);
+  });
+});
