@@ -24,6 +24,12 @@ pub fn missing_runs(values: &[f64]) -> Vec<(usize, usize)> {
 /// The phase (`t mod step`) shared by most stamps; ties go to the phase of the latest stamp, so the
 /// grid lines up with the most recent data.
 pub fn modal_phase(sorted: &[i64], step: i64) -> i64 {
+    // Common case: every stamp on one phase, no sort needed.
+    if let Some(first) = sorted.first().map(|t| t.rem_euclid(step)) {
+        if sorted.iter().all(|t| t.rem_euclid(step) == first) {
+            return first;
+        }
+    }
     let mut phases: Vec<i64> = sorted.iter().map(|t| t.rem_euclid(step)).collect();
     let last = phases.last().copied().unwrap_or(0);
     phases.sort_unstable();
@@ -134,13 +140,16 @@ pub fn outliers(values: &[f64], observed: &[bool], z: f64) -> Vec<usize> {
     (0..values.len()).filter(|&i| observed[i] && values[i].is_finite() && ((values[i] - median) / mad).abs() > z).collect()
 }
 
+/// Median by selection (linear time; the order of `v` is lost).
 fn median_in_place(v: &mut [f64]) -> f64 {
-    v.sort_unstable_by(|a, b| a.total_cmp(b));
     let n = v.len();
+    let (lower, mid, _) = v.select_nth_unstable_by(n / 2, |a, b| a.total_cmp(b));
+    let mid = *mid;
     if n % 2 == 1 {
-        v[n / 2]
+        mid
     } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
+        let below = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (below + mid) / 2.0
     }
 }
 

@@ -32,7 +32,8 @@ pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMon
     let sorted = t.windows(2).all(|w| w[0] <= w[1]);
     let mut decisions = Vec::new();
     if !sorted {
-        order.sort_by_key(|&i| t[i]);
+        // Unstable sort on (instant, position sent) keeps rows of one stamp in the order sent.
+        order.sort_unstable_by_key(|&i| (t[i], i));
         let moved = order.iter().enumerate().filter(|(k, i)| *k != **i).count();
         decisions.push(Decision::new(DecisionId::Sort, name, moved, res));
     }
