@@ -142,3 +142,12 @@ describe('error handling over HTTP', () => {
     expect(t.control.lastRaw?.toString('utf8')).toBe('{"y":1e999}');
   });
 });
+
+describe('one registry across the boundary', () => {
+  it('every code the Rust engine can raise is in the service registry', async () => {
+    const { engineErrorCodes } = await import('../src/native.js');
+    const engine = engineErrorCodes();
+    expect(engine.length).toBeGreaterThan(15);
+    expect(engine.filter((code) => !(code in ERROR_CODES))).toEqual([]);
+  });
+});
