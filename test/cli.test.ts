@@ -98,7 +98,8 @@ describe('npx hora', () => {
   it('`npx hora` run from the repository root resolves to this package bin', async () => {
     const { stdout } = await run('npx', ['--no-install', 'hora', 'endpoint', 'resume', 'forecast'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir } });
     expect(JSON.parse(stdout)).toEqual({ endpoint: 'forecast', paused: false });
-  });
+    // npx starts a whole npm process: allow for a loaded machine.
+  }, 120_000);
 });
 
 describe('a running server sees operator changes within one second', () => {
