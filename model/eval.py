@@ -58,7 +58,7 @@ class OnnxForecaster:
     """Does what serving does: left-pad batches, flip-average, roll past the native horizon
     (median appended as observed), clip at 0 when the history is nonnegative, sort quantiles."""
 
-    def __init__(self, path, flip=True, threads=2):
+    def __init__(self, path, flip=True, threads=2, max_context=None):
         import onnxruntime as ort
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
@@ -68,7 +68,7 @@ class OnnxForecaster:
         meta = self.sess.get_modelmeta().custom_metadata_map
         self.native = int(meta["hora.native_horizon"])
         self.multiple = int(meta["hora.context_multiple"])
-        self.max_context = int(meta["hora.max_context"])
+        self.max_context = max_context or int(meta["hora.max_context"])
         self.flip = flip
 
     def _run(self, series):
@@ -223,6 +223,7 @@ def main():
     ap.add_argument("--key", default=os.environ.get("HORA_EVAL_KEY"), help="API key (default: $HORA_EVAL_KEY)")
     ap.add_argument("--no-flip", action="store_true", help="onnx path: skip flip averaging")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--max-context", type=int, help="onnx path, diagnostics only: keep the last N points")
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--baselines", nargs="+", default=list(BASELINES), choices=BASELINES)
     ap.add_argument("--refresh-baselines", action="store_true")
@@ -239,7 +240,7 @@ def main():
             point, quant = service_forecast(args.service, args.key, ids, series, cfg)
             label = "hora-1.0 (service)"
         else:
-            fc = OnnxForecaster(args.onnx, flip=not args.no_flip, threads=args.threads)
+            fc = OnnxForecaster(args.onnx, flip=not args.no_flip, threads=args.threads, max_context=args.max_context)
             point, quant = fc.forecast(series, cfg["h"])
             label = "hora-1.0 (onnx" + (", no flip)" if args.no_flip else ")")
         results[label] = (metrics(series, target, point, quant, cfg["m"], snaive)[0], time.time() - t0)
