@@ -221,6 +221,7 @@ def main():
     ap.add_argument("--service", default=os.environ.get("HORA_EVAL_SERVICE"),
                     help="base URL of a running Hora service (default: $HORA_EVAL_SERVICE)")
     ap.add_argument("--key", default=os.environ.get("HORA_EVAL_KEY"), help="API key (default: $HORA_EVAL_KEY)")
+    ap.add_argument("--chunk", type=int, default=50, help="service path: series per request")
     ap.add_argument("--no-flip", action="store_true", help="onnx path: skip flip averaging")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--max-context", type=int, help="onnx path, diagnostics only: keep the last N points")
@@ -237,7 +238,7 @@ def main():
         snaive = mase_per_series(series, target, np.stack([np.resize(s[-cfg["m"]:], cfg["h"]) for s in series]), cfg["m"])
         t0 = time.time()
         if args.service:
-            point, quant = service_forecast(args.service, args.key, ids, series, cfg)
+            point, quant = service_forecast(args.service, args.key, ids, series, cfg, chunk=args.chunk)
             label = "hora-1.0 (service)"
         else:
             fc = OnnxForecaster(args.onnx, flip=not args.no_flip, threads=args.threads, max_context=args.max_context)
