@@ -16,7 +16,11 @@ Z_CLIP = 50.0  # scaled values are clipped: one wild point must not blow up the 
 
 
 class Scaler(nn.Module):
-    """Mask-aware mean/std scaling; std has a floor relative to the level so constants stay finite."""
+    """Mask-aware scaling: location = the last observed value, scale = the context's standard
+    deviation with a floor relative to the level (constants and all-zero series stay finite).
+    Anchoring on the last value makes "stay near where the series is" the easy default, which a
+    mean-centred input got wrong by a sizeable fraction of a standard deviation on long trending
+    series (M4 Weekly at 1k steps)."""
 
     def forward(self, context, mask):
         n = mask.sum(dim=1, keepdim=True)
@@ -26,8 +30,12 @@ class Scaler(nn.Module):
         std = torch.sqrt((centred * centred).sum(dim=1, keepdim=True) / n_safe)
         level = (context.abs() * mask).sum(dim=1, keepdim=True) / n_safe
         scale = std + 1e-4 * level + 1e-30
-        z = torch.clamp(centred / scale, -Z_CLIP, Z_CLIP) * mask
-        return z, mean, scale
+        # One-hot of the last observed point: no observed point after it (total - cumsum == 0).
+        after = n - torch.cumsum(mask, dim=1)
+        last_hot = mask * (after < 0.5).to(mask.dtype)
+        last = (context * last_hot).sum(dim=1, keepdim=True)
+        z = torch.clamp((context - last) / scale, -Z_CLIP, Z_CLIP) * mask
+        return z, last, scale
 
 
 class Block(nn.Module):

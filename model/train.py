@@ -17,8 +17,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-import torch
+# Sleeping rather than spinning OpenMP workers: on 2 shared cores spinning threads burned about
+# 7x the CPU time per step (measured: 1.16 s vs 0.16 s).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -42,10 +46,14 @@ def producer(cfg, start, stop, queue):
 
 
 def lr_at(step, total, tr):
+    """Warmup, constant, then linear decay over the last `decay_frac` of the steps (WSD): shortening
+    `total` while still in the constant phase leaves every earlier step's rate unchanged."""
     if step < tr["warmup"]:
         return tr["lr"] * (step + 1) / tr["warmup"]
-    p = (step - tr["warmup"]) / max(1, total - tr["warmup"])
-    return tr["lr"] * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(1.0, p))))
+    decay_start = (1 - tr["decay_frac"]) * total
+    if step < decay_start:
+        return tr["lr"]
+    return tr["lr"] * max(0.02, (total - step) / (total - decay_start))
 
 
 def main():
@@ -55,6 +63,10 @@ def main():
     ap.add_argument("--out", default=str(HERE.parent / "models" / "hora-1.0.onnx"))
     ap.add_argument("--run-dir", default=str(HERE / "runs"))
     ap.add_argument("--no-export", action="store_true")
+    ap.add_argument("--budget-minutes", type=float,
+                    help="wall-time budget: if the planned steps would not fit, start the decay early "
+                         "and stop sooner; the step count used is printed and written to the metadata, "
+                         "and --steps with it reproduces the run exactly")
     args = ap.parse_args()
     cfg = json.loads(Path(args.config).read_text())
     total = args.steps or cfg["train"]["steps"]
@@ -73,8 +85,10 @@ def main():
     run_dir = Path(args.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     log = open(run_dir / "train.log", "a")
-    t0, ema = time.time(), None
-    for step in range(total):
+    t0, ema, step = time.time(), None, 0
+    step_time = None
+    while step < total:
+        t_step = time.time()
         ctx, mask, target = (torch.from_numpy(a) for a in queue.get())
         for g in opt.param_groups:
             g["lr"] = lr_at(step, total, tr)
@@ -91,9 +105,19 @@ def main():
             print(line, flush=True)
             log.write(line + "\n")
             log.flush()
-        if step % 1000 == 999:
+        if step % 500 == 499:
             torch.save(net.state_dict(), run_dir / "checkpoint.pt")
-    proc.join(timeout=5)
+        dt = time.time() - t_step
+        step_time = dt if step_time is None else 0.97 * step_time + 0.03 * dt
+        shortened = math.ceil((step + 1) / (1 - tr["decay_frac"]))
+        if (args.budget_minutes and step > tr["warmup"] and shortened < total
+                and time.time() - t0 + (shortened - step) * step_time > 60 * args.budget_minutes):
+            total = shortened
+            line = f"budget: decay starts now, training stops at {total} steps (reproduce with --steps {total})"
+            print(line, flush=True)
+            log.write(line + "\n")
+        step += 1
+    proc.terminate()
     torch.save(net.state_dict(), run_dir / "checkpoint.pt")
     print(f"trained {total} steps in {time.time() - t0:.0f}s", flush=True)
     if not args.no_export:

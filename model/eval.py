@@ -1,0 +1,256 @@
+"""Score hora-1.0 and statsforecast baselines on the M4 Hourly (h=48) and Weekly (h=13) last windows.
+
+    model/.venv/bin/python model/eval.py                          # hora-1.0 via onnxruntime + baselines
+    model/.venv/bin/python model/eval.py --service URL --key KEY  # hora-1.0 through POST /v1/forecast
+    options: --sets hourly weekly, --no-baselines, --onnx PATH, --no-flip, --markdown
+
+Context is the train file, targets the test file (M4's own last window). Metrics: MASE (seasonal
+period 24 hourly, 1 weekly; mean, median and the share of series that beat seasonal naive), sMAPE,
+mean weighted quantile loss over the 13 quantiles (2 * pinball summed over series and steps, divided
+by the sum of absolute targets, averaged over quantiles), empirical coverage of the 80 % and 90 %
+intervals, and wall time. Baselines are cached under .eval/baselines/ (gitignored): they are slow.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = ROOT.parent / "shared" / "data" / "m4"
+if not DATA.exists():
+    DATA = Path("/work/shared/data/m4")
+CACHE = ROOT / ".eval" / "baselines"
+QUANTILES = np.array([0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99])
+LEVELS = [20, 40, 60, 80, 90, 98]  # with the median these are exactly the 13 native quantiles
+SETS = {"hourly": dict(file="Hourly", h=48, m=24, freq="h", step=timedelta(hours=1)),
+        "weekly": dict(file="Weekly", h=13, m=1, freq="W", step=timedelta(weeks=1))}
+BASELINES = ("SeasonalNaive", "AutoETS", "AutoTheta", "AutoARIMA")
+
+
+def read_m4(name):
+    """Series as float arrays in file order, trailing empty cells dropped."""
+    def rows(path):
+        out = {}
+        with open(path) as f:
+            next(f)
+            for line in f:
+                cells = line.rstrip("\n").split(",")
+                key = cells[0].strip('"')
+                out[key] = np.array([float(c.strip('"')) for c in cells[1:] if c.strip('"') != ""])
+        return out
+    train, test = rows(DATA / f"{name}-train.csv"), rows(DATA / f"{name}-test.csv")
+    ids = list(train)
+    return ids, [train[i] for i in ids], np.stack([test[i] for i in ids])
+
+
+# ---------------------------------------------------------------- hora-1.0 through onnxruntime
+class OnnxForecaster:
+    """Does what serving does: left-pad batches, flip-average, roll past the native horizon
+    (median appended as observed), clip at 0 when the history is nonnegative, sort quantiles."""
+
+    def __init__(self, path, flip=True, threads=2, max_context=None):
+        import onnxruntime as ort
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # shared cores
+        self.sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        meta = self.sess.get_modelmeta().custom_metadata_map
+        self.native = int(meta["hora.native_horizon"])
+        self.multiple = int(meta["hora.context_multiple"])
+        self.max_context = max_context or int(meta["hora.max_context"])
+        self.flip = flip
+
+    def _run(self, series):
+        t = max(len(s) for s in series)
+        t = -(-t // self.multiple) * self.multiple
+        ctx = np.zeros((len(series), t), np.float32)
+        mask = np.zeros((len(series), t), np.float32)
+        for i, s in enumerate(series):
+            ok = np.isfinite(s)
+            ctx[i, t - len(s):] = np.where(ok, s, 0.0)
+            mask[i, t - len(s):] = ok
+        if self.flip:
+            both = self.sess.run(["quantiles"], {"context": np.concatenate([ctx, -ctx]),
+                                                 "mask": np.concatenate([mask, mask])})[0]
+            n = len(series)
+            return 0.5 * (both[:n] - both[n:, :, ::-1])
+        return self.sess.run(["quantiles"], {"context": ctx, "mask": mask})[0]
+
+    def forecast(self, series, h, batch=64):
+        out = []
+        order = np.argsort([len(s) for s in series])  # similar lengths together: less padding
+        result = [None] * len(series)
+        for start in range(0, len(series), batch):
+            idx = order[start:start + batch]
+            hist = [np.asarray(series[i], np.float64)[-self.max_context:] for i in idx]
+            parts, ctxs = [], hist
+            while sum(p.shape[1] for p in parts) < h:
+                q = np.sort(self._run(ctxs).astype(np.float64), axis=-1)
+                parts.append(q)
+                ctxs = [np.r_[c, q[j, :, 6]][-self.max_context:] for j, c in enumerate(ctxs)]
+            q = np.concatenate(parts, axis=1)[:, :h]
+            for j, i in enumerate(idx):
+                if np.nanmin(hist[j]) >= 0:
+                    q[j] = np.maximum(q[j], 0.0)
+                result[i] = q[j]
+        out = np.stack(result)
+        return out[:, :, 6], out
+
+
+# ---------------------------------------------------------------- hora-1.0 through the service
+def stamps(n, step, start=datetime(2000, 1, 3, tzinfo=timezone.utc)):
+    return [(start + k * step).strftime("%Y-%m-%dT%H:%M:%SZ") for k in range(n)]
+
+
+def service_forecast(url, key, ids, series, cfg, chunk=50):
+    """POST /v1/forecast in chunks; levels 20..98 return all 13 native quantiles as intervals."""
+    h = cfg["h"]
+    point = np.zeros((len(ids), h))
+    quant = np.zeros((len(ids), h, 13))
+    for start in range(0, len(ids), chunk):
+        rows = []
+        for uid, s in zip(ids[start:start + chunk], series[start:start + chunk]):
+            rows += [{"unique_id": uid, "ds": d, "y": float(v)} for d, v in zip(stamps(len(s), cfg["step"]), s)]
+        body = json.dumps({"series": rows, "h": h, "freq": cfg["freq"], "level": LEVELS}).encode()
+        req = urllib.request.Request(url.rstrip("/") + "/v1/forecast", data=body, method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"})
+        for attempt in range(20):
+            try:
+                with urllib.request.urlopen(req, timeout=300) as resp:
+                    payload = json.loads(resp.read())
+                break
+            except urllib.error.HTTPError as e:
+                if e.code in (429, 503) and attempt < 19:
+                    time.sleep(float(e.headers.get("Retry-After") or 2))
+                    continue
+                raise SystemExit(f"service answered {e.code}: {e.read()[:500]!r}")
+        pos = {uid: i for i, uid in enumerate(ids)}
+        seen = {}
+        for row in payload["forecast"]:
+            i = pos[row["unique_id"]]
+            k = seen.get(i, 0)
+            seen[i] = k + 1
+            point[i, k] = quant[i, k, 6] = row["y_hat"]
+            for lvl_key, iv in row.get("intervals", {}).items():
+                lvl = float(lvl_key)
+                lo = int(np.argmin(np.abs(QUANTILES - (0.5 - lvl / 200))))
+                quant[i, k, lo], quant[i, k, 12 - lo] = iv["lo"], iv["hi"]
+    return point, quant
+
+
+# ---------------------------------------------------------------- statsforecast baselines
+def baseline(name, set_name, ids, series, cfg, refresh=False):
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"{set_name}-{name}.npz"
+    if path.exists() and not refresh:
+        z = np.load(path)
+        return z["point"], z["quant"], float(z["seconds"])
+    import pandas as pd
+    from statsforecast import StatsForecast
+    from statsforecast import models as sfm
+    m = cfg["m"]
+    model = getattr(sfm, name)(season_length=m)
+    df = pd.DataFrame({"unique_id": np.repeat(ids, [len(s) for s in series]),
+                       "ds": np.concatenate([np.arange(len(s)) for s in series]),
+                       "y": np.concatenate(series)})
+    t0 = time.time()
+    fc = StatsForecast(models=[model], freq=1, n_jobs=1).forecast(df=df, h=cfg["h"], level=LEVELS)
+    seconds = time.time() - t0
+    fc = fc.reset_index() if "unique_id" not in fc.columns else fc
+    fc["unique_id"] = pd.Categorical(fc["unique_id"], categories=ids)
+    fc = fc.sort_values(["unique_id", "ds"])
+    col = str(model)
+    point = fc[col].to_numpy().reshape(len(ids), cfg["h"])
+    quant = np.zeros((len(ids), cfg["h"], 13))
+    quant[:, :, 6] = point
+    for lvl in LEVELS:
+        lo = int(np.argmin(np.abs(QUANTILES - (0.5 - lvl / 200))))
+        quant[:, :, lo] = fc[f"{col}-lo-{lvl}"].to_numpy().reshape(len(ids), cfg["h"])
+        quant[:, :, 12 - lo] = fc[f"{col}-hi-{lvl}"].to_numpy().reshape(len(ids), cfg["h"])
+    np.savez(path, point=point, quant=quant, seconds=seconds)
+    return point, quant, seconds
+
+
+# ---------------------------------------------------------------- metrics
+def mase_per_series(series, target, point, m):
+    scale = np.array([np.mean(np.abs(s[m:] - s[:-m])) for s in series])
+    return np.mean(np.abs(target - point), axis=1) / scale
+
+
+def metrics(series, target, point, quant, m, snaive_mase=None):
+    quant = np.sort(quant, axis=-1)
+    mase = mase_per_series(series, target, point, m)
+    smape = 200 * np.mean(np.abs(target - point) / (np.abs(target) + np.abs(point)))
+    diff = target[:, :, None] - quant
+    pin = np.maximum(QUANTILES * diff, (QUANTILES - 1) * diff)
+    wql = np.mean(2 * pin.sum(axis=(0, 1)) / np.abs(target).sum())
+    cov80 = np.mean((target >= quant[:, :, 2]) & (target <= quant[:, :, 10]))
+    cov90 = np.mean((target >= quant[:, :, 1]) & (target <= quant[:, :, 11]))
+    out = dict(mase=mase.mean(), mase_median=np.median(mase), smape=smape, wql=wql, cov80=cov80, cov90=cov90)
+    if snaive_mase is not None:
+        out["beats_snaive"] = np.mean(mase < snaive_mase)
+    return out, mase
+
+
+def table(set_name, results):
+    lines = [f"M4 {set_name.capitalize()} (h={SETS[set_name]['h']})", "",
+             "| model | MASE | MASE median | sMAPE | WQL13 | cov 80 | cov 90 | share beating SNaive | wall s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, (r, secs) in results.items():
+        share = f"{100 * r['beats_snaive']:.0f} %" if "beats_snaive" in r else ""
+        lines.append(f"| {name} | {r['mase']:.3f} | {r['mase_median']:.3f} | {r['smape']:.2f} | {r['wql']:.4f} | "
+                     f"{100 * r['cov80']:.1f} | {100 * r['cov90']:.1f} | {share} | {secs:.1f} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sets", nargs="+", default=["hourly", "weekly"], choices=list(SETS))
+    ap.add_argument("--onnx", default=str(ROOT / "models" / "hora-1.0.onnx"))
+    ap.add_argument("--service", default=os.environ.get("HORA_EVAL_SERVICE"),
+                    help="base URL of a running Hora service (default: $HORA_EVAL_SERVICE)")
+    ap.add_argument("--key", default=os.environ.get("HORA_EVAL_KEY"), help="API key (default: $HORA_EVAL_KEY)")
+    ap.add_argument("--chunk", type=int, default=50, help="service path: series per request")
+    ap.add_argument("--no-flip", action="store_true", help="onnx path: skip flip averaging")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--max-context", type=int, help="onnx path, diagnostics only: keep the last N points")
+    ap.add_argument("--no-baselines", action="store_true")
+    ap.add_argument("--baselines", nargs="+", default=list(BASELINES), choices=BASELINES)
+    ap.add_argument("--refresh-baselines", action="store_true")
+    args = ap.parse_args()
+    if args.service and not args.key:
+        ap.error("--service needs --key")
+    for set_name in args.sets:
+        cfg = SETS[set_name]
+        ids, series, target = read_m4(cfg["file"])
+        results = {}
+        snaive = mase_per_series(series, target, np.stack([np.resize(s[-cfg["m"]:], cfg["h"]) for s in series]), cfg["m"])
+        t0 = time.time()
+        if args.service:
+            point, quant = service_forecast(args.service, args.key, ids, series, cfg, chunk=args.chunk)
+            label = "hora-1.0 (service)"
+        else:
+            fc = OnnxForecaster(args.onnx, flip=not args.no_flip, threads=args.threads, max_context=args.max_context)
+            point, quant = fc.forecast(series, cfg["h"])
+            label = "hora-1.0 (onnx" + (", no flip)" if args.no_flip else ")")
+        results[label] = (metrics(series, target, point, quant, cfg["m"], snaive)[0], time.time() - t0)
+        if not args.no_baselines:
+            for name in args.baselines:
+                p, q, secs = baseline(name, set_name, ids, series, cfg, args.refresh_baselines)
+                results[name] = (metrics(series, target, p, q, cfg["m"], snaive)[0], secs)
+        print(table(set_name, results) + "\n", flush=True)
+
+
+if __name__ == "__main__":
+    main()
