@@ -2,22 +2,12 @@
 
 use crate::clean::CleanEntity;
 use crate::model::QuantilePlan;
-use chrono::DateTime;
+use crate::time::format_utc;
 use std::fmt::Write;
 
 fn push_number(out: &mut String, v: f64) {
     // Quantiles are checked finite before this point; serde_json prints the shortest round-trip form.
     out.push_str(&serde_json::to_string(&v).unwrap_or_else(|_| "null".into()));
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ` for a UTC instant in microseconds.
-pub(crate) fn format_stamp(out: &mut String, micros: i64) {
-    match DateTime::from_timestamp_micros(micros) {
-        Some(t) => {
-            let _ = write!(out, "{}", t.format("%Y-%m-%dT%H:%M:%SZ"));
-        }
-        None => out.push_str("1970-01-01T00:00:00Z"),
-    }
 }
 
 pub(crate) fn forecast_rows_json(entities: &[CleanEntity], quantiles: &[Vec<f64>], q: usize, plan: &QuantilePlan) -> String {
@@ -36,7 +26,7 @@ pub(crate) fn forecast_rows_json(entities: &[CleanEntity], quantiles: &[Vec<f64>
             out.push_str("{\"unique_id\":");
             out.push_str(&uid);
             out.push_str(",\"ds\":\"");
-            format_stamp(&mut out, *stamp);
+            out.push_str(&format_utc(*stamp));
             out.push_str("\",\"y_hat\":");
             push_number(&mut out, row[plan.y_hat]);
             if !plan.intervals.is_empty() {
