@@ -5,7 +5,7 @@ import { Bench } from 'tinybench';
 import { regridImpute } from '../src/clean/kernel.js';
 import { regridImputeKernel } from '../src/native.js';
 import { rng } from './fixtures.js';
-import { median, stageTimes, startServer } from './server.js';
+import { median, startServer, timedPost } from './server.js';
 
 const HOUR_MS = 3_600_000;
 const START = Date.UTC(2024, 0, 1);
@@ -87,17 +87,7 @@ export async function run(): Promise<string> {
   const server = await startServer();
   try {
     const stages: Record<string, number[]> = {};
-    const request = async () => {
-      const res = await fetch(`${server.url}/v1/clean`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
-        body: data.body,
-      });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`/v1/clean answered ${res.status}: ${text.slice(0, 300)}`);
-      for (const [k, v] of Object.entries(stageTimes(res.headers.get('server-timing')))) (stages[k] ??= []).push(v);
-      return text;
-    };
+    const request = timedPost(server, '/v1/clean', data.body, stages);
     const check = JSON.parse(await request());
     if (check.cleaning_report.overall.input_points !== ENTITIES * ROWS_PER_ENTITY) throw new Error('unexpected input_points');
     if (check.cleaning_report.overall.series_count !== ENTITIES) throw new Error('unexpected series_count');

@@ -2,24 +2,14 @@
 // listening server, with the time per stage, beside JSON.parse of the same body.
 import { Bench } from 'tinybench';
 import { forecastBody } from './fixtures.js';
-import { median, stageTimes, startServer } from './server.js';
+import { median, startServer, timedPost } from './server.js';
 
 export async function run(): Promise<string> {
   const body = forecastBody(100, 512, 48);
   const server = await startServer();
   try {
     const stages: Record<string, number[]> = {};
-    const request = async () => {
-      const res = await fetch(`${server.url}/v1/forecast`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
-        body,
-      });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`forecast answered ${res.status}: ${text.slice(0, 200)}`);
-      for (const [k, v] of Object.entries(stageTimes(res.headers.get('server-timing')))) (stages[k] ??= []).push(v);
-      return text;
-    };
+    const request = timedPost(server, '/v1/forecast', body, stages);
     // Correctness first: 4,800 forecast rows.
     const check = JSON.parse(await request());
     if (check.forecast.length !== 4800) throw new Error(`expected 4800 rows, got ${check.forecast.length}`);

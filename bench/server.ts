@@ -61,3 +61,21 @@ export function median(xs: number[]): number {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
+
+/**
+ * A POST of `body` to `path` that must answer 200, collecting each request's Server-Timing stages
+ * into `stages` (reset them after the correctness check so only timed runs count).
+ */
+export function timedPost(server: BenchServer, path: string, body: string, stages: Record<string, number[]>): () => Promise<string> {
+  return async () => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+      body,
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${text.slice(0, 300)}`);
+    for (const [k, v] of Object.entries(stageTimes(res.headers.get('server-timing')))) (stages[k] ??= []).push(v);
+    return text;
+  };
+}

@@ -64,14 +64,19 @@ fn nonnegative_under_2026_10_accepts_only_its_no_op_values() {
     assert_eq!(err.details["supported"], json!(["auto", "false"]));
 }
 
-#[test]
-fn business_freq_needs_2026_11() {
-    let rows: Vec<Row> = (0..40)
+/// `n` weekdays from Monday 2026-01-05, skipping weekends, with y = 0, 1, 2, ...
+fn weekday_rows(n: u64) -> Vec<Row> {
+    (0..n)
         .map(|k| {
             let d = chrono::NaiveDate::from_ymd_opt(2026, 1, 5).unwrap() + chrono::Days::new(k / 5 * 7 + k % 5);
             ("a".to_string(), format!("{d}"), Some(k as f64))
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn business_freq_needs_2026_11() {
+    let rows = weekday_rows(40);
     let t = table(&rows);
     let err = run(&t, Some("B"), 1, &opts(json!({"version": "2026-10"}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::FreqUnsupported);
@@ -84,12 +89,7 @@ fn business_freq_needs_2026_11() {
 
 #[test]
 fn business_days_knob_makes_weekends_no_gap_for_daily_data() {
-    let rows: Vec<Row> = (0..40)
-        .map(|k| {
-            let d = chrono::NaiveDate::from_ymd_opt(2026, 1, 5).unwrap() + chrono::Days::new(k / 5 * 7 + k % 5);
-            ("a".to_string(), format!("{d}"), Some(k as f64))
-        })
-        .collect();
+    let rows = weekday_rows(40);
     let t = table(&rows);
     let daily = run(&t, Some("D"), 1, &opts(json!({"version": "2026-12"}))).unwrap_err();
     assert_eq!(daily.code, ErrorCode::SeriesDiscontinuous);
