@@ -74,7 +74,17 @@ export const runForecast = addon.runForecastTask;
 export const runClean = addon.runCleanTask;
 export const checkQuantiles = addon.checkQuantiles;
 export const checkCleaningOptions = addon.checkCleaningOptions;
-export const regridImputeKernel = addon.regridImputeKernel;
 export const engineErrorCodes = addon.engineErrorCodes;
 /** The time engine's parse path over one `ds` column (benchmark and cross-check with src/time). */
 export const parseDsColumn = addon.parseDsColumn;
+
+/**
+ * The addon's regrid-plus-linear-impute kernel (benchmark and cross-check with src/clean/kernel.ts):
+ * the output is allocated here, in memory JavaScript owns, and filled by Rust in place.
+ */
+export function regridImputeKernel(stamps: Float64Array, values: Float64Array, indptr: Uint32Array, step: number): { values: Float64Array; indptr: Uint32Array } {
+  const offsets = addon.regridImputeOffsets(stamps, indptr, step);
+  const out = new Float64Array(offsets[offsets.length - 1] ?? 0);
+  addon.regridImputeInto(stamps, values, indptr, step, offsets, out);
+  return { values: out, indptr: offsets };
+}

@@ -37,3 +37,9 @@ for (const [name, kernel] of Object.entries(implementations)) {
     }
   });
 }
+
+describe('regrid + linear impute (addon) on bad columns', () => {
+  it('refuses stamps that go backwards instead of writing out of its grid', () => {
+    expect(() => regridImputeKernel(Float64Array.from([0, 20, 10]), Float64Array.from([1, 2, 3]), Uint32Array.from([0, 3]), 10)).toThrow(/not after the previous one/);
+  });
+});

@@ -13,7 +13,7 @@ fn every_kernel_case_gives_the_table_grid() {
     assert!(cases.len() >= 8);
     for c in cases {
         let stamps: Vec<i64> = c["stamps"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect();
-        let (out, off) = regrid_impute(&stamps, &nums(&c["values"]), &idx(&c["indptr"]), c["step"].as_i64().unwrap());
+        let (out, off) = regrid_impute(&stamps, &nums(&c["values"]), &idx(&c["indptr"]), c["step"].as_i64().unwrap()).unwrap();
         let expected = nums(&c["expected"]);
         assert_eq!(off, idx(&c["expected_indptr"]), "{}", c["name"]);
         assert_eq!(out.len(), expected.len(), "{}", c["name"]);

@@ -101,25 +101,35 @@ pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<As
     Ok(AsyncTask::new(CleanTask { body: body.clone(), params }))
 }
 
-#[napi(object)]
-pub struct RegridImputeResult {
-    pub values: Float64Array,
-    pub indptr: Uint32Array,
-}
-
-/// The regrid-plus-linear-impute kernel alone, for the benchmark against the plain-TypeScript
-/// path (`src/clean/kernel.ts`). Stamps are microseconds carried as f64 (exact below 2^53).
-#[napi]
-pub fn regrid_impute_kernel(stamps: Float64Array, values: Float64Array, indptr: Uint32Array, step_micros: f64) -> Result<RegridImputeResult> {
-    let n = stamps.len();
+fn kernel_columns(stamps: &[f64], values_len: usize, indptr: &[u32], step_micros: f64) -> Result<Vec<usize>> {
     let offsets: Vec<usize> = indptr.iter().map(|&i| i as usize).collect();
-    if values.len() != n || offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last().is_some_and(|&e| e > n) || step_micros < 1.0 {
+    if values_len != stamps.len() || offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last().is_some_and(|&e| e > stamps.len()) || step_micros < 1.0 {
         return Err(Error::new(Status::InvalidArg, "stamps, values and indptr do not describe the same entities"));
     }
-    let stamps: Vec<i64> = stamps.iter().map(|&t| t as i64).collect();
-    let (out, off) = clean::kernels::regrid_impute(&stamps, &values, &offsets, step_micros as i64);
-    Ok(RegridImputeResult {
-        values: Float64Array::new(out),
-        indptr: Uint32Array::new(off.into_iter().map(|o| o as u32).collect()),
-    })
+    Ok(offsets)
+}
+
+/// Sizes the regrid-plus-impute kernel's output: the offsets of every entity's grid. Stamps are
+/// microseconds carried as f64 (exact below 2^53).
+#[napi]
+pub fn regrid_impute_offsets(stamps: &[f64], indptr: &[u32], step_micros: f64) -> Result<Uint32Array> {
+    let entities = kernel_columns(stamps, stamps.len(), indptr, step_micros)?;
+    let offsets = clean::kernels::regrid_offsets(stamps, &entities, step_micros as i64);
+    Ok(Uint32Array::new(offsets.into_iter().map(|o| o as u32).collect()))
+}
+
+/// The regrid-plus-linear-impute kernel, writing into `out` (allocated by the caller from
+/// `regridImputeOffsets`, so the grids live in memory JavaScript owns): the benchmark's match for
+/// the plain-TypeScript path (`src/clean/kernel.ts`).
+#[napi]
+pub fn regrid_impute_into(stamps: &[f64], values: &[f64], indptr: &[u32], step_micros: f64, offsets: &[u32], mut out: Float64Array) -> Result<()> {
+    let entities = kernel_columns(stamps, values.len(), indptr, step_micros)?;
+    let offsets: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
+    if offsets.len() != entities.len() || offsets.last().copied().unwrap_or(0) != out.len() || offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(Error::new(Status::InvalidArg, "out and offsets do not match regridImputeOffsets"));
+    }
+    // SAFETY: the call is synchronous on the JS thread and `out` is borrowed nowhere else meanwhile.
+    let out = unsafe { out.as_mut() };
+    clean::kernels::regrid_impute_into(stamps, values, &entities, step_micros as i64, &offsets, out)
+        .map_err(|e| Error::new(Status::InvalidArg, format!("stamp {} is not after the previous one on the grid", e.index)))
 }

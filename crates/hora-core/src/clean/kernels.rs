@@ -83,46 +83,116 @@ pub fn impute_linear(values: &mut [f64]) -> usize {
     filled
 }
 
-/// Regrid plus linear imputation over many entities at once (the benchmark's kernel, agreed with
-/// the plain-TypeScript path in `src/clean/kernel.ts`): entity `e` is
-/// `stamps[indptr[e]..indptr[e + 1]]`, sorted distinct instants on one grid of `step`. Returns the
-/// filled grids back to back and their offsets.
-pub fn regrid_impute(stamps: &[i64], y: &[f64], indptr: &[usize], step: i64) -> (Vec<f64>, Vec<usize>) {
-    // One pass per entity straight into the output: size first, then place and fill each run as
-    // soon as its right neighbour is seen.
-    let total: usize = indptr
-        .windows(2)
-        .filter(|w| w[1] > w[0])
-        .map(|w| ((stamps[w[1] - 1] - stamps[w[0]]) / step) as usize + 1)
-        .sum();
-    let mut out = vec![f64::NAN; total];
+/// An instant the regrid kernel can place on a grid: microseconds as `i64` (the engine's own
+/// columns) or as `f64` (what a JS host hands over without a conversion pass).
+pub trait GridInstant: Copy + PartialEq {
+    /// Whole steps from `start` to `self` (both on the grid, `self >= start`).
+    fn steps_from(self, start: Self, step: i64) -> usize;
+    /// `self - prev == step`: the common case, answered without a division.
+    fn is_next(self, prev: Self, step: i64) -> bool;
+}
+
+impl GridInstant for i64 {
+    #[inline]
+    fn steps_from(self, start: i64, step: i64) -> usize {
+        ((self - start) / step) as usize
+    }
+    #[inline]
+    fn is_next(self, prev: i64, step: i64) -> bool {
+        self - prev == step
+    }
+}
+
+impl GridInstant for f64 {
+    #[inline]
+    fn steps_from(self, start: f64, step: i64) -> usize {
+        ((self - start) / step as f64).round() as usize
+    }
+    #[inline]
+    fn is_next(self, prev: f64, step: i64) -> bool {
+        self - prev == step as f64
+    }
+}
+
+/// Length of entity `e`'s grid: `stamps[indptr[e]..indptr[e + 1]]` from first to last stamp.
+fn grid_len<T: GridInstant>(stamps: &[T], a: usize, b: usize, step: i64) -> usize {
+    if b > a { stamps[b - 1].steps_from(stamps[a], step) + 1 } else { 0 }
+}
+
+/// Offsets of every entity's grid back to back (`indptr.len()` entries, the first 0): sizes the
+/// output of [`regrid_impute_into`] before anything is written.
+pub fn regrid_offsets<T: GridInstant>(stamps: &[T], indptr: &[usize], step: i64) -> Vec<usize> {
     let mut offsets = Vec::with_capacity(indptr.len());
     offsets.push(0);
-    let mut base = 0usize;
     for w in indptr.windows(2) {
-        if w[1] > w[0] {
-            let start = stamps[w[0]];
-            let mut prev: Option<(usize, f64)> = None;
-            for i in w[0]..w[1] {
-                let slot = ((stamps[i] - start) / step) as usize;
-                let v = y[i];
-                out[base + slot] = v;
-                if !v.is_finite() {
-                    continue;
+        offsets.push(offsets[offsets.len() - 1] + grid_len(stamps, w[0], w[1], step));
+    }
+    offsets
+}
+
+/// Stamps that are not sorted, distinct and on one grid from each entity's first stamp.
+#[derive(Debug, PartialEq, Eq)]
+pub struct OffGrid {
+    pub index: usize,
+}
+
+/// Regrid plus linear imputation over many entities at once (the benchmark's kernel, agreed with
+/// the plain-TypeScript path in `src/clean/kernel.ts`): entity `e` is
+/// `stamps[indptr[e]..indptr[e + 1]]`, sorted distinct instants on one grid of `step`, written to
+/// `out[offsets[e]..offsets[e + 1]]` (offsets from [`regrid_offsets`]). Slots between two finite
+/// values are filled on a straight line; slots before the first or after the last stay NaN.
+pub fn regrid_impute_into<T: GridInstant>(
+    stamps: &[T],
+    y: &[f64],
+    indptr: &[usize],
+    step: i64,
+    offsets: &[usize],
+    out: &mut [f64],
+) -> Result<(), OffGrid> {
+    for (e, w) in indptr.windows(2).enumerate() {
+        let (a, b) = (w[0], w[1]);
+        let grid = &mut out[offsets[e]..offsets[e + 1]];
+        let Some(&start) = stamps.get(a).filter(|_| b > a) else { continue };
+        // One sequential pass writes every slot once; a stamp one step after the previous one
+        // (the common case) finds its slot without a division.
+        let (mut slot, mut prev_t, mut written) = (0usize, start, 0usize);
+        let mut last: Option<(usize, f64)> = None;
+        for (k, (&t, &v)) in stamps[a..b].iter().zip(&y[a..b]).enumerate() {
+            if k > 0 {
+                let next = if t.is_next(prev_t, step) { slot + 1 } else { t.steps_from(start, step) };
+                if next <= slot || next >= grid.len() {
+                    return Err(OffGrid { index: a + k });
                 }
-                if let Some((ps, pv)) = prev {
-                    let len = slot - ps;
-                    for k in 1..len {
-                        out[base + ps + k] = pv + (v - pv) * k as f64 / len as f64;
+                slot = next;
+            }
+            prev_t = t;
+            if !v.is_finite() {
+                continue;
+            }
+            match last {
+                Some((ls, lv)) if slot > written => {
+                    let len = (slot - ls) as f64;
+                    for (j, cell) in grid[written..slot].iter_mut().enumerate() {
+                        *cell = lv + (v - lv) * (written + j - ls) as f64 / len;
                     }
                 }
-                prev = Some((slot, v));
+                _ => grid[written..slot].fill(f64::NAN),
             }
-            base += ((stamps[w[1] - 1] - start) / step) as usize + 1;
+            grid[slot] = v;
+            written = slot + 1;
+            last = Some((slot, v));
         }
-        offsets.push(base);
+        grid[written..].fill(f64::NAN);
     }
-    (out, offsets)
+    Ok(())
+}
+
+/// [`regrid_impute_into`] with its own output: the filled grids back to back and their offsets.
+pub fn regrid_impute<T: GridInstant>(stamps: &[T], y: &[f64], indptr: &[usize], step: i64) -> Result<(Vec<f64>, Vec<usize>), OffGrid> {
+    let offsets = regrid_offsets(stamps, indptr, step);
+    let mut out = vec![0.0; offsets[offsets.len() - 1]];
+    regrid_impute_into(stamps, y, indptr, step, &offsets, &mut out)?;
+    Ok((out, offsets))
 }
 
 /// Indices of observed values whose robust z-score (median and MAD) exceeds `z`.
@@ -191,12 +261,18 @@ mod tests {
 
     #[test]
     fn regrid_impute_fills_each_entity_on_its_own_grid() {
-        let (v, off) = regrid_impute(&[0, 20, 5, 15], &[1.0, 3.0, 7.0, 9.0], &[0, 2, 4], 10);
+        let (v, off) = regrid_impute(&[0i64, 20, 5, 15], &[1.0, 3.0, 7.0, 9.0], &[0, 2, 4], 10).unwrap();
         assert_eq!(off, vec![0, 3, 5]);
         assert_eq!(v, vec![1.0, 2.0, 3.0, 7.0, 9.0]);
-        let (v, off) = regrid_impute(&[5, 25], &[1.0, 9.0], &[0, 2], 5);
+        let (v, off) = regrid_impute(&[5i64, 25], &[1.0, 9.0], &[0, 2], 5).unwrap();
         assert_eq!(off, vec![0, 5]);
         assert_eq!(v, vec![1.0, 3.0, 5.0, 7.0, 9.0]);
+    }
+
+    #[test]
+    fn regrid_impute_refuses_unsorted_or_repeated_stamps() {
+        assert_eq!(regrid_impute(&[0i64, 20, 10], &[1.0, 2.0, 3.0], &[0, 3], 10), Err(OffGrid { index: 1 }));
+        assert_eq!(regrid_impute(&[0.0f64, 10.0, 10.0], &[1.0, 2.0, 3.0], &[0, 3], 10), Err(OffGrid { index: 2 }));
     }
 
     #[test]
