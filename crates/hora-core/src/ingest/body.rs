@@ -53,12 +53,27 @@ impl ParsedBody {
 /// Parses and validates the body bytes in one pass. Fails only when the bytes are not JSON
 /// (`MALFORMED_JSON`) or hold a number no float can represent (a `VALIDATION_ERROR` naming it).
 pub fn parse_body(bytes: &[u8]) -> Result<ParsedBody, HoraError> {
+    let text = utf8(bytes)?;
+    match super::fast::parse_common(text) {
+        Some(body) => Ok(body),
+        None => parse_text(text),
+    }
+}
+
+/// [`parse_body`] without the fast path for the common shape: the reference it is tested against.
+pub fn parse_body_general(bytes: &[u8]) -> Result<ParsedBody, HoraError> {
+    parse_text(utf8(bytes)?)
+}
+
+/// UTF-8 is checked up front: serde_json does not validate strings that it skips.
+fn utf8(bytes: &[u8]) -> Result<&str, HoraError> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid UTF-8 (byte {}).", e.valid_up_to())))
+}
+
+fn parse_text(text: &str) -> Result<ParsedBody, HoraError> {
     let mut out = ParsedBody::default();
     let mut cursor = Cursor::default();
-    // UTF-8 is checked up front: serde_json does not validate strings that it skips.
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid UTF-8 (byte {}).", e.valid_up_to()))
-    })?;
     let mut de = serde_json::Deserializer::from_str(text);
     let result = (BodySeed { out: &mut out, cursor: &mut cursor }).deserialize(&mut de).and_then(|_| de.end());
     if let Err(e) = result {

@@ -86,6 +86,14 @@ impl TableBuilder {
         e
     }
 
+    /// Appends one row; both readers of the body end every row here.
+    pub(crate) fn push_row(&mut self, unique_id: &str, ds: &str, y: f64) {
+        let e = self.entity(unique_id);
+        self.row_entity.push(e);
+        self.ds.push(ds);
+        self.y.push(y);
+    }
+
     fn column(&mut self, name: &str) -> Option<usize> {
         if let Some(i) = self.covariates.iter().position(|c| c.name == name) {
             return Some(i);
@@ -306,10 +314,7 @@ impl<'de, 'a> DeserializeSeed<'de> for RowSeed<'a> {
                 RowKind::Future => self.builder.invalid_future(path, "must be an object"),
             }
             // Keep row indices aligned with positions in the array.
-            let e = self.builder.entity("");
-            self.builder.row_entity.push(e);
-            self.builder.ds.push("");
-            self.builder.y.push(f64::NAN);
+            self.builder.push_row("", "", f64::NAN);
         }
         Ok(())
     }
@@ -413,10 +418,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
         if kind == RowKind::Series && !seen_y {
             self.errors.push(|| path("y"), "is required (null marks a missing value)");
         }
-        let e = b.entity(uid.as_deref().unwrap_or(""));
-        b.row_entity.push(e);
-        b.ds.push(ds.as_deref().unwrap_or(""));
-        b.y.push(y.unwrap_or(f64::NAN));
+        b.push_row(uid.as_deref().unwrap_or(""), ds.as_deref().unwrap_or(""), y.unwrap_or(f64::NAN));
         Ok(true)
     }
 

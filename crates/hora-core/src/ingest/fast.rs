@@ -1,0 +1,312 @@
+//! The common body read without serde's per-value machinery: a top-level object whose `series`
+//! rows are flat objects of exactly `unique_id` (string), `ds` (string) and `y` (number or null),
+//! with no escapes, no covariates and no `future_covariates`.
+//!
+//! Anything else (an escape, another key, a duplicate, a wrong type, bad syntax, a number beyond
+//! f64) makes it give up, and `parse_body` runs the general serde path, which is the one place
+//! that reports errors. For every body it accepts, it builds the same `ParsedBody` as that path
+//! (the tests below run both side by side). The rows are most of the bytes, and here each costs a
+//! few byte scans and one float parse.
+
+use super::body::{ParsedBody, TOP_LEVEL_FIELDS};
+use super::rows::{RowKind, TableBuilder};
+use super::value::StrictValue;
+use serde::de::DeserializeSeed;
+
+/// `None` when the body is not of the common shape (the caller then parses it the general way).
+pub(super) fn parse_common(text: &str) -> Option<ParsedBody> {
+    let mut s = Scan { b: text.as_bytes(), i: 0 };
+    let mut out = ParsedBody { is_object: true, ..ParsedBody::default() };
+    let mut series: Option<TableBuilder> = None;
+    s.ws();
+    s.eat(b'{')?;
+    s.ws();
+    if s.eat(b'}').is_none() {
+        loop {
+            s.ws();
+            let key = s.string()?;
+            s.ws();
+            s.eat(b':')?;
+            s.ws();
+            match key {
+                "series" if series.is_none() => series = Some(rows(&mut s)?),
+                "series" | "future_covariates" => return None,
+                k if TOP_LEVEL_FIELDS.contains(&k) && !out.top.contains_key(k) => {
+                    let start = s.i;
+                    s.skip_value()?;
+                    // The small fields go through the same strict reader as the general path.
+                    let mut de = serde_json::Deserializer::from_str(&text[start..s.i]);
+                    let value = StrictValue { path: k.to_string(), errors: &mut out.errors }.deserialize(&mut de).ok()?;
+                    de.end().ok()?;
+                    out.top.insert(k.to_string(), value);
+                }
+                _ => return None,
+            }
+            s.ws();
+            match s.next()? {
+                b',' => continue,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    s.ws();
+    if s.i != s.b.len() {
+        return None;
+    }
+    out.series = series?.finish();
+    Some(out)
+}
+
+/// `series`: at least one row, each exactly `unique_id`, `ds`, `y` in any order.
+fn rows(s: &mut Scan) -> Option<TableBuilder> {
+    let mut builder = TableBuilder::new(RowKind::Series);
+    s.eat(b'[')?;
+    loop {
+        s.ws();
+        s.eat(b'{')?;
+        let (mut uid, mut ds, mut y) = (None, None, None);
+        for member in 0..3 {
+            s.ws();
+            let key = s.string()?;
+            s.ws();
+            s.eat(b':')?;
+            s.ws();
+            match key {
+                "unique_id" if uid.is_none() => uid = Some(s.string()?),
+                "ds" if ds.is_none() => ds = Some(s.string()?),
+                "y" if y.is_none() => y = Some(s.number_or_null()?),
+                _ => return None,
+            }
+            // A comma before the next of the three members, the closing brace after the third.
+            s.ws();
+            s.eat(if member < 2 { b',' } else { b'}' })?;
+        }
+        builder.push_row(uid?, ds?, y?);
+        s.ws();
+        match s.next()? {
+            b',' => continue,
+            b']' => return Some(builder),
+            _ => return None,
+        }
+    }
+}
+
+struct Scan<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Scan<'a> {
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.b.get(self.i) == Some(&c)).then(|| self.i += 1)
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        let c = *self.b.get(self.i)?;
+        self.i += 1;
+        Some(c)
+    }
+
+    /// A string without escapes or control characters (the body is already valid UTF-8, and a
+    /// quote byte never occurs inside a multi-byte character, so the slice is valid too).
+    #[inline]
+    fn string(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.i;
+        let len = self.b[start..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        self.i = start + len;
+        self.eat(b'"')?;
+        // SAFETY: the whole body was checked to be UTF-8 and the slice ends on ASCII quotes.
+        Some(unsafe { std::str::from_utf8_unchecked(&self.b[start..start + len]) })
+    }
+
+    /// `null` (NaN, as the general path reads it) or a JSON number. Rust's float parsing rounds
+    /// correctly, as serde_json does with `float_roundtrip`, and an integer read as u64 or i64 and
+    /// then converted rounds the same way, so both paths give the same bits; `-0` is -0.0 in both.
+    #[inline]
+    fn number_or_null(&mut self) -> Option<f64> {
+        if self.b[self.i..].starts_with(b"null") {
+            self.i += 4;
+            return Some(f64::NAN);
+        }
+        let start = self.i;
+        self.eat(b'-');
+        match self.next()? {
+            b'0' => {}
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.eat(b'.').is_some() {
+            self.digit()?;
+            self.digits();
+        }
+        if let Some(b'e' | b'E') = self.b.get(self.i) {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.b.get(self.i) {
+                self.i += 1;
+            }
+            self.digit()?;
+            self.digits();
+        }
+        // SAFETY: ASCII digits and signs only.
+        let text = unsafe { std::str::from_utf8_unchecked(&self.b[start..self.i]) };
+        // Beyond f64 the general path answers "number out of range": leave it to that path.
+        text.parse::<f64>().ok().filter(|v| v.is_finite())
+    }
+
+    #[inline]
+    fn digit(&mut self) -> Option<()> {
+        self.b.get(self.i).filter(|c| c.is_ascii_digit()).map(|_| self.i += 1)
+    }
+
+    #[inline]
+    fn digits(&mut self) {
+        while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
+            self.i += 1;
+        }
+    }
+
+    /// Moves past one value of any kind. Only its extent matters: serde_json reads the slice
+    /// afterwards and refuses it if it is not JSON.
+    fn skip_value(&mut self) -> Option<()> {
+        let mut depth = 0usize;
+        loop {
+            match self.next()? {
+                b'"' => loop {
+                    match self.next()? {
+                        b'\\' => self.i += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                },
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth = depth.checked_sub(1)?,
+                _ => {
+                    // A scalar: up to the next delimiter.
+                    while let Some(c) = self.b.get(self.i) {
+                        if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                            break;
+                        }
+                        self.i += 1;
+                    }
+                }
+            }
+            if depth == 0 {
+                return Some(());
+            }
+            // Inside a container: separators and whitespace are part of it.
+            while let Some(b',' | b':' | b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
+                self.i += 1;
+            }
+            if let Some(b'}' | b']') = self.b.get(self.i) {
+                self.i += 1;
+                depth -= 1;
+                if depth == 0 {
+                    return Some(());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::parse_body_general;
+    use proptest::prelude::*;
+
+    /// The fast path accepts `body` and builds exactly what the general path builds.
+    fn same_as_general(body: &str) {
+        let fast = parse_common(body).unwrap_or_else(|| panic!("the fast path declined {body}"));
+        let general = parse_body_general(body.as_bytes()).unwrap();
+        assert_eq!(fast.top, general.top);
+        assert_eq!(fast.errors, general.errors);
+        assert_eq!(fast.is_object, general.is_object);
+        assert!(fast.future.is_none() && general.future.is_none());
+        let (a, b) = (&fast.series, &general.series);
+        assert_eq!((&a.entities, &a.indptr, &a.rows, &a.ds), (&b.entities, &b.indptr, &b.rows, &b.ds));
+        let bits = |t: &crate::ingest::RowTable| t.y.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(a), bits(b), "y of {body}");
+        assert!(a.covariates.is_empty() && b.covariates.is_empty());
+    }
+
+    #[test]
+    fn common_bodies_read_the_same_on_both_paths() {
+        same_as_general(r#"{"h":2,"series":[{"unique_id":"a","ds":"2024-01-01T00:00:00Z","y":1}]}"#);
+        same_as_general(
+            " {\n \"series\" : [ { \"y\" : null , \"ds\" : \"2024-01-01\" , \"unique_id\" : \"é\" } ,\r\n\t{\"ds\":\"x\",\"unique_id\":\"b\",\"y\":-0} ] , \"freq\" : \"D\" } ",
+        );
+        same_as_general(
+            r#"{"options":{"cleaning":{"preset":"strict","accept":["d1"]},"x":[1,{"a":"\"]"}]},"level":[80,90],"model_options":{"flip_average":false},
+                "series":[{"unique_id":"a","ds":"d","y":1e-400},{"unique_id":"a","ds":"d2","y":123456789012345678901234567890},
+                {"unique_id":"a","ds":"d3","y":-9223372036854775809},{"unique_id":"a","ds":"d4","y":0.1E+2}],"model":"hora-1.0"}"#,
+        );
+        // A duplicate key inside a small field is recorded as on the general path.
+        same_as_general(r#"{"series":[{"unique_id":"a","ds":"d","y":1}],"options":{"timezone":"UTC","timezone":"Europe/Berlin"}}"#);
+    }
+
+    #[test]
+    fn other_shapes_are_left_to_the_general_path() {
+        for body in [
+            r#"{"series":[{"unique_id":"a","ds":"2024-01-01T00:00:00\u005A","y":1}]}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":1,"temp":2}]}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":1}],"future_covariates":[]}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":1,"y":2}]}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d"}]}"#,
+            r#"{"series":[{"unique_id":1,"ds":"d","y":1}]}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":"1"}]}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":1e400}]}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":01}]}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":1.}]}"#,
+            r#"{"series":[]}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":1}],"h":1,"h":2}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":1}],"nope":1}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":1}],"h":[1}"#,
+            r#"{"series":[{"unique_id":"a","ds":"d","y":1}]} x"#,
+            "{\"series\":[{\"unique_id\":\"a\tb\",\"ds\":\"d\",\"y\":1}]}",
+            r#"{"h":2}"#,
+            "[]",
+        ] {
+            assert!(parse_common(body).is_none(), "the fast path accepted {body}");
+        }
+    }
+
+    fn number() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<f64>().prop_filter("finite", |v| v.is_finite()).prop_map(|v| format!("{v:e}")),
+            any::<f64>().prop_filter("finite", |v| v.is_finite()).prop_map(|v| format!("{v}")),
+            any::<i64>().prop_map(|v| v.to_string()),
+            any::<u64>().prop_map(|v| v.to_string()),
+            "-?(0|[1-9][0-9]{0,30})(\\.[0-9]{1,25})?([eE][+-]?[0-9]{1,2})?",
+            Just("null".to_string()),
+        ]
+    }
+
+    fn row() -> impl Strategy<Value = String> {
+        ("[a-c\u{e9}]{0,3}", "[0-9T:Z -]{0,25}", number(), 0..6usize, "[ \n]{0,2}").prop_map(|(uid, ds, y, order, ws)| {
+            let mut members = [format!(r#""unique_id"{ws}:"{uid}""#), format!(r#""ds":{ws}"{ds}""#), format!(r#""y":{y}"#)];
+            members.rotate_left(order % 3);
+            if order >= 3 {
+                members.swap(0, 1);
+            }
+            format!("{{{ws}{}}}", members.join(&format!(",{ws}")))
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_common_body_reads_the_same_on_both_paths(rows in prop::collection::vec(row(), 1..40), h in 1..100u32) {
+            same_as_general(&format!(r#"{{"h": {h}, "series": [{}], "options": {{"cleaning": {{"preset": "default"}}}}}}"#, rows.join(",")));
+        }
+    }
+}
