@@ -77,7 +77,7 @@ impl ParsedRequest {
         (0..b.series.entity_count())
             .map(|e| {
                 let rows = b.series.entity_rows(e);
-                let mut stamps: Vec<&str> = rows.iter().map(|&r| b.series.ds.get(r as usize)).collect();
+                let mut stamps: Vec<&str> = b.series.entity_ds(e).map(|(_, ds)| ds).collect();
                 stamps.sort_unstable();
                 stamps.dedup();
                 EntitySize { unique_id: b.series.entities[e].clone(), rows: rows.len() as u32, timestamps: stamps.len() as u32 }

@@ -91,10 +91,10 @@ pub fn assess(req: &CleanRequest, e: usize, p: &Prepared, o: &Outcome, ctx: &Ctx
     (Some(columns), decisions)
 }
 
-/// Stamps and row indices of this entity's future rows, read in the request's zone.
+/// Stamps and table positions of this entity's future rows, read in the request's zone.
 fn future_rows(req: &CleanRequest, unique_id: &str, ctx: &Ctx) -> Option<(Vec<i64>, Vec<u32>)> {
     let future = req.future?;
     let fe = future.entities.iter().position(|u| u == unique_id)?;
     let parsed = stamps::parse_entity(future, fe, ctx.zone, None).ok()?;
-    Some((parsed.instants, future.entity_rows(fe).to_vec()))
+    Some((parsed.instants, future.entity_range(fe).map(|k| k as u32).collect()))
 }

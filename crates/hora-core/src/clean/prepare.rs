@@ -17,7 +17,8 @@ pub struct Prepared {
     pub ts: Vec<i64>,
     /// `y` per kept stamp; NaN where the kept row held `null`.
     pub y: Vec<f64>,
-    /// Body row index per kept stamp (the last row of each duplicated stamp).
+    /// Table position per kept stamp (the last row of each duplicated stamp): the index into
+    /// the table's columns, covariates included.
     pub rows: Vec<u32>,
     pub decisions: Vec<Decision>,
 }
@@ -25,7 +26,8 @@ pub struct Prepared {
 pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved) -> Result<Prepared> {
     let name = &table.entities[e];
     let parsed = stamps::parse_entity(table, e, zone, ds_format)?;
-    let rows = table.entity_rows(e);
+    let rows = table.entity_range(e);
+    let values = table.entity_y(e);
     let t = &parsed.instants;
     // Stable sort: rows of one stamp stay in the order sent, so the last one sent is last.
     let mut order: Vec<usize> = (0..t.len()).collect();
@@ -33,7 +35,10 @@ pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMon
     let mut decisions = Vec::new();
     if !sorted {
         // Unstable sort on (instant, position sent) keeps rows of one stamp in the order sent.
-        order.sort_unstable_by_key(|&i| (t[i], i));
+        // Sorting the pairs themselves keeps the comparisons on contiguous memory.
+        let mut keyed: Vec<(i64, u32)> = t.iter().enumerate().map(|(i, &x)| (x, i as u32)).collect();
+        keyed.sort_unstable();
+        order = keyed.into_iter().map(|(_, i)| i as usize).collect();
         let moved = order.iter().enumerate().filter(|(k, i)| *k != **i).count();
         decisions.push(Decision::new(DecisionId::Sort, name, moved, res));
     }
@@ -47,8 +52,8 @@ pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMon
             continue;
         }
         ts.push(t[i]);
-        y.push(table.y[rows[i] as usize]);
-        kept_rows.push(rows[i]);
+        y.push(values[i]);
+        kept_rows.push((rows.start + i) as u32);
     }
     if !dropped.is_empty() {
         let mut listed = dropped.clone();

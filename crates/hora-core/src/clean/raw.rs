@@ -52,12 +52,12 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let mut parsed: Vec<Vec<i64>> = Vec::with_capacity(table.entity_count());
     'entities: for e in 0..table.entity_count() {
         let u = table.entities[e].as_str();
-        let mut ts = Vec::with_capacity(table.entity_rows(e).len());
-        for &row in table.entity_rows(e) {
+        let mut ts = Vec::with_capacity(table.entity_range(e).len());
+        for ((row, ds), y) in table.entity_ds(e).zip(table.entity_y(e)) {
             if violations.len() >= MAX_VIOLATIONS {
                 break 'entities;
             }
-            let reason = match strict_instant(table.ds.get(row as usize)) {
+            let reason = match strict_instant(ds) {
                 None => Some("ds_format"),
                 Some(t) => {
                     let r = match ts.last() {
@@ -73,7 +73,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
             if let Some(r) = reason {
                 violations.push(violation(Some(u), Some(row), r));
             }
-            if !table.y[row as usize].is_finite() && violations.len() < MAX_VIOLATIONS {
+            if !y.is_finite() && violations.len() < MAX_VIOLATIONS {
                 violations.push(violation(Some(u), Some(row), "not_observed"));
             }
         }
@@ -95,8 +95,8 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let mut entities = Vec::with_capacity(parsed.len());
     let mut points = 0u64;
     for (e, ts) in parsed.into_iter().enumerate() {
-        let rows = table.entity_rows(e).to_vec();
-        let values: Vec<f64> = rows.iter().map(|&r| table.y[r as usize]).collect();
+        let rows: Vec<u32> = table.entity_range(e).map(|k| k as u32).collect();
+        let values = table.entity_y(e).to_vec();
         points += values.len() as u64;
         let last = *ts.last().expect("checked non-empty by the minimum context");
         let o = Outcome {

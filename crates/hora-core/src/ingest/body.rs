@@ -214,12 +214,13 @@ mod tests {
         assert_eq!(p.series.entities, vec!["b", "a"]);
         assert_eq!(p.series.entity_rows(0), &[0, 2]);
         assert_eq!(p.series.entity_rows(1), &[1]);
-        assert_eq!(p.series.ds.get(2), "2024-01-01T01:00:00Z");
-        assert!(p.series.y[1].is_nan());
-        assert_eq!(p.series.y[2], 2.5);
+        // Columns are grouped by entity: b's two rows, then a's.
+        assert_eq!(p.series.entity_ds(0).collect::<Vec<_>>(), vec![(0, "2024-01-01T00:00:00Z"), (2, "2024-01-01T01:00:00Z")]);
+        assert_eq!(p.series.entity_y(0), &[1.0, 2.5]);
+        assert!(p.series.entity_y(1)[0].is_nan());
         let temp = &p.series.covariates[0];
         assert_eq!(temp.name, "temp");
-        assert!(temp.values[0].is_nan() && temp.values[1] == 3.5 && temp.values[2].is_nan());
+        assert!(temp.values[0].is_nan() && temp.values[1].is_nan() && temp.values[2] == 3.5);
         assert_eq!(temp.non_numeric_rows, 1);
         assert_eq!(p.top.get("h"), Some(&Value::from(2)));
     }

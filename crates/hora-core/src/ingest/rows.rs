@@ -48,12 +48,22 @@ pub(crate) struct TableBuilder {
     kind: RowKind,
     entity_index: HashMap<String, u32>,
     entities: Vec<String>,
-    row_entity: Vec<u32>,
-    ds: StrColumn,
-    y: Vec<f64>,
+    /// Each entity's rows are gathered as they arrive, so that the table's columns come out
+    /// grouped by entity without a second pass over rows scattered through the body (shuffled
+    /// rows made every later read of `ds` a cache miss).
+    grouped: Vec<EntityRows>,
+    last_entity: Option<u32>,
+    rows: u32,
     covariates: Vec<CovariateColumn>,
     /// First problem that makes `future_covariates` invalid (FUTURE_COVARIATES_INVALID).
     pub future_invalid: Option<(String, String)>,
+}
+
+#[derive(Default)]
+struct EntityRows {
+    rows: Vec<u32>,
+    ds: StrColumn,
+    y: Vec<f64>,
 }
 
 impl TableBuilder {
@@ -62,17 +72,22 @@ impl TableBuilder {
             kind,
             entity_index: HashMap::new(),
             entities: Vec::new(),
-            row_entity: Vec::new(),
-            ds: StrColumn::new(),
-            y: Vec::new(),
+            grouped: Vec::new(),
+            last_entity: None,
+            rows: 0,
             covariates: Vec::new(),
             future_invalid: None,
         }
     }
 
+    /// Rows read so far: the index of the next row in the body's array.
+    pub fn row_count(&self) -> usize {
+        self.rows as usize
+    }
+
     fn entity(&mut self, name: &str) -> u32 {
         // Rows of one entity usually arrive together: check the last one before hashing.
-        if let Some(&last) = self.row_entity.last() {
+        if let Some(last) = self.last_entity {
             if self.entities[last as usize] == name {
                 return last;
             }
@@ -83,15 +98,19 @@ impl TableBuilder {
         let e = self.entities.len() as u32;
         self.entities.push(name.to_owned());
         self.entity_index.insert(name.to_owned(), e);
+        self.grouped.push(EntityRows { ds: StrColumn::new(), ..EntityRows::default() });
         e
     }
 
     /// Appends one row; both readers of the body end every row here.
     pub(crate) fn push_row(&mut self, unique_id: &str, ds: &str, y: f64) {
         let e = self.entity(unique_id);
-        self.row_entity.push(e);
-        self.ds.push(ds);
-        self.y.push(y);
+        self.last_entity = Some(e);
+        let g = &mut self.grouped[e as usize];
+        g.rows.push(self.rows);
+        g.ds.push(ds);
+        g.y.push(y);
+        self.rows += 1;
     }
 
     fn column(&mut self, name: &str) -> Option<usize> {
@@ -111,26 +130,37 @@ impl TableBuilder {
         }
     }
 
-    /// Groups rows by entity (counting sort: stable, so each entity keeps the order sent).
-    pub fn finish(mut self) -> RowTable {
-        let n = self.y.len();
-        for c in &mut self.covariates {
-            c.values.resize(n, f64::NAN);
+    /// The columns, grouped by entity, each entity's rows in the order sent.
+    pub fn finish(self) -> RowTable {
+        let n = self.rows as usize;
+        let mut table = RowTable {
+            entities: self.entities,
+            indptr: Vec::with_capacity(self.grouped.len() + 1),
+            rows: Vec::with_capacity(n),
+            ds: StrColumn::new(),
+            y: Vec::with_capacity(n),
+            covariates: Vec::new(),
+        };
+        table.indptr.push(0);
+        table.ds.bytes.reserve(self.grouped.iter().map(|g| g.ds.bytes.len()).sum());
+        table.ds.offsets.reserve(n);
+        for g in self.grouped {
+            table.rows.extend_from_slice(&g.rows);
+            table.y.extend_from_slice(&g.y);
+            table.ds.extend(&g.ds);
+            table.indptr.push(table.rows.len());
         }
-        let mut indptr = vec![0usize; self.entities.len() + 1];
-        for &e in &self.row_entity {
-            indptr[e as usize + 1] += 1;
-        }
-        for i in 0..self.entities.len() {
-            indptr[i + 1] += indptr[i];
-        }
-        let mut next = indptr.clone();
-        let mut rows = vec![0u32; n];
-        for (row, &e) in self.row_entity.iter().enumerate() {
-            rows[next[e as usize]] = row as u32;
-            next[e as usize] += 1;
-        }
-        RowTable { entities: self.entities, indptr, rows, ds: self.ds, y: self.y, covariates: self.covariates }
+        // Covariates are read by body row while parsing (rare and few): put them in table order.
+        table.covariates = self
+            .covariates
+            .into_iter()
+            .map(|mut c| {
+                c.values.resize(n, f64::NAN);
+                c.values = table.rows.iter().map(|&r| c.values[r as usize]).collect();
+                c
+            })
+            .collect();
+        table
     }
 }
 
@@ -304,7 +334,7 @@ struct RowSeed<'a> {
 impl<'de, 'a> DeserializeSeed<'de> for RowSeed<'a> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        let row = self.builder.y.len();
+        let row = self.builder.row_count();
         let kind = self.builder.kind;
         let cell = d.deserialize_any(RowVisitor { builder: &mut *self.builder, errors: &mut *self.errors, cursor: &mut *self.cursor })?;
         if !cell {
@@ -337,7 +367,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         let b = self.builder;
         let kind = b.kind;
-        let row = b.y.len();
+        let row = b.row_count();
         let path = |key: &str| format!("{}[{}].{}", kind.name(), row, key);
         let (mut uid, mut ds, mut y): (Option<Cow<'de, str>>, Option<Cow<'de, str>>, Option<f64>) = (None, None, None);
         let (mut seen_uid, mut seen_ds, mut seen_y) = (false, false, false);

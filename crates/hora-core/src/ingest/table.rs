@@ -25,6 +25,13 @@ impl StrColumn {
         self.len() == 0
     }
 
+    /// Appends every string of `other`.
+    pub fn extend(&mut self, other: &StrColumn) {
+        let base = self.bytes.len() as u32;
+        self.bytes.push_str(&other.bytes);
+        self.offsets.extend(other.offsets[1..].iter().map(|o| o + base));
+    }
+
     pub fn get(&self, i: usize) -> &str {
         &self.bytes[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
@@ -34,7 +41,8 @@ impl StrColumn {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CovariateColumn {
     pub name: String,
-    /// Numeric value per row; NaN where the row holds null, a string, a boolean or lacks the key.
+    /// Numeric value by table position; NaN where the row holds null, a string, a boolean or
+    /// lacks the key.
     pub values: Vec<f64>,
     /// Rows holding a string or a boolean: such a column is not numeric.
     pub non_numeric_rows: usize,
@@ -42,16 +50,18 @@ pub struct CovariateColumn {
 
 /// Rows of one array of the body, grouped by entity.
 ///
-/// `rows[indptr[e]..indptr[e + 1]]` are the row indices (positions in the body's array) of entity
-/// `e`, in the order they were sent. `entities` holds entity names in first-seen order.
+/// Entity `e` holds the table positions `indptr[e]..indptr[e + 1]` (see [`RowTable::entity_range`]),
+/// its rows in the order they were sent; every column (`ds`, `y`, covariates) is indexed by table
+/// position, and `rows[position]` is that row's index in the body's array (for error paths).
+/// `entities` holds entity names in first-seen order.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct RowTable {
     pub entities: Vec<String>,
     pub indptr: Vec<usize>,
     pub rows: Vec<u32>,
-    /// `ds` of every row, indexed by row index.
+    /// `ds` of every row, by table position.
     pub ds: StrColumn,
-    /// `y` of every row, indexed by row index; NaN marks `null` (non-finite input is rejected).
+    /// `y` of every row, by table position; NaN marks `null` (non-finite input is rejected).
     pub y: Vec<f64>,
     pub covariates: Vec<CovariateColumn>,
 }
@@ -65,8 +75,23 @@ impl RowTable {
         self.entities.len()
     }
 
-    /// Row indices of entity `e`, in the order sent.
+    /// Table positions of entity `e` (its slice of every column).
+    pub fn entity_range(&self, e: usize) -> std::ops::Range<usize> {
+        self.indptr[e]..self.indptr[e + 1]
+    }
+
+    /// Body row indices of entity `e`, in the order sent.
     pub fn entity_rows(&self, e: usize) -> &[u32] {
-        &self.rows[self.indptr[e]..self.indptr[e + 1]]
+        &self.rows[self.entity_range(e)]
+    }
+
+    /// `y` of entity `e`, in the order sent.
+    pub fn entity_y(&self, e: usize) -> &[f64] {
+        &self.y[self.entity_range(e)]
+    }
+
+    /// `(body row index, ds)` of entity `e`, in the order sent.
+    pub fn entity_ds(&self, e: usize) -> impl Iterator<Item = (u32, &str)> + '_ {
+        self.entity_range(e).map(move |k| (self.rows[k], self.ds.get(k)))
     }
 }

@@ -144,8 +144,7 @@ pub fn parse_entity(
     zone: Option<Tz>,
     ds_format: Option<DayMonthOrder>,
 ) -> Result<ParsedStamps, HoraError> {
-    let rows = table.entity_rows(e);
-    parse_stamps(rows.iter().map(|&r| (r, table.ds.get(r as usize))), zone, ds_format)
+    parse_stamps(table.entity_ds(e), zone, ds_format)
 }
 
 /// Parses `(row index, ds)` pairs of one entity in one pass (two for day/month formats, whose

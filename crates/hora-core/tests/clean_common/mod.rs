@@ -20,7 +20,7 @@ pub fn table(rows: &[Row]) -> RowTable {
 pub fn table_with(rows: &[Row], covariates: &[(&str, Vec<Option<f64>>)]) -> RowTable {
     let mut t = RowTable { ds: StrColumn::new(), ..Default::default() };
     let mut groups: Vec<Vec<u32>> = Vec::new();
-    for (i, (u, ds, y)) in rows.iter().enumerate() {
+    for (i, (u, _, _)) in rows.iter().enumerate() {
         let e = match t.entities.iter().position(|x| x == u) {
             Some(e) => e,
             None => {
@@ -30,18 +30,22 @@ pub fn table_with(rows: &[Row], covariates: &[(&str, Vec<Option<f64>>)]) -> RowT
             }
         };
         groups[e].push(i as u32);
-        t.ds.push(ds);
-        t.y.push(y.unwrap_or(f64::NAN));
     }
+    // Columns by table position: grouped by entity, each entity's rows in the order sent.
     t.indptr.push(0);
     for g in groups {
+        for &i in &g {
+            let (_, ds, y) = &rows[i as usize];
+            t.ds.push(ds);
+            t.y.push(y.unwrap_or(f64::NAN));
+        }
         t.rows.extend(g);
         t.indptr.push(t.rows.len());
     }
     for (name, values) in covariates {
         t.covariates.push(CovariateColumn {
             name: name.to_string(),
-            values: values.iter().map(|v| v.unwrap_or(f64::NAN)).collect(),
+            values: t.rows.iter().map(|&r| values[r as usize].unwrap_or(f64::NAN)).collect(),
             non_numeric_rows: 0,
         });
     }
