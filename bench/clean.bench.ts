@@ -5,7 +5,7 @@ import { Bench } from 'tinybench';
 import { regridImpute } from '../src/clean/kernel.js';
 import { regridImputeKernel } from '../src/native.js';
 import { rng } from './fixtures.js';
-import { median, startServer, timedPost } from './server.js';
+import { stageRows, startServer, timedPost } from './server.js';
 
 const HOUR_MS = 3_600_000;
 const START = Date.UTC(2024, 0, 1);
@@ -107,7 +107,7 @@ export async function run(): Promise<string> {
       '| measure | median |',
       '|---|---|',
       `| whole request, client to client | ${req.latency.p50.toFixed(1)} ms |`,
-      ...Object.entries(stages).map(([k, v]) => `| server stage: ${k} | ${median(v).toFixed(1)} ms |`),
+      ...stageRows(stages),
       `| JSON.parse of the same body (for scale) | ${parse.latency.p50.toFixed(1)} ms |`,
       '',
       '### Cleaning kernel: regrid + linear imputation, addon vs plain TypeScript (target: addon at least 10x)',

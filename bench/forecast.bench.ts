@@ -2,7 +2,7 @@
 // listening server, with the time per stage, beside JSON.parse of the same body.
 import { Bench } from 'tinybench';
 import { forecastBody } from './fixtures.js';
-import { median, startServer, timedPost } from './server.js';
+import { stageRows, startServer, timedPost } from './server.js';
 
 export async function run(): Promise<string> {
   const body = forecastBody(100, 512, 48);
@@ -22,7 +22,7 @@ export async function run(): Promise<string> {
     const [req, parse] = bench.tasks.map((t) => t.result as { latency: { p50: number }; period: number });
     const rows = [
       `| whole request, client to client | ${req.latency.p50.toFixed(1)} ms |`,
-      ...Object.entries(stages).map(([k, v]) => `| server stage: ${k} | ${median(v).toFixed(1)} ms |`),
+      ...stageRows(stages),
       `| JSON.parse of the same body (for scale) | ${parse.latency.p50.toFixed(1)} ms |`,
     ];
     return [

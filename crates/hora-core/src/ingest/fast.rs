@@ -140,40 +140,67 @@ impl<'a> Scan<'a> {
             return Some(f64::NAN);
         }
         let start = self.i;
-        self.eat(b'-');
+        let negative = self.eat(b'-').is_some();
+        // The digits are gathered while the grammar is checked: most values take the exact
+        // shortcut below and are never scanned twice.
+        let (mut mantissa, mut digits, mut scale) = (0u64, 0u32, 0i32);
+        let mut gather = |c: u8, fraction: bool| {
+            if mantissa != 0 || c != b'0' {
+                digits += 1;
+            }
+            mantissa = mantissa.wrapping_mul(10).wrapping_add((c - b'0') as u64);
+            if fraction {
+                scale -= 1;
+            }
+        };
         match self.next()? {
             b'0' => {}
-            b'1'..=b'9' => self.digits(),
+            c @ b'1'..=b'9' => {
+                gather(c, false);
+                while let Some(&c @ b'0'..=b'9') = self.b.get(self.i) {
+                    gather(c, false);
+                    self.i += 1;
+                }
+            }
             _ => return None,
         }
         if self.eat(b'.').is_some() {
-            self.digit()?;
-            self.digits();
+            self.b.get(self.i).filter(|c| c.is_ascii_digit())?;
+            while let Some(&c @ b'0'..=b'9') = self.b.get(self.i) {
+                gather(c, true);
+                self.i += 1;
+            }
         }
         if let Some(b'e' | b'E') = self.b.get(self.i) {
             self.i += 1;
-            if let Some(b'+' | b'-') = self.b.get(self.i) {
+            let minus = match self.b.get(self.i) {
+                Some(b'-') => (self.i += 1, true).1,
+                Some(b'+') => (self.i += 1, false).1,
+                _ => false,
+            };
+            self.b.get(self.i).filter(|c| c.is_ascii_digit())?;
+            let mut e = 0i32;
+            while let Some(&c @ b'0'..=b'9') = self.b.get(self.i) {
+                e = e.saturating_mul(10).saturating_add((c - b'0') as i32);
                 self.i += 1;
             }
-            self.digit()?;
-            self.digits();
+            scale = scale.saturating_add(if minus { -e } else { e });
+        }
+        // Clinger's shortcut: a mantissa below 2^53 and a power of ten up to 1e22 are both exact
+        // in f64, so one multiplication or division rounds correctly, as the full parse does.
+        const POW10: [f64; 23] = [
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+            1e19, 1e20, 1e21, 1e22,
+        ];
+        if digits <= 15 && scale.unsigned_abs() <= 22 {
+            let m = mantissa as f64;
+            let v = if scale < 0 { m / POW10[(-scale) as usize] } else { m * POW10[scale as usize] };
+            return Some(if negative { -v } else { v });
         }
         // SAFETY: ASCII digits and signs only.
         let text = unsafe { std::str::from_utf8_unchecked(&self.b[start..self.i]) };
         // Beyond f64 the general path answers "number out of range": leave it to that path.
         text.parse::<f64>().ok().filter(|v| v.is_finite())
-    }
-
-    #[inline]
-    fn digit(&mut self) -> Option<()> {
-        self.b.get(self.i).filter(|c| c.is_ascii_digit()).map(|_| self.i += 1)
-    }
-
-    #[inline]
-    fn digits(&mut self) {
-        while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
-            self.i += 1;
-        }
     }
 
     /// Moves past one value of any kind. Only its extent matters: serde_json reads the slice
@@ -301,6 +328,18 @@ mod tests {
             }
             format!("{{{ws}{}}}", members.join(&format!(",{ws}")))
         })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn numbers_read_to_the_same_bits_as_a_full_parse(n in number()) {
+            let mut s = Scan { b: n.as_bytes(), i: 0 };
+            let fast = s.number_or_null();
+            prop_assert_eq!(s.i, n.len());
+            let full = if n == "null" { Some(f64::NAN) } else { n.parse::<f64>().ok().filter(|v| v.is_finite()) };
+            prop_assert_eq!(fast.map(f64::to_bits), full.map(f64::to_bits), "{}", n);
+        }
     }
 
     proptest! {
