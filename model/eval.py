@@ -150,7 +150,7 @@ def service_forecast(url, key, ids, series, cfg, chunk=50):
 
 
 # ---------------------------------------------------------------- statsforecast baselines
-def baseline(name, set_name, ids, series, cfg, refresh=False):
+def baseline(name, set_name, ids, series, cfg, refresh=False, jobs=2):
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"{set_name}-{name}.npz"
     if path.exists() and not refresh:
@@ -165,7 +165,7 @@ def baseline(name, set_name, ids, series, cfg, refresh=False):
                        "ds": np.concatenate([np.arange(len(s)) for s in series]),
                        "y": np.concatenate(series)})
     t0 = time.time()
-    fc = StatsForecast(models=[model], freq=1, n_jobs=1).forecast(df=df, h=cfg["h"], level=LEVELS)
+    fc = StatsForecast(models=[model], freq=1, n_jobs=jobs).forecast(df=df, h=cfg["h"], level=LEVELS)
     seconds = time.time() - t0
     fc = fc.reset_index() if "unique_id" not in fc.columns else fc
     fc["unique_id"] = pd.Categorical(fc["unique_id"], categories=ids)
@@ -228,6 +228,7 @@ def main():
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--baselines", nargs="+", default=list(BASELINES), choices=BASELINES)
     ap.add_argument("--refresh-baselines", action="store_true")
+    ap.add_argument("--jobs", type=int, default=2, help="processes for the statsforecast baselines (series are independent)")
     args = ap.parse_args()
     if args.service and not args.key:
         ap.error("--service needs --key")
@@ -247,7 +248,7 @@ def main():
         results[label] = (metrics(series, target, point, quant, cfg["m"], snaive)[0], time.time() - t0)
         if not args.no_baselines:
             for name in args.baselines:
-                p, q, secs = baseline(name, set_name, ids, series, cfg, args.refresh_baselines)
+                p, q, secs = baseline(name, set_name, ids, series, cfg, args.refresh_baselines, args.jobs)
                 results[name] = (metrics(series, target, p, q, cfg["m"], snaive)[0], secs)
         print(table(set_name, results) + "\n", flush=True)
 

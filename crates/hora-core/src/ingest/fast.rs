@@ -23,12 +23,7 @@ pub(super) fn parse_common(text: &str) -> Option<ParsedBody> {
     s.ws();
     if s.eat(b'}').is_none() {
         loop {
-            s.ws();
-            let key = s.string()?;
-            s.ws();
-            s.eat(b':')?;
-            s.ws();
-            match key {
+            match s.key()? {
                 "series" if series.is_none() => series = Some(rows(&mut s)?),
                 "series" | "future_covariates" => return None,
                 k if TOP_LEVEL_FIELDS.contains(&k) && !out.top.contains_key(k) => {
@@ -67,12 +62,7 @@ fn rows(s: &mut Scan) -> Option<TableBuilder> {
         s.eat(b'{')?;
         let (mut uid, mut ds, mut y) = (None, None, None);
         for member in 0..3 {
-            s.ws();
-            let key = s.string()?;
-            s.ws();
-            s.eat(b':')?;
-            s.ws();
-            match key {
+            match s.key()? {
                 "unique_id" if uid.is_none() => uid = Some(s.string()?),
                 "ds" if ds.is_none() => ds = Some(s.string()?),
                 "y" if y.is_none() => y = Some(s.number_or_null()?),
@@ -115,6 +105,17 @@ impl<'a> Scan<'a> {
         let c = *self.b.get(self.i)?;
         self.i += 1;
         Some(c)
+    }
+
+    /// An object member's key and its colon, with the whitespace around them.
+    #[inline]
+    fn key(&mut self) -> Option<&'a str> {
+        self.ws();
+        let key = self.string()?;
+        self.ws();
+        self.eat(b':')?;
+        self.ws();
+        Some(key)
     }
 
     /// A string without escapes or control characters (the body is already valid UTF-8, and a
