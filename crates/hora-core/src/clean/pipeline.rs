@@ -13,8 +13,14 @@ use super::report::{self, ReportInput};
 use super::stamps::{self, Zone};
 use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
+use crate::par;
 
 pub fn run(req: &CleanRequest) -> Result<Cleaned> {
+    run_on(req, par::threads_for(req.series.row_count()))
+}
+
+/// `run` with per-entity work on `threads` threads; the outcome is the same for any count.
+fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let res = req.options.resolve()?;
     if res.preset == Preset::Raw {
         return raw::run(req, &res);
@@ -26,8 +32,8 @@ pub fn run(req: &CleanRequest) -> Result<Cleaned> {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
     let ds_format = stamps::day_month_order(req.options.ds_format.as_deref())?;
-    let prepared = (0..table.entity_count())
-        .map(|e| prepare(table, e, &zone, ds_format, &res))
+    let prepared = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res))
+        .into_iter()
         .collect::<Result<Vec<Prepared>>>()?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
     if let Some(p) = prepared.iter().find(|p| !p.has_values()) {
@@ -44,23 +50,30 @@ pub fn run(req: &CleanRequest) -> Result<Cleaned> {
     }
     let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(&choice.spec));
     let ctx = entity::Ctx { freq: &choice.spec, zone: &zone, res: &res, limits: req.model_limits, h: req.h, period };
+    // Each entity's grid, cleaning and covariates on its own (in parallel for large requests),
+    // then merged in entity order exactly as one loop would.
+    let per_entity = par::map_indexed(prepared.len(), threads, |e| {
+        let p = &prepared[e];
+        let placed = grid::place(p, &choice.spec, &zone)?;
+        let mut pre: Vec<Decision> = p.decisions.clone();
+        pre.extend(grid::off_grid_decision(p, &placed, &res));
+        let o = entity::clean(p, placed, &ctx);
+        let (columns, exog) = covariates::assess(req, e, p, &o, &ctx);
+        Ok((pre, o, columns, exog))
+    });
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());
     let mut entities = Vec::with_capacity(prepared.len());
-    for (e, p) in prepared.iter().enumerate() {
-        let mut pre: Vec<Decision> = p.decisions.clone();
-        let placed = grid::place(p, &choice.spec, &zone).map_err(|share| {
+    for (p, done) in prepared.iter().zip(per_entity) {
+        let (pre, mut o, columns, exog) = done.map_err(|share: f64| {
             let err = HoraError::new(ErrorCode::FreqInferenceFailed, format!("more than 10% of the stamps of '{}' are off the grid", p.unique_id))
                 .with("unique_id", p.unique_id.clone())
                 .with("off_grid_share", share)
                 .with("max_share", super::policy::MAX_OFF_GRID_SHARE);
             st.attach(err, Some(&choice), &outcomes)
         })?;
-        pre.extend(grid::off_grid_decision(p, &placed, &res));
-        let mut o = entity::clean(p, placed, &ctx);
         // Timestamp repairs that were not applied block before anything the grid stages found.
         st.blocks.extend(blocking::unapplied(&pre, None));
         st.decisions.extend(pre);
-        let (columns, exog) = covariates::assess(req, e, p, &o, &ctx);
         st.decisions.extend(o.decisions.drain(..));
         st.decisions.extend(exog);
         st.blocks.extend(o.blocks.iter().cloned());
@@ -169,5 +182,51 @@ fn message(b: &Block) -> String {
         "too_long" => format!("'{}' exceeds the maximum context", b.unique_id),
         "no_numeric_values" => format!("'{}' has no numeric y", b.unique_id),
         other => format!("'{}' cannot be forecast: {other}", b.unique_id),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clean::CleanOptions;
+    use crate::ingest::parse_body;
+
+    /// 40 entities x 800 hourly rows, shuffled, with gaps, duplicates and nulls.
+    fn messy_body() -> String {
+        let mut rows = Vec::new();
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for e in 0..40 {
+            for k in 0..800i64 {
+                if next() % 30 == 0 {
+                    continue;
+                }
+                let ds = chrono::DateTime::from_timestamp(1_767_225_600 + k * 3600, 0).unwrap().format("%Y-%m-%dT%H:%M:%SZ");
+                let y = if next() % 50 == 0 { "null".to_string() } else { format!("{}", (k % 24) as f64 + (next() % 100) as f64 / 10.0) };
+                rows.push(format!(r#"{{"unique_id":"e{e}","ds":"{ds}","y":{y}}}"#));
+                if next() % 100 == 0 {
+                    rows.push(format!(r#"{{"unique_id":"e{e}","ds":"{ds}","y":1}}"#));
+                }
+            }
+        }
+        for i in (1..rows.len()).rev() {
+            rows.swap(i, next() % (i + 1));
+        }
+        format!(r#"{{"series":[{}]}}"#, rows.join(","))
+    }
+
+    #[test]
+    fn cleaning_on_several_threads_gives_exactly_the_one_thread_result() {
+        let body = parse_body(messy_body().as_bytes()).unwrap();
+        for preset in ["default", "strict"] {
+            let options: CleanOptions = serde_json::from_value(json!({"preset": preset})).unwrap();
+            let req = CleanRequest { series: &body.series, future: None, freq: Some("h"), h: 24, options: &options, model_limits: None };
+            let one = format!("{:?}", run_on(&req, 1));
+            assert_eq!(format!("{:?}", run_on(&req, 3)), one, "{preset}");
+            assert!(one.starts_with(if preset == "default" { "Ok" } else { "Err" }), "{preset}: {}", &one[..200]);
+        }
     }
 }
