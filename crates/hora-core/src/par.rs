@@ -23,7 +23,7 @@ pub fn map_indexed<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + S
         return (0..n).map(f).collect();
     }
     let next = AtomicUsize::new(0);
-    let mut parts: Vec<Vec<(usize, T)>> = std::thread::scope(|s| {
+    let parts: Vec<Vec<(usize, T)>> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads.min(n))
             .map(|_| {
                 s.spawn(|| {
@@ -42,7 +42,7 @@ pub fn map_indexed<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + S
         workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
     });
     let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
-    for (i, t) in parts.drain(..).flatten() {
+    for (i, t) in parts.into_iter().flatten() {
         slots[i] = Some(t);
     }
     slots.into_iter().map(|t| t.expect("every index is taken exactly once")).collect()

@@ -76,11 +76,10 @@ impl ParsedRequest {
         let Ok(b) = self.inner.as_ref() else { return Vec::new() };
         (0..b.series.entity_count())
             .map(|e| {
-                let rows = b.series.entity_rows(e);
                 let mut stamps: Vec<&str> = b.series.entity_ds(e).map(|(_, ds)| ds).collect();
                 stamps.sort_unstable();
                 stamps.dedup();
-                EntitySize { unique_id: b.series.entities[e].clone(), rows: rows.len() as u32, timestamps: stamps.len() as u32 }
+                EntitySize { unique_id: b.series.entities[e].clone(), rows: b.series.entity_range(e).len() as u32, timestamps: stamps.len() as u32 }
             })
             .collect()
     }

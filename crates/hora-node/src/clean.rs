@@ -101,12 +101,13 @@ pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<As
     Ok(AsyncTask::new(CleanTask { body: body.clone(), params }))
 }
 
+/// `indptr` as entity bounds, once checked against the columns it slices.
 fn kernel_columns(stamps: &[f64], values_len: usize, indptr: &[u32], step_micros: f64) -> Result<Vec<usize>> {
-    let offsets: Vec<usize> = indptr.iter().map(|&i| i as usize).collect();
-    if values_len != stamps.len() || offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last().is_some_and(|&e| e > stamps.len()) || step_micros < 1.0 {
+    let bounds: Vec<usize> = indptr.iter().map(|&i| i as usize).collect();
+    if values_len != stamps.len() || bounds.windows(2).any(|w| w[0] > w[1]) || bounds.last().is_some_and(|&e| e > stamps.len()) || step_micros < 1.0 {
         return Err(Error::new(Status::InvalidArg, "stamps, values and indptr do not describe the same entities"));
     }
-    Ok(offsets)
+    Ok(bounds)
 }
 
 /// Sizes the regrid-plus-impute kernel's output: the offsets of every entity's grid. Stamps are

@@ -29,19 +29,19 @@ pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMon
     let rows = table.entity_range(e);
     let values = table.entity_y(e);
     let t = &parsed.instants;
-    // Stable sort: rows of one stamp stay in the order sent, so the last one sent is last.
-    let mut order: Vec<usize> = (0..t.len()).collect();
-    let sorted = t.windows(2).all(|w| w[0] <= w[1]);
     let mut decisions = Vec::new();
-    if !sorted {
-        // Unstable sort on (instant, position sent) keeps rows of one stamp in the order sent.
-        // Sorting the pairs themselves keeps the comparisons on contiguous memory.
+    let order: Vec<usize> = if t.windows(2).all(|w| w[0] <= w[1]) {
+        (0..t.len()).collect()
+    } else {
+        // Sorting (instant, position sent) pairs keeps rows of one stamp in the order sent, so the
+        // last one sent is last, and keeps the comparisons on contiguous memory.
         let mut keyed: Vec<(i64, u32)> = t.iter().enumerate().map(|(i, &x)| (x, i as u32)).collect();
         keyed.sort_unstable();
-        order = keyed.into_iter().map(|(_, i)| i as usize).collect();
+        let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i as usize).collect();
         let moved = order.iter().enumerate().filter(|(k, i)| *k != **i).count();
         decisions.push(Decision::new(DecisionId::Sort, name, moved, res));
-    }
+        order
+    };
     let mut ts = Vec::with_capacity(order.len());
     let mut y = Vec::with_capacity(order.len());
     let mut kept_rows = Vec::with_capacity(order.len());

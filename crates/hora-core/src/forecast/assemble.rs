@@ -2,7 +2,7 @@
 
 use crate::clean::CleanEntity;
 use crate::model::QuantilePlan;
-use crate::time::format_utc;
+use crate::time::write_utc;
 use std::fmt::Write;
 
 fn push_number(out: &mut String, v: f64) {
@@ -26,7 +26,7 @@ pub(crate) fn forecast_rows_json(entities: &[CleanEntity], quantiles: &[Vec<f64>
             out.push_str("{\"unique_id\":");
             out.push_str(&uid);
             out.push_str(",\"ds\":\"");
-            out.push_str(&format_utc(*stamp));
+            write_utc(&mut out, *stamp);
             out.push_str("\",\"y_hat\":");
             push_number(&mut out, row[plan.y_hat]);
             if !plan.intervals.is_empty() {

@@ -100,7 +100,7 @@ impl TableBuilder {
         let e = self.entities.len() as u32;
         self.entities.push(name.to_owned());
         self.entity_index.insert(name.to_owned(), e);
-        self.grouped.push(EntityRows { ds: StrColumn::new(), ..EntityRows::default() });
+        self.grouped.push(EntityRows::default());
         e
     }
 

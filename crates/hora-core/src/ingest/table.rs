@@ -1,10 +1,17 @@
 //! The columnar form of `series[]` (and `future_covariates[]`): no object per row.
 
 /// Strings of one column stored back to back: row `i` is `bytes[offsets[i]..offsets[i + 1]]`.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StrColumn {
     pub bytes: String,
     pub offsets: Vec<u32>,
+}
+
+/// The empty column: one offset, 0 (a derived default would have none, and `len` would underflow).
+impl Default for StrColumn {
+    fn default() -> Self {
+        StrColumn::new()
+    }
 }
 
 impl StrColumn {

@@ -75,14 +75,23 @@ pub fn split_day(t: Micros) -> (i64, i64) {
 
 /// `YYYY-MM-DDTHH:MM:SSZ`, the contract's response format (sub-second parts are cut, not rounded).
 pub fn format_utc(t: Micros) -> String {
+    let mut out = String::with_capacity(20);
+    write_utc(&mut out, t);
+    out
+}
+
+/// [`format_utc`] appended to `out`: no allocation per stamp where many are written in a row.
+pub fn write_utc(out: &mut String, t: Micros) {
+    use std::fmt::Write;
     let (days, tod) = split_day(t);
     let (y, m, d) = civil_from_days(days);
     let secs = tod / MICROS_PER_SECOND;
     let (hh, mm, ss) = (secs / 3600, secs / 60 % 60, secs % 60);
-    if (0..=9999).contains(&y) {
-        format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
+    // Writing to a String cannot fail.
+    let _ = if (0..=9999).contains(&y) {
+        write!(out, "{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
     } else {
         // Outside four-digit years ISO 8601 asks for a sign; never reached from parsed input.
-        format!("{y:+05}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
-    }
+        write!(out, "{y:+05}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
+    };
 }
