@@ -88,7 +88,7 @@ export async function run(): Promise<string> {
   try {
     const stages: Record<string, number[]> = {};
     const request = timedPost(server, '/v1/clean', data.body, stages);
-    const check = JSON.parse(await request());
+    const check = JSON.parse((await request()).toString('utf8'));
     if (check.cleaning_report.overall.input_points !== ENTITIES * ROWS_PER_ENTITY) throw new Error('unexpected input_points');
     if (check.cleaning_report.overall.series_count !== ENTITIES) throw new Error('unexpected series_count');
     for (const k of Object.keys(stages)) stages[k] = [];

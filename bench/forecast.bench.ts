@@ -11,7 +11,7 @@ export async function run(): Promise<string> {
     const stages: Record<string, number[]> = {};
     const request = timedPost(server, '/v1/forecast', body, stages);
     // Correctness first: 4,800 forecast rows.
-    const check = JSON.parse(await request());
+    const check = JSON.parse((await request()).toString('utf8'));
     if (check.forecast.length !== 4800) throw new Error(`expected 4800 rows, got ${check.forecast.length}`);
     for (const k of Object.keys(stages)) stages[k] = [];
 

@@ -72,13 +72,14 @@ export function median(xs: number[]): number {
 
 /**
  * A POST of `body` to `path` that must answer 200, collecting each request's Server-Timing stages
- * into `stages` (reset them after the correctness check so only timed runs count).
+ * into `stages` (reset them after the correctness check so only timed runs count). It resolves
+ * with the response bytes once the last one has arrived; decoding them is the caller's business.
  *
  * The client is Node's own http module on one kept-alive connection, with the body encoded once:
  * what a client sending many requests does. (fetch added 5 to 8 ms of client work per request
  * on this machine, which says nothing about the service.)
  */
-export function timedPost(server: BenchServer, path: string, body: string, stages: Record<string, number[]>): () => Promise<string> {
+export function timedPost(server: BenchServer, path: string, body: string, stages: Record<string, number[]>): () => Promise<Buffer> {
   const bytes = Buffer.from(body);
   const { hostname, port } = new URL(server.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -90,11 +91,11 @@ export function timedPost(server: BenchServer, path: string, body: string, stage
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) return reject(new Error(`${path} answered ${res.statusCode}: ${text.slice(0, 300)}`));
+          const bytes = Buffer.concat(chunks);
+          if (res.statusCode !== 200) return reject(new Error(`${path} answered ${res.statusCode}: ${bytes.toString('utf8', 0, 300)}`));
           const timing = res.headers['server-timing'];
           for (const [k, v] of Object.entries(stageTimes(typeof timing === 'string' ? timing : null))) (stages[k] ??= []).push(v);
-          resolve(text);
+          resolve(bytes);
         });
       });
       req.on('error', reject);

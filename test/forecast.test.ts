@@ -207,6 +207,13 @@ describe('validation order steps 3 to 6', () => {
     expect(r.json.error.details).toMatchObject({ max_context: 4096, measured: 'timestamps', series_count: 1, series: [{ unique_id: 'long', points: 4097 }] });
   });
 
+  it('duplicate rows do not count toward the pre-cleaning length: 4,100 rows of 4,096 distinct timestamps pass', async () => {
+    const rows = hourlyRows('dup', 4096, (i) => 10 + Math.sin(i / 4));
+    const { res, json } = await post(base({}, [...rows, ...rows.slice(0, 4)]));
+    expect(res.statusCode, JSON.stringify(json).slice(0, 300)).toBe(200);
+    expect(json.model_input[0].fed_points).toBe(4096);
+  });
+
   it('an entity whose long gap cleaning will cut skips the pre-cleaning length check', async () => {
     const old = hourlyRows('gappy', 1200, (i) => 10 + Math.sin(i / 4));
     const recent = hourlyRows('gappy', 3000, (i) => 10 + Math.sin(i / 4), Date.UTC(2024, 0, 1) + 1700 * 3_600_000);

@@ -28,7 +28,7 @@ export interface ForecastInput {
 }
 
 export interface ForecastResult {
-  body: string;
+  body: Buffer;
   parts: ForecastParts;
   policy: EffectivePolicy;
   /** Milliseconds per stage, for the Server-Timing header. */

@@ -56,8 +56,7 @@ export interface LengthCheck {
  * decide, because an entity whose long gap the cleaning will cut skips this check.
  */
 export async function checkSeriesLength(parsed: ParsedRequest, model: ModelInfo, raw: boolean, check: LengthCheck): Promise<void> {
-  const over = parsed.entitySizes().some((s) => (raw ? s.rows : s.timestamps) > model.maxContext);
-  if (!over) return;
+  if (!parsed.hasEntityLongerThan(model.maxContext, raw)) return;
   const outcome = await runClean(parsed, {
     freq: check.freq,
     h: check.h,

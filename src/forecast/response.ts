@@ -1,7 +1,8 @@
 // The forecast response body, spliced from the engine's pre-serialised parts: the forecast rows
-// are never turned into JavaScript objects.
+// are never turned into JavaScript objects or strings.
 import type { ForecastParts } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
+import { isEmptyJsonArray, spliceObject, type JsonMember } from '../serialize.js';
 
 export interface ResponseContext {
   requestId: string;
@@ -9,29 +10,29 @@ export interface ResponseContext {
   latencyMs: number;
 }
 
-export function forecastBody(parts: ForecastParts, ctx: ResponseContext): string {
+export function forecastBody(parts: ForecastParts, ctx: ResponseContext): Buffer {
   const usage = {
     series_count: parts.seriesCount,
     input_data_points: parts.inputDataPoints,
     forecast_data_points: parts.forecastDataPoints,
     latency_ms: Math.round(ctx.latencyMs * 100) / 100,
   };
-  const fields = [
-    `"request_id":${JSON.stringify(ctx.requestId)}`,
-    `"model_used":"hora-1.0"`,
-    `"freq":${JSON.stringify(parts.freq)}`,
+  const members: JsonMember[] = [
+    ['request_id', JSON.stringify(ctx.requestId)],
+    ['model_used', '"hora-1.0"'],
+    ['freq', JSON.stringify(parts.freq)],
   ];
-  if (parts.pointQuantile != null) fields.push(`"point_quantile":${JSON.stringify(parts.pointQuantile)}`);
-  fields.push(
-    `"forecast":${parts.forecastJson}`,
-    `"data_quality":${parts.dataQualityJson}`,
-    `"usage":${JSON.stringify(usage)}`,
-    `"effective_policy":${JSON.stringify(ctx.policy)}`,
-    `"model_input":${parts.modelInputJson}`,
-    `"quantile_report":${parts.quantileReportJson}`,
+  if (parts.pointQuantile != null) members.push(['point_quantile', JSON.stringify(parts.pointQuantile)]);
+  members.push(
+    ['forecast', parts.forecastJson],
+    ['data_quality', parts.dataQualityJson],
+    ['usage', JSON.stringify(usage)],
+    ['effective_policy', JSON.stringify(ctx.policy)],
+    ['model_input', parts.modelInputJson],
+    ['quantile_report', parts.quantileReportJson],
   );
   // warnings[] is omitted when empty (contract: Forecast response).
-  if (parts.warningsJson !== '[]') fields.push(`"warnings":${parts.warningsJson}`);
-  if (parts.cleaningReportJson != null) fields.push(`"cleaning_report":${parts.cleaningReportJson}`);
-  return `{${fields.join(',')}}`;
+  if (!isEmptyJsonArray(parts.warningsJson)) members.push(['warnings', parts.warningsJson]);
+  if (parts.cleaningReportJson != null) members.push(['cleaning_report', parts.cleaningReportJson]);
+  return spliceObject(members);
 }

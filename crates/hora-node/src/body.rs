@@ -70,26 +70,26 @@ impl ParsedRequest {
         self.inner.as_ref().map(|b| b.series.entity_count() as u32).unwrap_or(0)
     }
 
-    /// Per entity: its name, rows and distinct `ds` strings, for the pre-cleaning length check.
+    /// Whether some entity is longer than `max_context` before cleaning: in distinct `ds` strings,
+    /// or in rows when `count_rows` (the raw preset). Distinct stamps are counted only for an
+    /// entity with more rows than the limit (they are never more than its rows).
     #[napi]
-    pub fn entity_sizes(&self) -> Vec<EntitySize> {
-        let Ok(b) = self.inner.as_ref() else { return Vec::new() };
-        (0..b.series.entity_count())
-            .map(|e| {
-                let mut stamps: Vec<&str> = b.series.entity_ds(e).map(|(_, ds)| ds).collect();
-                stamps.sort_unstable();
-                stamps.dedup();
-                EntitySize { unique_id: b.series.entities[e].clone(), rows: b.series.entity_range(e).len() as u32, timestamps: stamps.len() as u32 }
-            })
-            .collect()
+    pub fn has_entity_longer_than(&self, max_context: u32, count_rows: bool) -> bool {
+        let Ok(b) = self.inner.as_ref() else { return false };
+        let max = max_context as usize;
+        (0..b.series.entity_count()).any(|e| {
+            if b.series.entity_range(e).len() <= max {
+                return false;
+            }
+            if count_rows {
+                return true;
+            }
+            let mut stamps: Vec<&str> = b.series.entity_ds(e).map(|(_, ds)| ds).collect();
+            stamps.sort_unstable();
+            stamps.dedup();
+            stamps.len() > max
+        })
     }
-}
-
-#[napi(object)]
-pub struct EntitySize {
-    pub unique_id: String,
-    pub rows: u32,
-    pub timestamps: u32,
 }
 
 /// Holds the caller's Buffer (a reference, not a copy: a 12 MB body is read where it lies; the

@@ -7,6 +7,7 @@ use hora_core::ingest::ParsedBody;
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use crate::forecast::json;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -32,13 +33,24 @@ pub struct CleanParams {
     pub cleaning: Value,
 }
 
+/// JSON parts as UTF-8 bytes, ready to splice into the body.
 #[napi(object)]
 pub struct CleanParts {
     pub freq: String,
-    pub report_json: String,
-    pub data_quality_json: String,
-    pub warnings_json: String,
+    pub report_json: Buffer,
+    pub data_quality_json: Buffer,
+    /// `[]` when there are none.
+    pub warnings_json: Buffer,
     pub clean_ms: f64,
+}
+
+/// The parts serialised on the thread pool; they become Buffers (without a copy) on the JS thread.
+pub struct SerialisedClean {
+    freq: String,
+    report_json: Vec<u8>,
+    data_quality_json: Vec<u8>,
+    warnings_json: Vec<u8>,
+    clean_ms: f64,
 }
 
 #[napi(object)]
@@ -69,28 +81,34 @@ fn run(body: &ParsedBody, p: &CleanParams) -> std::result::Result<Cleaned, HoraE
 }
 
 impl Task for CleanTask {
-    type Output = CleanOutcome;
+    type Output = std::result::Result<SerialisedClean, HoraError>;
     type JsValue = CleanOutcome;
 
-    fn compute(&mut self) -> Result<CleanOutcome> {
+    fn compute(&mut self) -> Result<Self::Output> {
         let start = std::time::Instant::now();
-        Ok(match run(&self.body, &self.params) {
+        Ok(run(&self.body, &self.params).map(|c| SerialisedClean {
+            freq: c.freq,
+            report_json: json(&c.report),
+            data_quality_json: json(&c.data_quality),
+            warnings_json: json(&c.warnings),
+            clean_ms: start.elapsed().as_secs_f64() * 1000.0,
+        }))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<CleanOutcome> {
+        Ok(match output {
             Err(e) => CleanOutcome { error: Some(e.into()), parts: None },
             Ok(c) => CleanOutcome {
                 error: None,
                 parts: Some(CleanParts {
                     freq: c.freq,
-                    report_json: serde_json::to_string(&c.report).unwrap_or_else(|_| "null".into()),
-                    data_quality_json: serde_json::to_string(&c.data_quality).unwrap_or_else(|_| "null".into()),
-                    warnings_json: serde_json::to_string(&c.warnings).unwrap_or_else(|_| "[]".into()),
-                    clean_ms: start.elapsed().as_secs_f64() * 1000.0,
+                    report_json: c.report_json.into(),
+                    data_quality_json: c.data_quality_json.into(),
+                    warnings_json: c.warnings_json.into(),
+                    clean_ms: c.clean_ms,
                 }),
             },
         })
-    }
-
-    fn resolve(&mut self, _env: Env, output: CleanOutcome) -> Result<CleanOutcome> {
-        Ok(output)
     }
 }
 

@@ -34,16 +34,18 @@ pub struct StageTimingsJs {
     pub serialize_ms: f64,
 }
 
-/// The engine-made parts of the response; JSON parts come serialised, ready to splice.
+/// The engine-made parts of the response; JSON parts come serialised as UTF-8 bytes, ready to
+/// splice into the body (a megabyte of forecast rows never becomes a JavaScript string).
 #[napi(object)]
 pub struct ForecastParts {
     pub freq: String,
-    pub forecast_json: String,
-    pub model_input_json: String,
-    pub data_quality_json: String,
-    pub cleaning_report_json: Option<String>,
-    pub warnings_json: String,
-    pub quantile_report_json: String,
+    pub forecast_json: Buffer,
+    pub model_input_json: Buffer,
+    pub data_quality_json: Buffer,
+    pub cleaning_report_json: Option<Buffer>,
+    /// `[]` when there are none.
+    pub warnings_json: Buffer,
+    pub quantile_report_json: Buffer,
     pub point_quantile: Option<f64>,
     pub series_count: u32,
     pub input_data_points: f64,
@@ -79,14 +81,30 @@ fn to_request(p: &ForecastParams) -> std::result::Result<ForecastRequest, HoraEr
     })
 }
 
-fn json(v: &impl serde::Serialize) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+pub(crate) fn json(v: &impl serde::Serialize) -> Vec<u8> {
+    serde_json::to_vec(v).unwrap_or_else(|_| b"null".to_vec())
 }
 
-fn parts(o: ForecastOutput) -> ForecastParts {
-    ForecastParts {
+/// The parts serialised on the thread pool; they become Buffers (without a copy) on the JS thread.
+pub struct SerialisedParts {
+    freq: String,
+    forecast_json: Vec<u8>,
+    model_input_json: Vec<u8>,
+    data_quality_json: Vec<u8>,
+    cleaning_report_json: Option<Vec<u8>>,
+    warnings_json: Vec<u8>,
+    quantile_report_json: Vec<u8>,
+    point_quantile: Option<f64>,
+    series_count: u32,
+    input_data_points: f64,
+    forecast_data_points: f64,
+    timings: StageTimingsJs,
+}
+
+fn serialise(o: ForecastOutput) -> SerialisedParts {
+    SerialisedParts {
         freq: o.freq,
-        forecast_json: o.forecast_json,
+        forecast_json: o.forecast_json.into_bytes(),
         model_input_json: json(&o.model_input),
         data_quality_json: json(&o.data_quality),
         cleaning_report_json: o.cleaning_report.as_ref().map(json),
@@ -97,6 +115,25 @@ fn parts(o: ForecastOutput) -> ForecastParts {
         input_data_points: o.input_data_points as f64,
         forecast_data_points: o.forecast_data_points as f64,
         timings: StageTimingsJs { clean_ms: o.timings.clean_ms, inference_ms: o.timings.inference_ms, serialize_ms: o.timings.serialize_ms },
+    }
+}
+
+impl From<SerialisedParts> for ForecastParts {
+    fn from(p: SerialisedParts) -> Self {
+        ForecastParts {
+            freq: p.freq,
+            forecast_json: p.forecast_json.into(),
+            model_input_json: p.model_input_json.into(),
+            data_quality_json: p.data_quality_json.into(),
+            cleaning_report_json: p.cleaning_report_json.map(Into::into),
+            warnings_json: p.warnings_json.into(),
+            quantile_report_json: p.quantile_report_json.into(),
+            point_quantile: p.point_quantile,
+            series_count: p.series_count,
+            input_data_points: p.input_data_points,
+            forecast_data_points: p.forecast_data_points,
+            timings: p.timings,
+        }
     }
 }
 
@@ -114,23 +151,22 @@ pub struct ForecastTask {
 }
 
 impl Task for ForecastTask {
-    type Output = ForecastOutcome;
+    type Output = std::result::Result<SerialisedParts, HoraError>;
     type JsValue = ForecastOutcome;
 
-    fn compute(&mut self) -> Result<ForecastOutcome> {
-        let outcome = (|| {
-            let model = crate::model::current()
-                .ok_or_else(|| HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded."))?;
-            run_forecast(&self.body, &to_request(&self.params)?, &model)
-        })();
-        Ok(match outcome {
-            Ok(o) => ForecastOutcome { error: None, parts: Some(parts(o)) },
-            Err(e) => ForecastOutcome { error: Some(e.into()), parts: None },
-        })
+    fn compute(&mut self) -> Result<Self::Output> {
+        let model = match crate::model::current() {
+            Some(m) => m,
+            None => return Ok(Err(HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded."))),
+        };
+        Ok(to_request(&self.params).and_then(|r| run_forecast(&self.body, &r, &model)).map(serialise))
     }
 
-    fn resolve(&mut self, _env: Env, output: ForecastOutcome) -> Result<ForecastOutcome> {
-        Ok(output)
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastOutcome> {
+        Ok(match output {
+            Ok(p) => ForecastOutcome { error: None, parts: Some(p.into()) },
+            Err(e) => ForecastOutcome { error: Some(e.into()), parts: None },
+        })
     }
 }
 

@@ -7,6 +7,7 @@ import { checkModelId, cleaningOptions, checkSeriesLength } from '../../forecast
 import { loadModel, runClean } from '../../native.js';
 import { checkCleaningOptions, resolvePolicy } from '../../policy/effective.js';
 import { requireTenant } from '../../plugins/types.js';
+import { isEmptyJsonArray, spliceObject, type JsonMember } from '../../serialize.js';
 import { parseAndValidate } from '../../validation/body.js';
 
 export default async function cleanRoute(app: FastifyInstance): Promise<void> {
@@ -33,16 +34,16 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
       });
       if (outcome.error) throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
       const parts = outcome.parts!;
-      const fields = [
-        `"request_id":${JSON.stringify(req.id)}`,
-        `"freq":${JSON.stringify(parts.freq)}`,
-        `"effective_policy":${JSON.stringify(policy)}`,
-        `"data_quality":${parts.dataQualityJson}`,
+      const members: JsonMember[] = [
+        ['request_id', JSON.stringify(req.id)],
+        ['freq', JSON.stringify(parts.freq)],
+        ['effective_policy', JSON.stringify(policy)],
+        ['data_quality', parts.dataQualityJson],
       ];
-      if (parts.warningsJson !== '[]') fields.push(`"warnings":${parts.warningsJson}`);
-      fields.push(`"cleaning_report":${parts.reportJson}`);
+      if (!isEmptyJsonArray(parts.warningsJson)) members.push(['warnings', parts.warningsJson]);
+      members.push(['cleaning_report', parts.reportJson]);
       reply.header('Server-Timing', serverTiming({ parse, clean: parts.cleanMs }));
-      return reply.code(200).type('application/json; charset=utf-8').send(`{${fields.join(',')}}`);
+      return reply.code(200).type('application/json; charset=utf-8').send(spliceObject(members));
     } finally {
       slot.release();
     }
