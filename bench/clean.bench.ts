@@ -23,7 +23,7 @@ interface Messy {
 }
 
 /** 1 % of rows repeat an earlier stamp, 3 % of grid slots are missing, rows shuffled. */
-function messy(seed = 4): Messy {
+export function messy(seed = 4): Messy {
   const r = rng(seed);
   const rows: string[] = [];
   const stamps: number[] = [];

@@ -53,6 +53,16 @@ describe('serving', () => {
     expect(inBatch).toEqual(alone.forecast);
   });
 
+  it('without flip averaging too: an odd batch split over the inference lanes gives each entity its forecast alone', async () => {
+    const opts = { h: 24, freq: 'h', level: [80], model_options: { flip_average: false } };
+    const target = seasonalRows('target', 300, 7);
+    const alone = await forecast({ series: target, ...opts });
+    // Same padded length as the target: one graph run of 5 rows.
+    const others = Array.from({ length: 4 }, (_, e) => seasonalRows(`o${e}`, 290 + e * 7, e + 100, 10 + e)).flat();
+    const batch = await forecast({ series: [...target, ...others], ...opts });
+    expect(batch.forecast.filter((r) => r.unique_id === 'target')).toEqual(alone.forecast);
+  });
+
   it('the same request gives the same forecast', async () => {
     const body = { series: seasonalRows('a', 200, 3), h: 12, freq: 'h', level: [90] };
     expect((await forecast(body)).forecast).toEqual((await forecast(body)).forecast);

@@ -14,7 +14,10 @@ fn clean_sorted_hourly_series_passes_through_unchanged() {
     assert_eq!(out.entities.len(), 2);
     let a = &out.entities[0];
     assert_eq!(a.unique_id, "a");
-    assert_eq!(a.values, (0..40).map(|k| 10.0 + k as f64).collect::<Vec<_>>());
+    assert_eq!(
+        a.values,
+        (0..40).map(|k| 10.0 + k as f64).collect::<Vec<_>>()
+    );
     assert_eq!(a.forecast_stamps, vec![micros(40), micros(41), micros(42)]);
     assert_eq!(a.model_input["context_points"], 40);
     assert_eq!(a.model_input["fed_points"], 40);
@@ -38,11 +41,26 @@ fn clean_sorted_hourly_series_passes_through_unchanged() {
 #[test]
 fn offsets_other_than_utc_are_read_with_their_own_offset() {
     let rows: Vec<Row> = (0..20)
-        .map(|k| ("a".to_string(), format!("2026-01-01T{:02}:00:00+02:00", k), Some(1.0 + k as f64)))
+        .map(|k| {
+            (
+                "a".to_string(),
+                format!("2026-01-01T{:02}:00:00+02:00", k),
+                Some(1.0 + k as f64),
+            )
+        })
         .collect();
-    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"timezone": "America/New_York"}))).unwrap();
+    let out = run(
+        &table(&rows),
+        Some("h"),
+        1,
+        &opts(json!({"timezone": "America/New_York"})),
+    )
+    .unwrap();
     // 2026-01-01T19:00+02:00 is 17:00Z; the next stamp is 18:00Z.
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(18)]);
     assert_eq!(out.data_quality["timezone_normalized"], true);
-    assert_eq!(out.report.unwrap()["series"][0]["timezone"]["explicit_offsets"], json!(["+02:00"]));
+    assert_eq!(
+        out.report.unwrap()["series"][0]["timezone"]["explicit_offsets"],
+        json!(["+02:00"])
+    );
 }

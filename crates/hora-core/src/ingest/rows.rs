@@ -122,7 +122,11 @@ impl TableBuilder {
         if self.covariates.len() >= MAX_COVARIATE_COLUMNS {
             return None;
         }
-        self.covariates.push(CovariateColumn { name: name.to_owned(), values: Vec::new(), non_numeric_rows: 0 });
+        self.covariates.push(CovariateColumn {
+            name: name.to_owned(),
+            values: Vec::new(),
+            non_numeric_rows: 0,
+        });
         Some(self.covariates.len() - 1)
     }
 
@@ -144,7 +148,10 @@ impl TableBuilder {
             covariates: Vec::new(),
         };
         table.indptr.push(0);
-        table.ds.bytes.reserve(self.grouped.iter().map(|g| g.ds.bytes.len()).sum());
+        table
+            .ds
+            .bytes
+            .reserve(self.grouped.iter().map(|g| g.ds.bytes.len()).sum());
         table.ds.offsets.reserve(n);
         for g in self.grouped {
             table.rows.extend_from_slice(&g.rows);
@@ -281,7 +288,11 @@ impl<'de, 'a> Visitor<'de> for RowsSeed<'a> {
             self.cursor.array = Some(kind);
             self.cursor.row = row;
             self.cursor.key.clear();
-            let seed = RowSeed { builder: &mut *self.builder, errors: &mut *self.errors, cursor: &mut *self.cursor };
+            let seed = RowSeed {
+                builder: &mut *self.builder,
+                errors: &mut *self.errors,
+                cursor: &mut *self.cursor,
+            };
             if seq.next_element_seed(seed)?.is_none() {
                 break;
             }
@@ -289,7 +300,8 @@ impl<'de, 'a> Visitor<'de> for RowsSeed<'a> {
         }
         self.cursor.array = None;
         if row == 0 && kind == RowKind::Series {
-            self.errors.push(|| "series".into(), "must hold at least 1 row");
+            self.errors
+                .push(|| "series".into(), "must hold at least 1 row");
         }
         Ok(())
     }
@@ -322,7 +334,8 @@ impl<'de, 'a> Visitor<'de> for RowsSeed<'a> {
 impl<'a> RowsSeed<'a> {
     fn not_an_array(self) {
         let name = self.builder.kind.name();
-        self.errors.push(|| name.to_string(), "must be an array of row objects");
+        self.errors
+            .push(|| name.to_string(), "must be an array of row objects");
     }
 }
 
@@ -338,7 +351,11 @@ impl<'de, 'a> DeserializeSeed<'de> for RowSeed<'a> {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let row = self.builder.row_count();
         let kind = self.builder.kind;
-        let cell = d.deserialize_any(RowVisitor { builder: &mut *self.builder, errors: &mut *self.errors, cursor: &mut *self.cursor })?;
+        let cell = d.deserialize_any(RowVisitor {
+            builder: &mut *self.builder,
+            errors: &mut *self.errors,
+            cursor: &mut *self.cursor,
+        })?;
         if !cell {
             let path = format!("{}[{}]", kind.name(), row);
             match kind {
@@ -371,7 +388,8 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
         let kind = b.kind;
         let row = b.row_count();
         let path = |key: &str| format!("{}[{}].{}", kind.name(), row, key);
-        let (mut uid, mut ds, mut y): (Option<Cow<'de, str>>, Option<Cow<'de, str>>, Option<f64>) = (None, None, None);
+        let (mut uid, mut ds, mut y): (Option<Cow<'de, str>>, Option<Cow<'de, str>>, Option<f64>) =
+            (None, None, None);
         let (mut seen_uid, mut seen_ds, mut seen_y) = (false, false, false);
         let mut set_columns: Vec<usize> = Vec::new();
         while let Some(key) = map.next_key_seed(KeySeed)? {
@@ -395,7 +413,9 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                         },
                     }
                 }
-                "y" if kind == RowKind::Future => b.invalid_future(path("y"), "is not allowed: future rows carry no y"),
+                "y" if kind == RowKind::Future => {
+                    b.invalid_future(path("y"), "is not allowed: future rows carry no y")
+                }
                 "y" => {
                     if std::mem::replace(&mut seen_y, true) {
                         self.errors.push(|| path("y"), "duplicate key");
@@ -409,7 +429,8 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                 }
                 name => {
                     let Some(c) = b.column(name) else {
-                        self.errors.push(|| path(name), "at most 8 covariate columns in total");
+                        self.errors
+                            .push(|| path(name), "at most 8 covariate columns in total");
                         continue;
                     };
                     if set_columns.contains(&c) {
@@ -428,7 +449,8 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                         }
                         Cell::Nested => {
                             col.values.push(f64::NAN);
-                            self.errors.push(|| path(name), "must be a number, string, boolean or null");
+                            self.errors
+                                .push(|| path(name), "must be a number, string, boolean or null");
                         }
                     }
                 }
@@ -448,9 +470,14 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
             }
         }
         if kind == RowKind::Series && !seen_y {
-            self.errors.push(|| path("y"), "is required (null marks a missing value)");
+            self.errors
+                .push(|| path("y"), "is required (null marks a missing value)");
         }
-        b.push_row(uid.as_deref().unwrap_or(""), ds.as_deref().unwrap_or(""), y.unwrap_or(f64::NAN));
+        b.push_row(
+            uid.as_deref().unwrap_or(""),
+            ds.as_deref().unwrap_or(""),
+            y.unwrap_or(f64::NAN),
+        );
         Ok(true)
     }
 
