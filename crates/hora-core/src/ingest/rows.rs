@@ -50,22 +50,19 @@ pub(crate) struct TableBuilder {
     /// process, so crafted names cannot make every lookup collide.
     entity_index: HashMap<String, u32, foldhash::fast::RandomState>,
     entities: Vec<String>,
-    /// Each entity's rows are gathered as they arrive, so that the table's columns come out
-    /// grouped by entity without a second pass over rows scattered through the body (shuffled
-    /// rows made every later read of `ds` a cache miss).
-    grouped: Vec<EntityRows>,
+    /// The rows in arrival order; `finish` groups them by entity (a move when they came grouped,
+    /// the common case, else one counting-sort pass, so that with shuffled rows later reads of an
+    /// entity's stamps are not cache misses).
+    entity_of_row: Vec<u32>,
+    ds: StrColumn,
+    y: Vec<f64>,
+    /// Whether every entity's rows so far are contiguous (entity ids never decrease, as ids are
+    /// given in first-seen order).
+    grouped: bool,
     last_entity: Option<u32>,
-    rows: u32,
     covariates: Vec<CovariateColumn>,
     /// First problem that makes `future_covariates` invalid (FUTURE_COVARIATES_INVALID).
     pub future_invalid: Option<(String, String)>,
-}
-
-#[derive(Default)]
-struct EntityRows {
-    rows: Vec<u32>,
-    ds: StrColumn,
-    y: Vec<f64>,
 }
 
 impl TableBuilder {
@@ -74,17 +71,29 @@ impl TableBuilder {
             kind,
             entity_index: HashMap::default(),
             entities: Vec::new(),
-            grouped: Vec::new(),
+            entity_of_row: Vec::new(),
+            ds: StrColumn::new(),
+            y: Vec::new(),
+            grouped: true,
             last_entity: None,
-            rows: 0,
             covariates: Vec::new(),
             future_invalid: None,
         }
     }
 
+    /// Reserves room for the rows a body of `bytes` bytes can hold at about `row_bytes` each (a
+    /// guess: untouched reserved memory costs nothing, growing the columns costs copies).
+    pub fn reserve_for(&mut self, bytes: usize, row_bytes: usize) {
+        let rows = bytes / row_bytes.max(1);
+        self.entity_of_row.reserve(rows);
+        self.y.reserve(rows);
+        self.ds.offsets.reserve(rows);
+        self.ds.bytes.reserve(rows * 20);
+    }
+
     /// Rows read so far: the index of the next row in the body's array.
     pub fn row_count(&self) -> usize {
-        self.rows as usize
+        self.y.len()
     }
 
     fn entity(&mut self, name: &str) -> u32 {
@@ -95,12 +104,13 @@ impl TableBuilder {
             }
         }
         if let Some(&e) = self.entity_index.get(name) {
+            // An entity seen before, after another one: the rows are not grouped.
+            self.grouped = false;
             return e;
         }
         let e = self.entities.len() as u32;
         self.entities.push(name.to_owned());
         self.entity_index.insert(name.to_owned(), e);
-        self.grouped.push(EntityRows::default());
         e
     }
 
@@ -108,11 +118,9 @@ impl TableBuilder {
     pub(crate) fn push_row(&mut self, unique_id: &str, ds: &str, y: f64) {
         let e = self.entity(unique_id);
         self.last_entity = Some(e);
-        let g = &mut self.grouped[e as usize];
-        g.rows.push(self.rows);
-        g.ds.push(ds);
-        g.y.push(y);
-        self.rows += 1;
+        self.entity_of_row.push(e);
+        self.ds.push(ds);
+        self.y.push(y);
     }
 
     fn column(&mut self, name: &str) -> Option<usize> {
@@ -138,27 +146,67 @@ impl TableBuilder {
 
     /// The columns, grouped by entity, each entity's rows in the order sent.
     pub fn finish(self) -> RowTable {
-        let n = self.rows as usize;
-        let mut table = RowTable {
-            entities: self.entities,
-            indptr: Vec::with_capacity(self.grouped.len() + 1),
-            rows: Vec::with_capacity(n),
-            ds: StrColumn::new(),
-            y: Vec::with_capacity(n),
-            covariates: Vec::new(),
-        };
-        table.indptr.push(0);
-        table
-            .ds
-            .bytes
-            .reserve(self.grouped.iter().map(|g| g.ds.bytes.len()).sum());
-        table.ds.offsets.reserve(n);
-        for g in self.grouped {
-            table.rows.extend_from_slice(&g.rows);
-            table.y.extend_from_slice(&g.y);
-            table.ds.extend(&g.ds);
-            table.indptr.push(table.rows.len());
+        let n = self.y.len();
+        let k = self.entities.len();
+        let mut indptr = vec![0usize; k + 1];
+        for &e in &self.entity_of_row {
+            indptr[e as usize + 1] += 1;
         }
+        for e in 0..k {
+            indptr[e + 1] += indptr[e];
+        }
+        let mut table = if self.grouped {
+            RowTable {
+                entities: self.entities,
+                indptr,
+                rows: (0..n as u32).collect(),
+                ds: self.ds,
+                y: self.y,
+                covariates: Vec::new(),
+            }
+        } else {
+            // Counting sort: each row goes to the next free position of its entity; each entity's
+            // stamps get a byte range sized in a first pass.
+            let mut bytes_before = vec![0usize; k + 1];
+            for (r, &e) in self.entity_of_row.iter().enumerate() {
+                bytes_before[e as usize + 1] +=
+                    (self.ds.offsets[r + 1] - self.ds.offsets[r]) as usize;
+            }
+            for e in 0..k {
+                bytes_before[e + 1] += bytes_before[e];
+            }
+            let mut next_pos = indptr.clone();
+            let mut next_byte = bytes_before;
+            let mut rows = vec![0u32; n];
+            let mut y = vec![0f64; n];
+            let mut ends = vec![0u32; n];
+            let mut ds_bytes = vec![0u8; self.ds.bytes.len()];
+            let src = self.ds.bytes.as_bytes();
+            for (r, &e) in self.entity_of_row.iter().enumerate() {
+                let (e, pos) = (e as usize, next_pos[e as usize]);
+                next_pos[e] += 1;
+                rows[pos] = r as u32;
+                y[pos] = self.y[r];
+                let stamp = &src[self.ds.offsets[r] as usize..self.ds.offsets[r + 1] as usize];
+                let at = next_byte[e];
+                ds_bytes[at..at + stamp.len()].copy_from_slice(stamp);
+                next_byte[e] = at + stamp.len();
+                ends[pos] = next_byte[e] as u32;
+            }
+            let mut offsets = Vec::with_capacity(n + 1);
+            offsets.push(0);
+            offsets.extend_from_slice(&ends);
+            // Whole stamps were moved between UTF-8 strings, so the bytes stay valid UTF-8.
+            let bytes = String::from_utf8(ds_bytes).expect("stamps moved whole");
+            RowTable {
+                entities: self.entities,
+                indptr,
+                rows,
+                ds: StrColumn { bytes, offsets },
+                y,
+                covariates: Vec::new(),
+            }
+        };
         // Covariates are read by body row while parsing (rare and few): put them in table order.
         table.covariates = self
             .covariates
@@ -502,5 +550,39 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
     }
     fn visit_unit<E>(self) -> Result<bool, E> {
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn finish_groups_each_entity_in_the_order_sent(rows in prop::collection::vec(("[a-d]{1,2}", "[0-9é]{0,6}", -1e3..1e3f64), 0..60)) {
+            let mut b = TableBuilder::new(RowKind::Series);
+            for (uid, ds, y) in &rows {
+                b.push_row(uid, ds, *y);
+            }
+            let t = b.finish();
+            prop_assert_eq!(t.row_count(), rows.len());
+            let mut first_seen: Vec<&str> = Vec::new();
+            for (uid, _, _) in &rows {
+                if !first_seen.contains(&uid.as_str()) {
+                    first_seen.push(uid);
+                }
+            }
+            prop_assert_eq!(&t.entities, &first_seen);
+            for (e, name) in first_seen.iter().enumerate() {
+                let want: Vec<u32> = (0..rows.len() as u32).filter(|&r| rows[r as usize].0 == *name).collect();
+                prop_assert_eq!(t.entity_rows(e), &want[..]);
+                let ds: Vec<(u32, &str)> = t.entity_ds(e).collect();
+                let want_ds: Vec<(u32, &str)> = want.iter().map(|&r| (r, rows[r as usize].1.as_str())).collect();
+                prop_assert_eq!(ds, want_ds);
+                let want_y: Vec<f64> = want.iter().map(|&r| rows[r as usize].2).collect();
+                prop_assert_eq!(t.entity_y(e), &want_y[..]);
+            }
+        }
     }
 }
