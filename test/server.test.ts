@@ -148,6 +148,32 @@ describe('over a listening server', () => {
     expect(result.status).toBe(422);
     expect(JSON.parse(result.body).error.code).toBe('POINTS_EXCEEDED');
   });
+
+  it('a body sent in small pieces, with or without Content-Length, is read whole', async () => {
+    const rows = Array.from({ length: 64 }, (_, i) => ({ unique_id: 'é-1', ds: new Date(Date.UTC(2024, 0, 1, i)).toISOString(), y: Math.sin(i / 3) }));
+    const bytes = Buffer.from(JSON.stringify({ series: rows, h: 3, freq: 'h' }));
+    for (const framing of [{ 'content-length': String(bytes.length) }, { 'transfer-encoding': 'chunked' }]) {
+      const result = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/forecast', headers: { 'content-type': 'application/json', ...framing, ...bearer(t.key) } }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        // Pieces of 7 bytes: a multi-byte character is split between two of them.
+        let at = 0;
+        const pump = (): void => {
+          if (at >= bytes.length) return void req.end();
+          req.write(bytes.subarray(at, at + 7));
+          at += 7;
+          setImmediate(pump);
+        };
+        pump();
+      });
+      expect(result.status, result.body.slice(0, 200)).toBe(200);
+      expect(JSON.parse(result.body).forecast, result.body.slice(0, 300)).toHaveLength(3);
+    }
+  });
 });
 
 describe('over a listening server with tight limits', () => {

@@ -1,9 +1,62 @@
 // The JSON content-type parser only collects the raw bytes: the addon parses and validates them
 // in the handler (validation order step 3). An oversized body is refused before it is read in
-// full (Fastify checks Content-Length first, and stops a chunked body at the limit).
+// full (a declared Content-Length first, and a chunked body at the limit).
+//
+// A body with a Content-Length is copied chunk by chunk, as it arrives, into one buffer of that
+// size: no list of chunks joined at the end (a 12 MB body made that join a few milliseconds of
+// copying after the last byte, on the event loop). The errors are Fastify's own, so they map to
+// the contract's codes like any other body error (src/errors.ts).
+import { errorCodes, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Readable } from 'node:stream';
 
 const EMPTY = Buffer.alloc(0);
+
+type Done = (err: Error | null, body?: unknown) => void;
+
+/** Reads `payload` into one Buffer of at most `limit` bytes. */
+export function readBody(req: FastifyRequest, payload: Readable, limit: number, done: Done): void {
+  const declared = req.headers['content-length'] === undefined ? Number.NaN : Number(req.headers['content-length']);
+  if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  const known = Number.isSafeInteger(declared) && declared >= 0;
+  // With a declared length, one buffer filled in place; without (chunked), chunks joined once.
+  const whole = known ? Buffer.allocUnsafeSlow(declared) : null;
+  const chunks: Buffer[] = [];
+  let received = 0;
+
+  const finish = (err: Error | null, body?: Buffer) => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onError);
+    done(err, body);
+  };
+  function onData(chunk: Buffer | string): void {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (received + bytes.length > limit) return finish(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    if (whole) {
+      if (received + bytes.length > whole.length) return finish(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      bytes.copy(whole, received);
+    } else {
+      chunks.push(bytes);
+    }
+    received += bytes.length;
+  }
+  function onEnd(): void {
+    if (whole) {
+      if (received !== whole.length) return finish(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      return finish(null, whole);
+    }
+    finish(null, Buffer.concat(chunks, received));
+  }
+  function onError(err: Error & { statusCode?: number }): void {
+    if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
+    finish(err);
+  }
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onError);
+  payload.resume();
+}
 
 export default fp(
   async (app) => {
@@ -13,9 +66,12 @@ export default fp(
     });
     // Only JSON bodies are accepted: any other media type answers 400 VALIDATION_ERROR (Content-Type).
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: app.config.bodyLimitBytes }, (req, body, done) => {
-      req.rawBody = body as Buffer;
-      done(null, undefined);
+    app.addContentTypeParser('application/json', (req, payload, done) => {
+      readBody(req, payload as unknown as Readable, app.config.bodyLimitBytes, (err, body) => {
+        if (err) return done(err, undefined);
+        req.rawBody = body as Buffer;
+        done(null, undefined);
+      });
     });
   },
   { name: 'hora-body', fastify: '5.x' },
