@@ -23,6 +23,8 @@ export interface Config {
   inferenceQueue: number;
   /** Longest wait for a model run slot; beyond it 503 MODEL_BUSY. */
   inferenceWaitMs: number;
+  /** Row groups of one model run that run at once, one thread each (docs/service.md). */
+  inferenceThreads: number;
   /** Largest request body accepted, in bytes (see docs/service.md for the sizing). */
   bodyLimitBytes: number;
   logLevel: string;
@@ -66,6 +68,11 @@ export function loadStoreConfig(env: Env = process.env): Pick<Config, 'dataDir' 
   return { dataDir: resolve(str(env, 'HORA_DATA_DIR', './data')), keyPrefix };
 }
 
+/** `HORA_INFERENCE_THREADS`: the model's lanes (the model loads before the rest of the config is used). */
+export function inferenceThreads(env: Env = process.env): number {
+  return int(env, 'HORA_INFERENCE_THREADS', 2, 1, 64);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const { dataDir, keyPrefix } = loadStoreConfig(env);
   const requestBudgetMs = int(env, 'HORA_REQUEST_BUDGET_MS', 30_000, 1);
@@ -82,6 +89,7 @@ export function loadConfig(env: Env = process.env): Config {
     inferenceSlots: int(env, 'HORA_INFERENCE_SLOTS', 1, 1),
     inferenceQueue: int(env, 'HORA_INFERENCE_QUEUE', 16, 0),
     inferenceWaitMs: int(env, 'HORA_INFERENCE_WAIT_MS', Math.min(5_000, requestBudgetMs), 0),
+    inferenceThreads: inferenceThreads(env),
     bodyLimitBytes: int(env, 'HORA_BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, 1024),
     logLevel: str(env, 'HORA_LOG_LEVEL', 'info'),
   };

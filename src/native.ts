@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Addon from '../native/index.js';
+import { inferenceThreads } from './config.js';
 
 export type {
   EngineError,
@@ -62,8 +63,7 @@ let model: Addon.ModelInfo | undefined;
  */
 export function loadModel(env: NodeJS.ProcessEnv = process.env): Addon.ModelInfo {
   if (!model) {
-    const threads = Number(env.HORA_INFERENCE_THREADS ?? 2) || 2;
-    model = addon.loadModel(modelPath(env), onnxRuntimePath(env), threads);
+    model = addon.loadModel(modelPath(env), onnxRuntimePath(env), inferenceThreads(env));
   }
   return model;
 }

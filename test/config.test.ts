@@ -16,6 +16,7 @@ describe('config', () => {
       dailyPoints: 50_000_000,
       cleanCapacity: availableParallelism(),
       requestBudgetMs: 30_000,
+      inferenceThreads: 2,
       bodyLimitBytes: 64 * 1024 * 1024,
     });
   });
@@ -41,5 +42,6 @@ describe('config', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
     expect(() => loadConfig({ HORA_CLEAN_CAPACITY: '0' })).toThrow(/HORA_CLEAN_CAPACITY/);
     expect(() => loadConfig({ HORA_KEY_PREFIX: 'a_b' })).toThrow(/HORA_KEY_PREFIX/);
+    expect(() => loadConfig({ HORA_INFERENCE_THREADS: '0' })).toThrow(/HORA_INFERENCE_THREADS/);
   });
 });
