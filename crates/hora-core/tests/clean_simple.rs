@@ -64,3 +64,68 @@ fn offsets_other_than_utc_are_read_with_their_own_offset() {
         json!(["+02:00"])
     );
 }
+
+/// Month ends (or starts) at local midnight written with one constant offset, e.g. +01:00.
+fn monthly_at_offset(month_end: bool, offset: &str, months: i32) -> Vec<Row> {
+    use chrono::Datelike;
+    (0..months)
+        .map(|i| {
+            let (y, m) = (2022 + i / 12, (i % 12) as u32 + 1);
+            let day = if month_end {
+                chrono::NaiveDate::from_ymd_opt(y, m, 1)
+                    .unwrap()
+                    .checked_add_months(chrono::Months::new(1))
+                    .unwrap()
+                    .pred_opt()
+                    .unwrap()
+                    .day()
+            } else {
+                1
+            };
+            (
+                "a".to_string(),
+                format!("{y}-{m:02}-{day:02}T00:00:00{offset}"),
+                Some(10.0 + i as f64),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn monthly_data_at_one_fixed_offset_steps_on_that_offsets_calendar() {
+    use chrono::{DateTime, Utc};
+    for (month_end, freq) in [(true, "ME"), (false, "MS")] {
+        let out = run(
+            &table(&monthly_at_offset(month_end, "+01:00", 30)),
+            None,
+            2,
+            &opts(json!({})),
+        )
+        .unwrap();
+        assert_eq!(
+            out.inferred_freq.as_deref(),
+            Some(freq),
+            "month_end {month_end}"
+        );
+        let report = out.report.unwrap();
+        assert_eq!(report["series"][0]["timezone"]["used"], "Etc/GMT-1");
+        assert_eq!(report["decisions"], json!([]));
+        // The next two periods after June 2024, at local midnight +01:00.
+        let want: Vec<&str> = if month_end {
+            vec!["2024-07-30T23:00:00Z", "2024-08-30T23:00:00Z"]
+        } else {
+            vec!["2024-06-30T23:00:00Z", "2024-07-31T23:00:00Z"]
+        };
+        let got: Vec<String> = out.entities[0]
+            .forecast_stamps
+            .iter()
+            .map(|&t| {
+                DateTime::<Utc>::from_timestamp_micros(t)
+                    .unwrap()
+                    .format("%Y-%m-%dT%H:%M:%SZ")
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(got, want, "month_end {month_end}");
+    }
+}

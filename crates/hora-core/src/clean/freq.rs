@@ -20,7 +20,7 @@ pub struct FreqChoice {
 pub fn resolve(
     sent: Option<&str>,
     prepared: &[Prepared],
-    zone: &Zone,
+    zones: &[Zone],
     res: &Resolved,
 ) -> Result<FreqChoice> {
     let allow_b = res.policy.business_freq;
@@ -36,7 +36,7 @@ pub fn resolve(
             let mut found: Option<(FreqSpec, String)> = None;
             let mut candidates = Vec::new();
             let mut confidence = Vec::with_capacity(prepared.len());
-            for p in prepared {
+            for (p, zone) in prepared.iter().zip(zones) {
                 if p.ts.len() < 2 {
                     confidence.push(None);
                     continue;

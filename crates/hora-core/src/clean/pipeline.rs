@@ -47,12 +47,15 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         ));
         return Err(st.error(None, &[]));
     }
+    // Each entity's grid steps in its own zone (the request's, or its fixed offset).
+    let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
     let choice =
-        freq::resolve(req.freq, &prepared, &zone, &res).map_err(|e| st.attach(e, None, &[]))?;
+        freq::resolve(req.freq, &prepared, &zones, &res).map_err(|e| st.attach(e, None, &[]))?;
     // The implied grid is checked arithmetically before any grid is allocated.
     let implied: u64 = prepared
         .iter()
-        .map(|p| grid::implied_len(p, &choice.spec, &zone))
+        .zip(&zones)
+        .map(|(p, z)| grid::implied_len(p, &choice.spec, z))
         .sum();
     if implied > GRID_CAP {
         return Err(HoraError::new(
@@ -78,7 +81,11 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // then merged in entity order exactly as one loop would.
     let per_entity = par::map_indexed(prepared.len(), threads, |e| {
         let p = &prepared[e];
-        let placed = grid::place(p, &choice.spec, &zone)?;
+        let ctx = entity::Ctx {
+            zone: &zones[e],
+            ..ctx
+        };
+        let placed = grid::place(p, &choice.spec, ctx.zone)?;
         let mut pre: Vec<Decision> = p.decisions.clone();
         pre.extend(grid::off_grid_decision(p, &placed, &res));
         let o = entity::clean(p, placed, &ctx);

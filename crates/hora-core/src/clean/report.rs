@@ -91,7 +91,7 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
     let mut m = Map::new();
     m.insert("unique_id".into(), json!(p.unique_id));
     m.insert("freq".into(), freq);
-    m.insert("timezone".into(), timezone_entry(p, r.zone));
+    m.insert("timezone".into(), timezone_entry(p));
     m.insert("input_rows".into(), json!(p.input_rows));
     if let Some(o) = r.outcomes.get(i) {
         issues.extend(o.issues.iter().cloned());
@@ -107,15 +107,11 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
     Value::Object(m)
 }
 
-fn timezone_entry(p: &Prepared, zone: &Zone) -> Value {
+fn timezone_entry(p: &Prepared) -> Value {
     let s = &p.parsed;
-    // With offsets only, the offsets were used; otherwise the zone naive stamps were read in.
-    let used = match (s.source, s.explicit_offsets.as_slice()) {
-        ("explicit_offset", [one]) => one.clone(),
-        _ => zone.name().to_string(),
-    };
+    // The zone naive stamps were read in and the grid stepped in (docs/time.md).
     json!({
-        "used": used,
+        "used": s.zone.name(),
         "source": s.source,
         "naive_rows": s.naive_rows,
         "explicit_rows": s.explicit_rows,

@@ -36,6 +36,14 @@ impl Zone {
         self.tz.name()
     }
 
+    /// The zone an entity's grid steps in: the request's, or the entity's own fixed offset.
+    pub fn of_entity(&self, stamps: &EntityStamps) -> Zone {
+        Zone {
+            tz: stamps.zone,
+            from_option: self.from_option,
+        }
+    }
+
     fn option(&self) -> Option<Tz> {
         self.from_option.then_some(self.tz)
     }
@@ -52,6 +60,9 @@ pub struct EntityStamps {
     pub naive_rows: usize,
     pub explicit_rows: usize,
     pub explicit_offsets: Vec<String>,
+    /// The zone calendar steps run in: `options.timezone`; without it UTC, or `Etc/GMT∓h` when
+    /// every row carries the same whole-hour offset (docs/time.md).
+    pub zone: Tz,
 }
 
 pub fn day_month_order(ds_format: Option<&str>) -> Result<Option<DayMonthOrder>> {
@@ -78,6 +89,7 @@ pub fn parse_entity(
         naive_rows: p.naive_rows,
         explicit_rows: p.explicit_rows,
         explicit_offsets: p.explicit_offsets,
+        zone: p.zone,
     })
 }
 
