@@ -54,11 +54,7 @@ pub struct HoraError {
 
 impl HoraError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        HoraError {
-            code,
-            message: message.into(),
-            details: Map::new(),
-        }
+        HoraError { code, message: message.into(), details: Map::new() }
     }
 
     /// Adds one entry to `details`.
@@ -72,8 +68,7 @@ impl HoraError {
         let field = field.into();
         let message = message.into();
         let entry = serde_json::json!({ "field": field, "message": message });
-        HoraError::new(ErrorCode::ValidationError, message)
-            .with("errors", Value::Array(vec![entry]))
+        HoraError::new(ErrorCode::ValidationError, message).with("errors", Value::Array(vec![entry]))
     }
 }
 

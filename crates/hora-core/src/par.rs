@@ -39,19 +39,13 @@ pub fn map_indexed<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + S
             })
             .collect();
         // A panic in `f` is a bug: re-raise it on the calling thread as it would have happened there.
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
     });
     let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
     for (i, t) in parts.into_iter().flatten() {
         slots[i] = Some(t);
     }
-    slots
-        .into_iter()
-        .map(|t| t.expect("every index is taken exactly once"))
-        .collect()
+    slots.into_iter().map(|t| t.expect("every index is taken exactly once")).collect()
 }
 
 #[cfg(test)]

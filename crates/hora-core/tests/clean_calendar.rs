@@ -5,38 +5,21 @@ use clean_common::*;
 use serde_json::json;
 
 fn micros_of(s: &str) -> i64 {
-    chrono::DateTime::parse_from_rfc3339(s)
-        .unwrap()
-        .timestamp_micros()
+    chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp_micros()
 }
 
 #[test]
 fn a_missing_month_is_regridded_on_the_calendar_and_the_forecast_steps_by_month() {
     let rows: Vec<Row> = (0..24)
         .filter(|m| *m != 7)
-        .map(|m| {
-            (
-                "a".to_string(),
-                format!("{}-{:02}-01", 2024 + m / 12, m % 12 + 1),
-                Some(m as f64),
-            )
-        })
+        .map(|m| ("a".to_string(), format!("{}-{:02}-01", 2024 + m / 12, m % 12 + 1), Some(m as f64)))
         .collect();
     let out = run(&table(&rows), Some("MS"), 2, &opts(json!({}))).unwrap();
     let e = &out.entities[0];
     assert_eq!(e.values.len(), 24);
     assert_eq!(e.values[7], 7.0);
-    assert_eq!(
-        e.forecast_stamps,
-        vec![
-            micros_of("2026-01-01T00:00:00Z"),
-            micros_of("2026-02-01T00:00:00Z")
-        ]
-    );
-    assert_eq!(
-        decisions(out.report.as_ref().unwrap(), "grid.regrid")[0]["count"],
-        1
-    );
+    assert_eq!(e.forecast_stamps, vec![micros_of("2026-01-01T00:00:00Z"), micros_of("2026-02-01T00:00:00Z")]);
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "grid.regrid")[0]["count"], 1);
 }
 
 #[test]
@@ -44,14 +27,8 @@ fn inferred_month_end_data_is_echoed_with_its_canonical_token() {
     let rows: Vec<Row> = (0..20)
         .map(|m| {
             let (y, mo) = (2024 + m / 12, m % 12 + 1);
-            let next =
-                chrono::NaiveDate::from_ymd_opt((y + mo / 12) as i32, (mo % 12 + 1) as u32, 1)
-                    .unwrap();
-            (
-                "a".to_string(),
-                format!("{}", next.pred_opt().unwrap()),
-                Some(m as f64),
-            )
+            let next = chrono::NaiveDate::from_ymd_opt((y + mo / 12) as i32, (mo % 12 + 1) as u32, 1).unwrap();
+            ("a".to_string(), format!("{}", next.pred_opt().unwrap()), Some(m as f64))
         })
         .collect();
     let out = run(&table(&rows), None, 1, &opts(json!({}))).unwrap();
@@ -68,25 +45,13 @@ fn daily_local_midnights_across_daylight_saving_stay_on_one_grid() {
             ("a".to_string(), format!("{d}T00:00:00"), Some(k as f64))
         })
         .collect();
-    let out = run(
-        &table(&rows),
-        Some("D"),
-        1,
-        &opts(json!({"timezone": "Europe/Berlin"})),
-    )
-    .unwrap();
+    let out = run(&table(&rows), Some("D"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
     let e = &out.entities[0];
     assert_eq!(e.values.len(), 30);
-    assert!(out.report.as_ref().unwrap()["decisions"]
-        .as_array()
-        .unwrap()
-        .is_empty());
+    assert!(out.report.as_ref().unwrap()["decisions"].as_array().unwrap().is_empty());
     // 2026-04-14 local midnight is 22:00Z the day before.
     assert_eq!(e.forecast_stamps, vec![micros_of("2026-04-13T22:00:00Z")]);
-    assert_eq!(
-        out.report.unwrap()["series"][0]["timezone"]["source"],
-        "option"
-    );
+    assert_eq!(out.report.unwrap()["series"][0]["timezone"]["source"], "option");
 }
 
 #[test]
@@ -94,18 +59,10 @@ fn a_non_iso_format_is_recorded_as_a_timestamp_format_issue() {
     let rows: Vec<Row> = (0..20)
         .map(|k| {
             let d = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap() + chrono::Days::new(k);
-            (
-                "a".to_string(),
-                d.format("%Y%m%d").to_string(),
-                Some(k as f64),
-            )
+            ("a".to_string(), d.format("%Y%m%d").to_string(), Some(k as f64))
         })
         .collect();
     let out = run(&table(&rows), Some("D"), 1, &opts(json!({}))).unwrap();
     let issues = &out.report.unwrap()["series"][0]["issues"];
-    assert!(issues
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|i| i["code"] == "timestamp_format" && i["format"] == "compact_date"));
+    assert!(issues.as_array().unwrap().iter().any(|i| i["code"] == "timestamp_format" && i["format"] == "compact_date"));
 }

@@ -6,34 +6,21 @@ use hora_core::ErrorCode;
 use serde_json::json;
 
 fn future(u: &str, from: i64, h: i64, col: &str, v: Option<f64>) -> hora_core::ingest::RowTable {
-    let rows: Vec<Row> = (from..from + h)
-        .map(|k| (u.to_string(), hour_stamp(k), None))
-        .collect();
+    let rows: Vec<Row> = (from..from + h).map(|k| (u.to_string(), hour_stamp(k), None)).collect();
     table_with(&rows, &[(col, vec![v; h as usize])])
 }
 
 fn column<'a>(out: &'a hora_core::clean::Cleaned, name: &str) -> &'a serde_json::Value {
-    out.entities[0].model_input["covariates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap()
+    out.entities[0].model_input["covariates"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()
 }
 
 #[test]
 fn a_column_passing_every_check_is_model_unsupported_for_hora_1() {
     let rows = hourly("a", 30);
-    let t = table_with(
-        &rows,
-        &[("temp", (0..30).map(|k| Some(k as f64)).collect())],
-    );
+    let t = table_with(&rows, &[("temp", (0..30).map(|k| Some(k as f64)).collect())]);
     let f = future("a", 30, 3, "temp", Some(1.0));
     let out = run_future(&t, &f, Some("h"), 3, &opts(json!({}))).unwrap();
-    assert_eq!(
-        column(&out, "temp"),
-        &json!({"name": "temp", "role": "future", "used": false, "reason": "model_unsupported"})
-    );
+    assert_eq!(column(&out, "temp"), &json!({"name": "temp", "role": "future", "used": false, "reason": "model_unsupported"}));
     assert_eq!(out.entities[0].model_input["covariates_used"], false);
 }
 
@@ -74,14 +61,7 @@ fn clean_exog_fills_short_covariate_gaps_and_false_makes_them_unusable() {
     let mut long = vec![Some(1.0); 100];
     long[20..80].iter_mut().for_each(|v| *v = None);
     let t = table_with(&hourly("a", 100), &[("temp", long)]);
-    let out = run_future(
-        &t,
-        &future("a", 100, 1, "temp", Some(1.0)),
-        Some("h"),
-        1,
-        &opts(json!({})),
-    )
-    .unwrap();
+    let out = run_future(&t, &future("a", 100, 1, "temp", Some(1.0)), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(column(&out, "temp")["reason"], "long_gaps");
 }
 

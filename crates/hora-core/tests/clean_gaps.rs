@@ -6,11 +6,7 @@ use hora_core::ErrorCode;
 use serde_json::json;
 
 fn drop_range(rows: Vec<Row>, gap: std::ops::Range<i64>) -> Vec<Row> {
-    rows.into_iter()
-        .enumerate()
-        .filter(|(k, _)| !gap.contains(&(*k as i64)))
-        .map(|(_, r)| r)
-        .collect()
+    rows.into_iter().enumerate().filter(|(k, _)| !gap.contains(&(*k as i64))).map(|(_, r)| r).collect()
 }
 
 #[test]
@@ -41,13 +37,7 @@ fn gap_split_min_steps_sets_the_threshold_and_zero_disables_splitting() {
 #[test]
 fn long_gap_mask_keeps_history_and_reports_the_masked_points() {
     let rows = drop_range(hourly("a", 200), 50..110);
-    let out = run(
-        &table(&rows),
-        Some("h"),
-        1,
-        &opts(json!({"long_gap": "mask"})),
-    )
-    .unwrap();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"long_gap": "mask"}))).unwrap();
     let e = &out.entities[0];
     assert_eq!(e.values.len(), 200);
     assert!(e.values[50..110].iter().all(|v| v.is_nan()));
@@ -60,17 +50,9 @@ fn long_gap_mask_keeps_history_and_reports_the_masked_points() {
 #[test]
 fn long_gap_mask_falls_back_to_the_split_when_the_context_would_be_too_long() {
     let rows = drop_range(hourly("a", 4100), 50..110);
-    let out = run(
-        &table(&rows),
-        Some("h"),
-        1,
-        &opts(json!({"long_gap": "mask"})),
-    )
-    .unwrap();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"long_gap": "mask"}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 3990);
-    assert!(out
-        .warnings
-        .contains(&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})));
+    assert!(out.warnings.contains(&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})));
 }
 
 #[test]
@@ -85,13 +67,8 @@ fn up_to_three_trailing_nulls_are_kept_as_a_masked_tail() {
     assert_eq!(e.model_input["masked_tail"], 2);
     assert_eq!(e.model_input["tail_handling"], "mask");
     assert_eq!(e.forecast_stamps[0], micros(30));
-    assert!(out
-        .warnings
-        .contains(&json!({"code": "trailing_values_missing", "unique_id": "a"})));
-    assert_eq!(
-        decisions(out.report.as_ref().unwrap(), "gap.masked_tail")[0]["count"],
-        2
-    );
+    assert!(out.warnings.contains(&json!({"code": "trailing_values_missing", "unique_id": "a"})));
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.masked_tail")[0]["count"], 2);
 }
 
 #[test]
@@ -111,13 +88,7 @@ fn more_than_three_trailing_nulls_is_trailing_gap_too_long() {
 fn declining_the_masked_tail_is_trailing_gap_too_long() {
     let mut rows = hourly("a", 30);
     rows[29].2 = None;
-    let err = run(
-        &table(&rows),
-        Some("h"),
-        1,
-        &opts(json!({"decline": ["gap.masked_tail"]})),
-    )
-    .unwrap_err();
+    let err = run(&table(&rows), Some("h"), 1, &opts(json!({"decline": ["gap.masked_tail"]}))).unwrap_err();
     assert_eq!(err.details["reason"], "trailing_gap_too_long");
     assert_eq!(err.details["count"], 1);
 }
@@ -128,40 +99,23 @@ fn before_2026_12_trailing_nulls_are_trimmed() {
     for r in &mut rows[25..] {
         r.2 = None;
     }
-    let out = run(
-        &table(&rows),
-        Some("h"),
-        1,
-        &opts(json!({"version": "2026-11"})),
-    )
-    .unwrap();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"version": "2026-11"}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 25);
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(25)]);
-    assert_eq!(
-        decisions(out.report.as_ref().unwrap(), "gap.trim_tail")[0]["count"],
-        5
-    );
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.trim_tail")[0]["count"], 5);
 }
 
 #[test]
 fn policy_2026_13_blocks_a_missing_share_of_35_percent() {
     // Every odd slot of 10..52 is missing: 21 of 60 slots (35 %), each gap one step long.
-    let rows: Vec<Row> = hourly("a", 60)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| !(10..52).contains(k) || k % 2 == 0)
-        .map(|(_, r)| r)
-        .collect();
+    let rows: Vec<Row> = hourly("a", 60).into_iter().enumerate().filter(|(k, _)| !(10..52).contains(k) || k % 2 == 0).map(|(_, r)| r).collect();
     assert_eq!(rows.len(), 39);
     let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
     assert_eq!(err.details["reason"], "missing_share_too_high");
     let report = report_of(&err);
     assert_eq!(report["blocking"][0]["kind"], "health_critical");
-    assert_eq!(
-        report["blocking"][0]["caused_by"],
-        json!(["grid.regrid", "gap.impute"])
-    );
+    assert_eq!(report["blocking"][0]["caused_by"], json!(["grid.regrid", "gap.impute"]));
     // One slot fewer missing passes.
     let mut fewer = rows.clone();
     fewer.push(("a".into(), hour_stamp(11), Some(0.0)));
@@ -173,29 +127,16 @@ fn policy_2026_13_blocks_a_recent_gap_of_three_quarters_of_a_period() {
     // Daily data: period 7, so a recent gap of 6 days (>= 5.25) blocks; an old one does not.
     let day = |k: i64| {
         let d = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap() + chrono::Days::new(k as u64);
-        (
-            "a".to_string(),
-            format!("{}T00:00:00Z", d),
-            Some(1.0 + k as f64),
-        )
+        ("a".to_string(), format!("{}T00:00:00Z", d), Some(1.0 + k as f64))
     };
     let recent: Vec<Row> = (0..70).filter(|k| !(62..68).contains(k)).map(day).collect();
     let err = run(&table(&recent), Some("D"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.details["reason"], "gap_near_origin_too_long");
-    assert_eq!(
-        report_of(&err)["blocking"][0]["caused_by"],
-        json!(["gap.impute"])
-    );
+    assert_eq!(report_of(&err)["blocking"][0]["caused_by"], json!(["gap.impute"]));
     let old: Vec<Row> = (0..70).filter(|k| !(10..16).contains(k)).map(day).collect();
     assert!(run(&table(&old), Some("D"), 1, &opts(json!({}))).is_ok());
     // Deprecated versions do not know the recent-gap rule, only the 10 % share.
-    assert!(run(
-        &table(&recent),
-        Some("D"),
-        1,
-        &opts(json!({"version": "2026-12"}))
-    )
-    .is_ok());
+    assert!(run(&table(&recent), Some("D"), 1, &opts(json!({"version": "2026-12"}))).is_ok());
 }
 
 #[test]

@@ -9,13 +9,7 @@ use serde_json::json;
 
 #[test]
 fn an_entity_without_numeric_y_is_series_empty() {
-    let rows: Vec<Row> = [
-        hourly("a", 20),
-        (0..20)
-            .map(|k| ("b".to_string(), hour_stamp(k), None))
-            .collect(),
-    ]
-    .concat();
+    let rows: Vec<Row> = [hourly("a", 20), (0..20).map(|k| ("b".to_string(), hour_stamp(k), None)).collect()].concat();
     let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesEmpty);
     assert_eq!(err.details["unique_id"], "b");
@@ -36,22 +30,14 @@ fn too_many_distinct_stamps_is_series_too_long_measured_on_timestamps() {
     assert_eq!(err.code, ErrorCode::SeriesTooLong);
     assert_eq!(err.details["measured"], "timestamps");
     assert_eq!(err.details["max_context"], 4096);
-    assert_eq!(
-        err.details["series"],
-        json!([{"unique_id": "a", "points": 5000}])
-    );
+    assert_eq!(err.details["series"], json!([{"unique_id": "a", "points": 5000}]));
     assert_eq!(err.details["series_count"], 1);
 }
 
 #[test]
 fn a_grid_longer_than_the_context_after_filling_is_measured_on_model_input() {
     // 4000 stamps spread over 4100 slots: fewer stamps than the maximum, more grid slots.
-    let rows: Vec<Row> = hourly("a", 4100)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| k % 41 != 5)
-        .map(|(_, r)| r)
-        .collect();
+    let rows: Vec<Row> = hourly("a", 4100).into_iter().enumerate().filter(|(k, _)| k % 41 != 5).map(|(_, r)| r).collect();
     assert!(rows.len() <= 4096);
     let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesTooLong);
@@ -60,33 +46,17 @@ fn a_grid_longer_than_the_context_after_filling_is_measured_on_model_input() {
 
 #[test]
 fn an_entity_cut_by_a_long_gap_skips_the_pre_cleaning_length_check() {
-    let rows: Vec<Row> = hourly("a", 5000)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| !(1000..1100).contains(k))
-        .map(|(_, r)| r)
-        .collect();
+    let rows: Vec<Row> = hourly("a", 5000).into_iter().enumerate().filter(|(k, _)| !(1000..1100).contains(k)).map(|(_, r)| r).collect();
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 3900);
 }
 
 #[test]
 fn an_implied_grid_too_large_is_points_exceeded_before_allocating() {
-    let rows: Vec<Row> = vec![
-        ("a".into(), "2000-01-01T00:00:00Z".into(), Some(1.0)),
-        ("a".into(), "2090-01-01T00:00:00Z".into(), Some(1.0)),
-    ];
+    let rows: Vec<Row> = vec![("a".into(), "2000-01-01T00:00:00Z".into(), Some(1.0)), ("a".into(), "2090-01-01T00:00:00Z".into(), Some(1.0))];
     let t = table(&rows);
     let o = opts(json!({}));
-    let err = clean::run(&CleanRequest {
-        series: &t,
-        future: None,
-        freq: Some("s"),
-        h: 0,
-        options: &o,
-        model_limits: None,
-    })
-    .unwrap_err();
+    let err = clean::run(&CleanRequest { series: &t, future: None, freq: Some("s"), h: 0, options: &o, model_limits: None }).unwrap_err();
     assert_eq!(err.code, ErrorCode::PointsExceeded);
     assert!(err.details["points"].as_u64().unwrap() > err.details["cap"].as_u64().unwrap());
 }
@@ -94,19 +64,8 @@ fn an_implied_grid_too_large_is_points_exceeded_before_allocating() {
 #[test]
 fn frequency_codes_surface_from_the_time_engine() {
     let t = table(&hourly("a", 30));
-    assert_eq!(
-        run(&t, Some("fortnight"), 1, &opts(json!({})))
-            .unwrap_err()
-            .code,
-        ErrorCode::FreqUnsupported
-    );
-    let mixed: Vec<Row> = [
-        hourly("a", 30),
-        (0..30)
-            .map(|k| ("b".to_string(), hour_stamp(2 * k), Some(1.0)))
-            .collect(),
-    ]
-    .concat();
+    assert_eq!(run(&t, Some("fortnight"), 1, &opts(json!({}))).unwrap_err().code, ErrorCode::FreqUnsupported);
+    let mixed: Vec<Row> = [hourly("a", 30), (0..30).map(|k| ("b".to_string(), hour_stamp(2 * k), Some(1.0))).collect()].concat();
     let err = run(&table(&mixed), None, 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::FreqAmbiguous);
 }
@@ -126,49 +85,23 @@ fn an_omitted_freq_is_inferred_and_echoed_as_its_canonical_token() {
 fn clean_without_a_model_has_no_maximum_context() {
     let t = table(&hourly("a", 5000));
     let o = opts(json!({}));
-    let out = clean::run(&CleanRequest {
-        series: &t,
-        future: None,
-        freq: Some("h"),
-        h: 0,
-        options: &o,
-        model_limits: None,
-    })
-    .unwrap();
+    let out = clean::run(&CleanRequest { series: &t, future: None, freq: Some("h"), h: 0, options: &o, model_limits: None }).unwrap();
     assert_eq!(out.entities[0].values.len(), 5000);
     assert!(out.entities[0].forecast_stamps.is_empty());
 }
 
 #[test]
 fn naive_stamps_without_a_zone_are_read_as_utc_and_reported() {
-    let rows: Vec<Row> = (0..20)
-        .map(|k| {
-            (
-                "a".to_string(),
-                hour_stamp(k).trim_end_matches('Z').to_string(),
-                Some(1.0),
-            )
-        })
-        .collect();
+    let rows: Vec<Row> = (0..20).map(|k| ("a".to_string(), hour_stamp(k).trim_end_matches('Z').to_string(), Some(1.0))).collect();
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
     let s = &out.report.unwrap()["series"][0];
     assert_eq!(s["timezone"]["source"], "default_utc");
-    assert!(s["issues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|i| i["code"] == "naive_timestamps_assumed_utc" && i["level"] == "info"));
+    assert!(s["issues"].as_array().unwrap().iter().any(|i| i["code"] == "naive_timestamps_assumed_utc" && i["level"] == "info"));
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(20)]);
 }
 
 #[test]
 fn an_invalid_zone_is_a_validation_error() {
-    let err = run(
-        &table(&hourly("a", 20)),
-        Some("h"),
-        1,
-        &opts(json!({"timezone": "Mars/Olympus"})),
-    )
-    .unwrap_err();
+    let err = run(&table(&hourly("a", 20)), Some("h"), 1, &opts(json!({"timezone": "Mars/Olympus"}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::ValidationError);
 }

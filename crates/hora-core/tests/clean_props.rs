@@ -2,8 +2,8 @@
 //! mixed offsets. The engine never panics, and every successful output keeps the invariants.
 
 mod clean_common;
-use chrono::{FixedOffset, TimeZone};
 use clean_common::*;
+use chrono::{FixedOffset, TimeZone};
 use hora_core::ErrorCode;
 use proptest::prelude::*;
 use serde_json::json;
@@ -19,17 +19,11 @@ struct Messy {
 fn stamp(k_minutes: i64, offset_hours: i32) -> String {
     let t = 1_767_225_600i64 + k_minutes * 60;
     let off = FixedOffset::east_opt(offset_hours * 3600).unwrap();
-    off.timestamp_opt(t, 0)
-        .unwrap()
-        .format("%Y-%m-%dT%H:%M:%S%:z")
-        .to_string()
+    off.timestamp_opt(t, 0).unwrap().format("%Y-%m-%dT%H:%M:%S%:z").to_string()
 }
 
 fn messy() -> impl Strategy<Value = Messy> {
-    let entity = (
-        16usize..120,
-        prop::collection::vec((0u8..100, 0u8..100, -50.0f64..50.0, 0u8..3), 120),
-    );
+    let entity = (16usize..120, prop::collection::vec((0u8..100, 0u8..100, -50.0f64..50.0, 0u8..3), 120));
     (prop::collection::vec(entity, 1..4), any::<u64>()).prop_map(|(entities, seed)| {
         let mut rows = Vec::new();
         let mut truth: HashMap<String, HashMap<i64, Option<f64>>> = HashMap::new();
@@ -50,17 +44,13 @@ fn messy() -> impl Strategy<Value = Messy> {
                     t.insert(k as i64, y2);
                 }
                 if kind == 50 {
-                    rows.push((u.clone(), stamp(k as i64 * 60 + 30, 0), Some(7.0)));
-                    // off the grid
+                    rows.push((u.clone(), stamp(k as i64 * 60 + 30, 0), Some(7.0))); // off the grid
                 }
             }
         }
         // Deterministic shuffle that keeps the order of rows with the same stamp (the last one wins).
-        let mut keyed: Vec<(u64, usize, Row)> = rows
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| (seed.wrapping_mul(i as u64 + 1).rotate_left(17) % 7, i, r))
-            .collect();
+        let mut keyed: Vec<(u64, usize, Row)> =
+            rows.into_iter().enumerate().map(|(i, r)| (seed.wrapping_mul(i as u64 + 1).rotate_left(17) % 7, i, r)).collect();
         keyed.sort_by_key(|(k, i, _)| (*k, *i));
         let mut seen: HashMap<(String, String), usize> = HashMap::new();
         let mut rows: Vec<Row> = Vec::new();
@@ -71,10 +61,7 @@ fn messy() -> impl Strategy<Value = Messy> {
         // not needed when duplicates share the shuffle key; recompute truth from the final order instead.
         let mut last: HashMap<(String, i64), Option<f64>> = HashMap::new();
         for r in &rows {
-            let t = chrono::DateTime::parse_from_rfc3339(&r.1)
-                .unwrap()
-                .timestamp()
-                - 1_767_225_600;
+            let t = chrono::DateTime::parse_from_rfc3339(&r.1).unwrap().timestamp() - 1_767_225_600;
             if t % 3600 == 0 {
                 last.insert((r.0.clone(), t / 3600), r.2);
             }

@@ -10,27 +10,16 @@ fn raw() -> hora_core::clean::CleanOptions {
 }
 
 fn reasons(err: &hora_core::HoraError) -> Vec<String> {
-    err.details["violations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["reason"].as_str().unwrap().to_string())
-        .collect()
+    err.details["violations"].as_array().unwrap().iter().map(|v| v["reason"].as_str().unwrap().to_string()).collect()
 }
 
 #[test]
 fn raw_preset_feeds_valid_rows_unchanged_without_a_report() {
     let out = run(&table(&hourly("a", 20)), Some("h"), 2, &raw()).unwrap();
     assert!(out.report.is_none());
-    assert_eq!(
-        out.data_quality,
-        json!({"status": "ok", "missing_ratio": 0.0})
-    );
+    assert_eq!(out.data_quality, json!({"status": "ok", "missing_ratio": 0.0}));
     assert_eq!(out.entities[0].values.len(), 20);
-    assert_eq!(
-        out.entities[0].forecast_stamps,
-        vec![micros(20), micros(21)]
-    );
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros(20), micros(21)]);
     assert_eq!(out.input_data_points, 20);
 }
 
@@ -51,20 +40,11 @@ fn raw_preset_lists_each_violation_reason() {
     let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
     assert_eq!(err.code, ErrorCode::RawInputInvalid);
     let r = reasons(&err);
-    for reason in [
-        "ds_format",
-        "ds_duplicate",
-        "ds_not_increasing",
-        "step_mismatch",
-        "not_observed",
-    ] {
+    for reason in ["ds_format", "ds_duplicate", "ds_not_increasing", "step_mismatch", "not_observed"] {
         assert!(r.contains(&reason.to_string()), "{reason} in {r:?}");
     }
     assert!(err.details["hint"].is_string());
-    assert_eq!(
-        err.details["violations"][0],
-        json!({"unique_id": "a", "index": 2, "reason": "ds_format"})
-    );
+    assert_eq!(err.details["violations"][0], json!({"unique_id": "a", "index": 2, "reason": "ds_format"}));
 }
 
 #[test]
@@ -88,17 +68,11 @@ fn raw_preset_lists_at_most_20_violations() {
 #[test]
 fn raw_preset_refuses_accept_decline_and_knobs() {
     let t = table(&hourly("a", 20));
-    for o in [
-        json!({"preset": "raw", "accept": ["grid.regrid"]}),
-        json!({"preset": "raw", "decline": ["gap.impute"]}),
-        json!({"preset": "raw", "impute_method": "linear"}),
-    ] {
+    for o in [json!({"preset": "raw", "accept": ["grid.regrid"]}), json!({"preset": "raw", "decline": ["gap.impute"]}),
+              json!({"preset": "raw", "impute_method": "linear"})] {
         let err = run(&t, Some("h"), 1, &opts(o.clone())).unwrap_err();
         assert_eq!(err.code, ErrorCode::CleaningOptionUnsupported, "{o}");
-        assert!(err.details["field"]
-            .as_str()
-            .unwrap()
-            .starts_with("options.cleaning."));
+        assert!(err.details["field"].as_str().unwrap().starts_with("options.cleaning."));
     }
 }
 

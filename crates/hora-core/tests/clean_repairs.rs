@@ -6,12 +6,7 @@ use hora_core::ErrorCode;
 use serde_json::json;
 
 fn with_gap(u: &str, n: i64, gap: std::ops::Range<i64>) -> Vec<Row> {
-    hourly(u, n)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| !gap.contains(&(*k as i64)))
-        .map(|(_, r)| r)
-        .collect()
+    hourly(u, n).into_iter().enumerate().filter(|(k, _)| !gap.contains(&(*k as i64))).map(|(_, r)| r).collect()
 }
 
 #[test]
@@ -54,10 +49,7 @@ fn gaps_are_regridded_and_imputed_linearly_without_touching_observed_values() {
     let report = out.report.unwrap();
     let regrid = decisions(&report, "grid.regrid");
     assert_eq!(regrid[0]["count"], 3);
-    assert_eq!(
-        regrid[0]["ranges"],
-        json!([{"from": hour_stamp(10), "to": hour_stamp(12)}])
-    );
+    assert_eq!(regrid[0]["ranges"], json!([{"from": hour_stamp(10), "to": hour_stamp(12)}]));
     assert_eq!(decisions(&report, "gap.impute")[0]["method"], "linear");
 }
 
@@ -89,13 +81,7 @@ fn strict_preset_proposes_regrid_and_accept_applies_it() {
         .map(|d| d["id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(proposed, vec!["grid.regrid", "gap.impute"]);
-    let out = run(
-        &t,
-        Some("h"),
-        1,
-        &opts(json!({"preset": "strict", "accept": proposed})),
-    )
-    .unwrap();
+    let out = run(&t, Some("h"), 1, &opts(json!({"preset": "strict", "accept": proposed}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 40);
     assert_eq!(out.report.unwrap()["policy"]["id"], "strict@2026-13");
 }
@@ -108,21 +94,9 @@ fn strict_preset_answers_timestamp_irregular_for_unsorted_rows() {
     let err = run(&t, Some("h"), 1, &opts(json!({"preset": "strict"}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::TimestampIrregular);
     assert_eq!(err.details["reason"], "timestamp_irregular");
-    assert_eq!(
-        decisions(report_of(&err), "ds.sort")[0]["status"],
-        "proposed"
-    );
-    let ok = run(
-        &t,
-        Some("h"),
-        1,
-        &opts(json!({"preset": "strict", "accept": ["ds.sort"]})),
-    );
-    assert!(
-        ok.is_ok(),
-        "{:?}",
-        ok.err().map(|e| (e.code, e.details.get("reason").cloned()))
-    );
+    assert_eq!(decisions(report_of(&err), "ds.sort")[0]["status"], "proposed");
+    let ok = run(&t, Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["ds.sort"]})));
+    assert!(ok.is_ok(), "{:?}", ok.err().map(|e| (e.code, e.details.get("reason").cloned())));
 }
 
 #[test]
@@ -147,22 +121,10 @@ fn declining_an_applied_reversible_decision_blocks_the_request() {
 #[test]
 fn unknown_accept_ids_are_reported_not_refused() {
     let t = table(&hourly("a", 30));
-    let out = run(
-        &t,
-        Some("h"),
-        1,
-        &opts(json!({"accept": ["no.such"], "decline": ["ds.sort"]})),
-    )
-    .unwrap();
+    let out = run(&t, Some("h"), 1, &opts(json!({"accept": ["no.such"], "decline": ["ds.sort"]}))).unwrap();
     let w = &out.report.unwrap()["warnings"];
-    assert!(w
-        .as_array()
-        .unwrap()
-        .contains(&json!({"code": "accept_id_unknown", "id": "no.such"})));
-    assert!(w
-        .as_array()
-        .unwrap()
-        .contains(&json!({"code": "decline_not_reversible", "id": "ds.sort"})));
+    assert!(w.as_array().unwrap().contains(&json!({"code": "accept_id_unknown", "id": "no.such"})));
+    assert!(w.as_array().unwrap().contains(&json!({"code": "decline_not_reversible", "id": "ds.sort"})));
 }
 
 #[test]
@@ -178,15 +140,7 @@ fn stamps_off_the_grid_are_dropped_and_recorded() {
 
 #[test]
 fn many_stamps_off_the_grid_fail_frequency_inference() {
-    let rows: Vec<Row> = (0..30)
-        .map(|k| {
-            (
-                "a".into(),
-                hour_stamp(k).replace(":00:00Z", if k % 3 == 0 { ":20:00Z" } else { ":00:00Z" }),
-                Some(1.0),
-            )
-        })
-        .collect();
+    let rows: Vec<Row> = (0..30).map(|k| ("a".into(), hour_stamp(k).replace(":00:00Z", if k % 3 == 0 { ":20:00Z" } else { ":00:00Z" }), Some(1.0))).collect();
     let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::FreqInferenceFailed);
     assert!(err.details.contains_key("cleaning_report"));
@@ -200,9 +154,5 @@ fn outliers_are_flagged_and_never_modified() {
     assert_eq!(out.entities[0].values[25], 1.0e6);
     assert_eq!(out.data_quality["outlier_points_suppressed"], 0);
     let issues = &out.report.unwrap()["series"][0]["issues"];
-    assert!(issues
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|i| i["code"] == "outliers_flagged" && i["count"] == 1));
+    assert!(issues.as_array().unwrap().iter().any(|i| i["code"] == "outliers_flagged" && i["count"] == 1));
 }

@@ -9,26 +9,12 @@ use clean_common::*;
 use serde_json::{json, Value};
 
 const KEYWORDS: [&str; 13] = [
-    "$schema",
-    "$id",
-    "title",
-    "type",
-    "required",
-    "additionalProperties",
-    "properties",
-    "items",
-    "enum",
-    "const",
-    "minimum",
-    "maximum",
-    "maxItems",
+    "$schema", "$id", "title", "type", "required", "additionalProperties", "properties", "items", "enum", "const",
+    "minimum", "maximum", "maxItems",
 ];
 
 fn schema() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../docs/cleaning-report.schema.json"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/cleaning-report.schema.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -78,12 +64,7 @@ fn validate(s: &Value, v: &Value, path: &str, errors: &mut Vec<String>) {
         }
     }
     if let Value::Object(o) = v {
-        for r in s
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for r in s.get("required").and_then(Value::as_array).into_iter().flatten() {
             if !o.contains_key(r.as_str().unwrap()) {
                 errors.push(format!("{path}: missing {r}"));
             }
@@ -118,11 +99,7 @@ fn keywords_used(s: &Value, out: &mut Vec<String>) {
         for (k, v) in o {
             out.push(k.clone());
             match k.as_str() {
-                "properties" => v
-                    .as_object()
-                    .unwrap()
-                    .values()
-                    .for_each(|p| keywords_used(p, out)),
+                "properties" => v.as_object().unwrap().values().for_each(|p| keywords_used(p, out)),
                 "items" => keywords_used(v, out),
                 _ => {}
             }
@@ -158,12 +135,7 @@ fn the_validator_rejects_a_report_missing_a_required_field() {
 }
 
 fn gapped(n: i64, gap: std::ops::Range<i64>) -> Vec<Row> {
-    hourly("a", n)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| !gap.contains(&(*k as i64)))
-        .map(|(_, r)| r)
-        .collect()
+    hourly("a", n).into_iter().enumerate().filter(|(k, _)| !gap.contains(&(*k as i64))).map(|(_, r)| r).collect()
 }
 
 #[test]
@@ -173,33 +145,16 @@ fn successful_reports_validate_against_the_schema() {
     let mut shuffled = gapped(200, 50..110);
     shuffled.reverse();
     shuffled.push(("a".into(), hour_stamp(199), Some(3.0)));
-    let naive: Vec<Row> = (0..20)
-        .map(|k| {
-            (
-                "a".to_string(),
-                hour_stamp(k).trim_end_matches('Z').to_string(),
-                Some(1.0),
-            )
-        })
-        .collect();
+    let naive: Vec<Row> = (0..20).map(|k| ("a".to_string(), hour_stamp(k).trim_end_matches('Z').to_string(), Some(1.0))).collect();
     let cases = [
         (table(&hourly("a", 30)), json!({})),
         (table(&tail), json!({})),
         (table(&shuffled), json!({})),
         (table(&shuffled), json!({"long_gap": "mask"})),
-        (
-            table(&gapped(60, 10..12)),
-            json!({"preset": "strict", "accept": ["grid.regrid", "gap.impute", "x"]}),
-        ),
-        (
-            table(&gapped(60, 10..12)),
-            json!({"version": "2026-11", "bounds": {"lower": 0}}),
-        ),
+        (table(&gapped(60, 10..12)), json!({"preset": "strict", "accept": ["grid.regrid", "gap.impute", "x"]})),
+        (table(&gapped(60, 10..12)), json!({"version": "2026-11", "bounds": {"lower": 0}})),
         (table(&naive), json!({})),
-        (
-            table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]),
-            json!({}),
-        ),
+        (table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]), json!({})),
     ];
     for (t, o) in cases {
         let out = run(&t, None, 2, &opts(o)).unwrap();
@@ -217,10 +172,7 @@ fn reports_inside_errors_validate_against_the_schema() {
         (table(&gapped(60, 10..12)), json!({"preset": "strict"})),
         (table(&unsorted), json!({"clean_series": false})),
         (table(&long_tail), json!({})),
-        (
-            table(&gapped(60, 10..12)),
-            json!({"decline": ["grid.regrid"]}),
-        ),
+        (table(&gapped(60, 10..12)), json!({"decline": ["grid.regrid"]})),
         (table(&hourly("a", 10)), json!({})),
         (table(&hourly("a", 5000)), json!({})),
     ];

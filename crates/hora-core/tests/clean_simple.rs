@@ -14,10 +14,7 @@ fn clean_sorted_hourly_series_passes_through_unchanged() {
     assert_eq!(out.entities.len(), 2);
     let a = &out.entities[0];
     assert_eq!(a.unique_id, "a");
-    assert_eq!(
-        a.values,
-        (0..40).map(|k| 10.0 + k as f64).collect::<Vec<_>>()
-    );
+    assert_eq!(a.values, (0..40).map(|k| 10.0 + k as f64).collect::<Vec<_>>());
     assert_eq!(a.forecast_stamps, vec![micros(40), micros(41), micros(42)]);
     assert_eq!(a.model_input["context_points"], 40);
     assert_eq!(a.model_input["fed_points"], 40);
@@ -41,91 +38,43 @@ fn clean_sorted_hourly_series_passes_through_unchanged() {
 #[test]
 fn offsets_other_than_utc_are_read_with_their_own_offset() {
     let rows: Vec<Row> = (0..20)
-        .map(|k| {
-            (
-                "a".to_string(),
-                format!("2026-01-01T{:02}:00:00+02:00", k),
-                Some(1.0 + k as f64),
-            )
-        })
+        .map(|k| ("a".to_string(), format!("2026-01-01T{:02}:00:00+02:00", k), Some(1.0 + k as f64)))
         .collect();
-    let out = run(
-        &table(&rows),
-        Some("h"),
-        1,
-        &opts(json!({"timezone": "America/New_York"})),
-    )
-    .unwrap();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"timezone": "America/New_York"}))).unwrap();
     // 2026-01-01T19:00+02:00 is 17:00Z; the next stamp is 18:00Z.
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(18)]);
     assert_eq!(out.data_quality["timezone_normalized"], true);
-    assert_eq!(
-        out.report.unwrap()["series"][0]["timezone"]["explicit_offsets"],
-        json!(["+02:00"])
-    );
+    assert_eq!(out.report.unwrap()["series"][0]["timezone"]["explicit_offsets"], json!(["+02:00"]));
 }
 
 /// Month ends (or starts) at local midnight written with one constant offset, e.g. +01:00.
 fn monthly_at_offset(month_end: bool, offset: &str, months: i32) -> Vec<Row> {
-    use chrono::Datelike;
+    use chrono::{Datelike, Months, NaiveDate};
     (0..months)
         .map(|i| {
             let (y, m) = (2022 + i / 12, (i % 12) as u32 + 1);
-            let day = if month_end {
-                chrono::NaiveDate::from_ymd_opt(y, m, 1)
-                    .unwrap()
-                    .checked_add_months(chrono::Months::new(1))
-                    .unwrap()
-                    .pred_opt()
-                    .unwrap()
-                    .day()
-            } else {
-                1
-            };
-            (
-                "a".to_string(),
-                format!("{y}-{m:02}-{day:02}T00:00:00{offset}"),
-                Some(10.0 + i as f64),
-            )
+            let first = NaiveDate::from_ymd_opt(y, m, 1).unwrap();
+            let day = if month_end { (first + Months::new(1)).pred_opt().unwrap().day() } else { 1 };
+            ("a".to_string(), format!("{y}-{m:02}-{day:02}T00:00:00{offset}"), Some(10.0 + i as f64))
         })
         .collect()
 }
 
 #[test]
 fn monthly_data_at_one_fixed_offset_steps_on_that_offsets_calendar() {
-    use chrono::{DateTime, Utc};
     for (month_end, freq) in [(true, "ME"), (false, "MS")] {
-        let out = run(
-            &table(&monthly_at_offset(month_end, "+01:00", 30)),
-            None,
-            2,
-            &opts(json!({})),
-        )
-        .unwrap();
-        assert_eq!(
-            out.inferred_freq.as_deref(),
-            Some(freq),
-            "month_end {month_end}"
-        );
+        let out = run(&table(&monthly_at_offset(month_end, "+01:00", 30)), None, 2, &opts(json!({}))).unwrap();
+        assert_eq!(out.inferred_freq.as_deref(), Some(freq), "month_end {month_end}");
         let report = out.report.unwrap();
         assert_eq!(report["series"][0]["timezone"]["used"], "Etc/GMT-1");
         assert_eq!(report["decisions"], json!([]));
         // The next two periods after June 2024, at local midnight +01:00.
-        let want: Vec<&str> = if month_end {
-            vec!["2024-07-30T23:00:00Z", "2024-08-30T23:00:00Z"]
+        let want = if month_end {
+            ["2024-07-30T23:00:00Z", "2024-08-30T23:00:00Z"]
         } else {
-            vec!["2024-06-30T23:00:00Z", "2024-07-31T23:00:00Z"]
+            ["2024-06-30T23:00:00Z", "2024-07-31T23:00:00Z"]
         };
-        let got: Vec<String> = out.entities[0]
-            .forecast_stamps
-            .iter()
-            .map(|&t| {
-                DateTime::<Utc>::from_timestamp_micros(t)
-                    .unwrap()
-                    .format("%Y-%m-%dT%H:%M:%SZ")
-                    .to_string()
-            })
-            .collect();
+        let got: Vec<String> = out.entities[0].forecast_stamps.iter().map(|&t| hora_core::time::format_utc(t)).collect();
         assert_eq!(got, want, "month_end {month_end}");
     }
 }

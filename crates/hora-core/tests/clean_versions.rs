@@ -7,21 +7,14 @@ use hora_core::ErrorCode;
 use serde_json::json;
 
 fn gapped() -> Vec<Row> {
-    hourly("a", 40)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| !(10..12).contains(k))
-        .map(|(_, r)| r)
-        .collect()
+    hourly("a", 40).into_iter().enumerate().filter(|(k, _)| !(10..12).contains(k)).map(|(_, r)| r).collect()
 }
 
 #[test]
 fn every_version_is_a_policy_value_and_only_2026_13_is_current() {
     let versions: Vec<&str> = POLICIES.iter().map(|p| p.version).collect();
     assert_eq!(versions, vec!["2026-13", "2026-12", "2026-11", "2026-10"]);
-    assert!(POLICIES
-        .iter()
-        .all(|p| p.deprecated == (p.version != "2026-13")));
+    assert!(POLICIES.iter().all(|p| p.deprecated == (p.version != "2026-13")));
 }
 
 #[test]
@@ -29,17 +22,10 @@ fn pinning_a_deprecated_version_adds_the_warning() {
     let t = table(&hourly("a", 30));
     for v in ["2026-12", "2026-11", "2026-10"] {
         let out = run(&t, Some("h"), 1, &opts(json!({"version": v}))).unwrap();
-        assert_eq!(
-            out.warnings,
-            vec![json!({"code": "cleaning_version_deprecated"})],
-            "{v}"
-        );
+        assert_eq!(out.warnings, vec![json!({"code": "cleaning_version_deprecated"})], "{v}");
         assert_eq!(out.report.unwrap()["policy"]["id"], format!("default@{v}"));
     }
-    assert!(run(&t, Some("h"), 1, &opts(json!({"version": "2026-13"})))
-        .unwrap()
-        .warnings
-        .is_empty());
+    assert!(run(&t, Some("h"), 1, &opts(json!({"version": "2026-13"}))).unwrap().warnings.is_empty());
 }
 
 #[test]
@@ -56,14 +42,8 @@ fn unknown_preset_or_version_is_cleaning_option_unsupported() {
 #[test]
 fn knobs_under_2026_10_name_the_version_they_require() {
     let t = table(&hourly("a", 30));
-    for knob in [
-        json!({"impute_method": "linear"}),
-        json!({"seasonal_period": 24}),
-        json!({"bounds": {"lower": 0, "upper": 1}}),
-        json!({"structural_zero": true}),
-        json!({"business_days": true}),
-        json!({"long_gap": "mask"}),
-    ] {
+    for knob in [json!({"impute_method": "linear"}), json!({"seasonal_period": 24}), json!({"bounds": {"lower": 0, "upper": 1}}),
+                 json!({"structural_zero": true}), json!({"business_days": true}), json!({"long_gap": "mask"})] {
         let mut o = knob.clone();
         o["version"] = json!("2026-10");
         let err = run(&t, Some("h"), 1, &opts(o)).unwrap_err();
@@ -77,20 +57,8 @@ fn knobs_under_2026_10_name_the_version_they_require() {
 #[test]
 fn nonnegative_under_2026_10_accepts_only_its_no_op_values() {
     let t = table(&hourly("a", 30));
-    assert!(run(
-        &t,
-        Some("h"),
-        1,
-        &opts(json!({"version": "2026-10", "nonnegative": false}))
-    )
-    .is_ok());
-    let err = run(
-        &t,
-        Some("h"),
-        1,
-        &opts(json!({"version": "2026-10", "nonnegative": true})),
-    )
-    .unwrap_err();
+    assert!(run(&t, Some("h"), 1, &opts(json!({"version": "2026-10", "nonnegative": false}))).is_ok());
+    let err = run(&t, Some("h"), 1, &opts(json!({"version": "2026-10", "nonnegative": true}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::CleaningOptionUnsupported);
     assert_eq!(err.details["options"], json!(["true"]));
     assert_eq!(err.details["supported"], json!(["auto", "false"]));
@@ -100,8 +68,7 @@ fn nonnegative_under_2026_10_accepts_only_its_no_op_values() {
 fn weekday_rows(n: u64) -> Vec<Row> {
     (0..n)
         .map(|k| {
-            let d = chrono::NaiveDate::from_ymd_opt(2026, 1, 5).unwrap()
-                + chrono::Days::new(k / 5 * 7 + k % 5);
+            let d = chrono::NaiveDate::from_ymd_opt(2026, 1, 5).unwrap() + chrono::Days::new(k / 5 * 7 + k % 5);
             ("a".to_string(), format!("{d}"), Some(k as f64))
         })
         .collect()
@@ -133,18 +100,9 @@ fn business_days_knob_makes_weekends_no_gap_for_daily_data() {
 
 #[test]
 fn structural_zero_fills_missing_slots_with_zero() {
-    let out = run(
-        &table(&gapped()),
-        Some("h"),
-        1,
-        &opts(json!({"structural_zero": true})),
-    )
-    .unwrap();
+    let out = run(&table(&gapped()), Some("h"), 1, &opts(json!({"structural_zero": true}))).unwrap();
     assert_eq!(&out.entities[0].values[10..12], &[0.0, 0.0]);
-    assert_eq!(
-        decisions(out.report.as_ref().unwrap(), "gap.impute")[0]["method"],
-        "structural_zero"
-    );
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.impute")[0]["method"], "structural_zero");
 }
 
 #[test]
@@ -152,13 +110,7 @@ fn locf_and_seasonal_impute_methods_fill_as_named() {
     let t = table(&gapped());
     let locf = run(&t, Some("h"), 1, &opts(json!({"impute_method": "locf"}))).unwrap();
     assert_eq!(&locf.entities[0].values[10..12], &[19.0, 19.0]);
-    let seasonal = run(
-        &t,
-        Some("h"),
-        1,
-        &opts(json!({"impute_method": "seasonal", "seasonal_period": 5})),
-    )
-    .unwrap();
+    let seasonal = run(&t, Some("h"), 1, &opts(json!({"impute_method": "seasonal", "seasonal_period": 5}))).unwrap();
     assert_eq!(&seasonal.entities[0].values[10..12], &[15.0, 16.0]);
 }
 
@@ -166,49 +118,20 @@ fn locf_and_seasonal_impute_methods_fill_as_named() {
 fn bounds_clamp_imputed_values_and_flag_observed_ones() {
     let mut rows = gapped();
     rows[0].2 = Some(-5.0);
-    let out = run(
-        &table(&rows),
-        Some("h"),
-        1,
-        &opts(json!({"bounds": {"lower": 0.0, "upper": 20.0}})),
-    )
-    .unwrap();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"bounds": {"lower": 0.0, "upper": 20.0}}))).unwrap();
     let v = &out.entities[0].values;
     assert_eq!(v[0], -5.0, "observed values are never modified");
     assert_eq!(&v[10..12], &[20.0, 20.0]);
     let issues = &out.report.unwrap()["series"][0]["issues"];
-    let oob = issues
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["code"] == "values_out_of_bounds")
-        .unwrap();
-    let expected = rows
-        .iter()
-        .filter(|r| r.2.is_some_and(|y| !(0.0..=20.0).contains(&y)))
-        .count();
+    let oob = issues.as_array().unwrap().iter().find(|i| i["code"] == "values_out_of_bounds").unwrap();
+    let expected = rows.iter().filter(|r| r.2.is_some_and(|y| !(0.0..=20.0).contains(&y))).count();
     assert_eq!(oob["count"], json!(expected));
 }
 
 #[test]
 fn nonnegative_true_clamps_imputed_values_at_zero() {
-    let rows: Vec<Row> = (0..30)
-        .filter(|k| *k != 11)
-        .map(|k| {
-            (
-                "a".into(),
-                hour_stamp(k),
-                Some(if k == 12 { -10.0 } else { 1.0 }),
-            )
-        })
-        .collect();
-    let out = run(
-        &table(&rows),
-        Some("h"),
-        1,
-        &opts(json!({"nonnegative": true})),
-    )
-    .unwrap();
+    let rows: Vec<Row> = (0..30).filter(|k| *k != 11).map(|k| ("a".into(), hour_stamp(k), Some(if k == 12 { -10.0 } else { 1.0 }))).collect();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"nonnegative": true}))).unwrap();
     assert_eq!(out.entities[0].values[11], 0.0);
     assert_eq!(out.entities[0].values[12], -10.0);
 }
@@ -217,19 +140,10 @@ fn nonnegative_true_clamps_imputed_values_at_zero() {
 fn invalid_knob_values_are_validation_errors_naming_the_field() {
     let t = table(&hourly("a", 30));
     for (o, field) in [
-        (
-            json!({"impute_method": "spline"}),
-            "options.cleaning.impute_method",
-        ),
+        (json!({"impute_method": "spline"}), "options.cleaning.impute_method"),
         (json!({"long_gap": "drop"}), "options.cleaning.long_gap"),
-        (
-            json!({"seasonal_period": 1}),
-            "options.cleaning.seasonal_period",
-        ),
-        (
-            json!({"bounds": {"lower": 5, "upper": 1}}),
-            "options.cleaning.bounds",
-        ),
+        (json!({"seasonal_period": 1}), "options.cleaning.seasonal_period"),
+        (json!({"bounds": {"lower": 5, "upper": 1}}), "options.cleaning.bounds"),
     ] {
         let err = run(&t, Some("h"), 1, &opts(o)).unwrap_err();
         assert_eq!(err.code, ErrorCode::ValidationError);
@@ -241,12 +155,6 @@ fn invalid_knob_values_are_validation_errors_naming_the_field() {
 fn strict_and_default_agree_once_every_proposal_is_accepted() {
     let t = table(&gapped());
     let default = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
-    let strict = run(
-        &t,
-        Some("h"),
-        1,
-        &opts(json!({"preset": "strict", "accept": ["grid.regrid", "gap.impute"]})),
-    )
-    .unwrap();
+    let strict = run(&t, Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["grid.regrid", "gap.impute"]}))).unwrap();
     assert_eq!(default.entities[0].values, strict.entities[0].values);
 }

@@ -16,12 +16,7 @@ fn opt_str(v: &Value) -> Option<&str> {
 fn every_parse_case_reads_its_stamps_as_the_table_says() {
     for c in cases()["parse"].as_array().unwrap() {
         let name = c["name"].as_str().unwrap();
-        let ds: Vec<&str> = c["ds"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
+        let ds: Vec<&str> = c["ds"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         let table = table_of(&ds);
         let zone = opt_str(&c["tz"]).map(|z| time::parse_zone(z).unwrap());
         let order = opt_str(&c["ds_format"]).map(|s| DayMonthOrder::parse(s).unwrap());
@@ -35,31 +30,17 @@ fn every_parse_case_reads_its_stamps_as_the_table_says() {
                 .get("field")
                 .and_then(Value::as_str)
                 .map(str::to_string)
-                .or_else(|| {
-                    err.details["errors"][0]["field"]
-                        .as_str()
-                        .map(str::to_string)
-                });
+                .or_else(|| err.details["errors"][0]["field"].as_str().map(str::to_string));
             assert_eq!(named.as_deref(), Some(field), "{name}: {}", err.message);
             continue;
         }
         let got = got.unwrap_or_else(|e| panic!("{name}: {e}"));
-        let want: Vec<i64> = c["utc"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| micros(v.as_str().unwrap()))
-            .collect();
+        let want: Vec<i64> = c["utc"].as_array().unwrap().iter().map(|v| micros(v.as_str().unwrap())).collect();
         assert_eq!(got.instants, want, "{name}");
         assert_eq!(got.format.as_str(), c["format"].as_str().unwrap(), "{name}");
         assert_eq!(got.format.is_iso(), c["format"] == "iso8601", "{name}");
         if let Some(offsets) = c.get("explicit_offsets") {
-            let want: Vec<&str> = offsets
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_str().unwrap())
-                .collect();
+            let want: Vec<&str> = offsets.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
             assert_eq!(got.explicit_offsets, want, "{name}");
         }
         for (key, value) in [
@@ -79,11 +60,7 @@ fn every_parse_case_reads_its_stamps_as_the_table_says() {
         if let Some(source) = c.get("source").and_then(Value::as_str) {
             assert_eq!(got.source.as_str(), source, "{name}");
         }
-        assert_eq!(
-            got.naive_rows + got.explicit_rows,
-            ds.len(),
-            "{name}: every row is naive or explicit"
-        );
+        assert_eq!(got.naive_rows + got.explicit_rows, ds.len(), "{name}: every row is naive or explicit");
     }
 }
 
@@ -98,11 +75,7 @@ fn every_freq_token_parses_to_its_canonical_form_or_is_unsupported() {
         }
         let f = got.unwrap_or_else(|e| panic!("{s:?}: {e}"));
         assert_eq!(f.canonical(), c["canonical"].as_str().unwrap(), "{s:?}");
-        assert_eq!(
-            f.fixed_step_micros(),
-            c["fixed_step_micros"].as_i64(),
-            "{s:?}"
-        );
+        assert_eq!(f.fixed_step_micros(), c["fixed_step_micros"].as_i64(), "{s:?}");
         assert_eq!(f.is_fixed(), c["fixed_step_micros"].is_i64(), "{s:?}");
         // The canonical token reads back as the same frequency.
         assert_eq!(Freq::parse(&f.canonical(), true).unwrap(), f, "{s:?}");
@@ -112,11 +85,7 @@ fn every_freq_token_parses_to_its_canonical_form_or_is_unsupported() {
 #[test]
 fn every_step_case_lands_where_the_table_says() {
     for c in cases()["step"].as_array().unwrap() {
-        let f = Freq::parse(
-            c["freq"].as_str().unwrap(),
-            c["allow_business"].as_bool().unwrap(),
-        )
-        .unwrap();
+        let f = Freq::parse(c["freq"].as_str().unwrap(), c["allow_business"].as_bool().unwrap()).unwrap();
         let zone = zone_of(c["tz"].as_str().unwrap());
         let start = micros(c["start"].as_str().unwrap());
         let n = c["n"].as_i64().unwrap();
@@ -129,18 +98,9 @@ fn every_step_case_lands_where_the_table_says() {
 #[test]
 fn every_grid_len_case_counts_the_grid_without_building_it() {
     for c in cases()["grid_len"].as_array().unwrap() {
-        let f = Freq::parse(
-            c["freq"].as_str().unwrap(),
-            c["allow_business"].as_bool().unwrap(),
-        )
-        .unwrap();
+        let f = Freq::parse(c["freq"].as_str().unwrap(), c["allow_business"].as_bool().unwrap()).unwrap();
         let zone = zone_of(c["tz"].as_str().unwrap());
-        let got = time::grid_len(
-            micros(c["start"].as_str().unwrap()),
-            micros(c["end"].as_str().unwrap()),
-            &f,
-            zone,
-        );
+        let got = time::grid_len(micros(c["start"].as_str().unwrap()), micros(c["end"].as_str().unwrap()), &f, zone);
         assert_eq!(got, c["expect"].as_u64(), "{c}");
     }
 }
@@ -149,12 +109,7 @@ fn every_grid_len_case_counts_the_grid_without_building_it() {
 fn every_inference_case_finds_the_table_frequency_or_fails_with_its_code() {
     for c in cases()["infer"].as_array().unwrap() {
         let name = c["name"].as_str().unwrap();
-        let ds: Vec<&str> = c["ds"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
+        let ds: Vec<&str> = c["ds"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         let zone = opt_str(&c["tz"]).map(zone_of);
         let parsed = time::parse_entity(&table_of(&ds), 0, zone, None).unwrap();
         let mut t = parsed.instants.clone();
@@ -166,10 +121,6 @@ fn every_inference_case_finds_the_table_frequency_or_fails_with_its_code() {
         }
         let got = got.unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(got.freq.canonical(), c["freq"].as_str().unwrap(), "{name}");
-        assert!(
-            got.confidence > 0.0 && got.confidence <= 1.0,
-            "{name}: {}",
-            got.confidence
-        );
+        assert!(got.confidence > 0.0 && got.confidence <= 1.0, "{name}: {}", got.confidence);
     }
 }

@@ -7,65 +7,41 @@ use hora_core::ErrorCode;
 use time_support::{micros, table_of, zone_of};
 
 fn inferred(s: &str, confidence: f64) -> InferredFreq {
-    InferredFreq {
-        freq: Freq::parse(s, true).unwrap(),
-        confidence,
-    }
+    InferredFreq { freq: Freq::parse(s, true).unwrap(), confidence }
 }
 
 #[test]
 fn entities_inferring_the_same_freq_agree_with_the_lowest_confidence() {
-    let got =
-        time::agree_on_freq(&[("a", inferred("h", 0.98)), ("b", inferred("h", 0.91))]).unwrap();
+    let got = time::agree_on_freq(&[("a", inferred("h", 0.98)), ("b", inferred("h", 0.91))]).unwrap();
     assert_eq!(got.freq.canonical(), "h");
     assert_eq!(got.confidence, 0.91);
 }
 
 #[test]
 fn entities_inferring_different_freqs_are_freq_ambiguous() {
-    let err = time::agree_on_freq(&[
-        ("a", inferred("h", 1.0)),
-        ("b", inferred("d", 1.0)),
-        ("c", inferred("h", 1.0)),
-    ])
-    .unwrap_err();
+    let err = time::agree_on_freq(&[("a", inferred("h", 1.0)), ("b", inferred("d", 1.0)), ("c", inferred("h", 1.0))])
+        .unwrap_err();
     assert_eq!(err.code, ErrorCode::FreqAmbiguous);
     assert_eq!(err.details["candidates"], serde_json::json!(["d", "h"]));
-    assert_eq!(
-        err.details["entities"][1],
-        serde_json::json!({"unique_id": "b", "freq": "d"})
-    );
+    assert_eq!(err.details["entities"][1], serde_json::json!({"unique_id": "b", "freq": "d"}));
 }
 
 #[test]
 fn a_tiny_input_implying_a_huge_grid_is_points_exceeded_before_allocation() {
     let f = Freq::parse("s", false).unwrap();
-    let (start, end) = (
-        micros("2000-01-01T00:00:00Z"),
-        micros("2099-12-31T00:00:00Z"),
-    );
+    let (start, end) = (micros("2000-01-01T00:00:00Z"), micros("2099-12-31T00:00:00Z"));
     let err = time::check_grid_size(start, end, &f, chrono_tz::Tz::UTC, 200_000).unwrap_err();
     assert_eq!(err.code, ErrorCode::PointsExceeded);
     assert_eq!(err.details["cap"], 200_000);
     assert!(err.details["points"].as_u64().unwrap() > 3_000_000_000);
     let hourly = Freq::parse("h", false).unwrap();
-    let ok = time::check_grid_size(
-        start,
-        start + 47 * 3_600_000_000,
-        &hourly,
-        chrono_tz::Tz::UTC,
-        200_000,
-    );
+    let ok = time::check_grid_size(start, start + 47 * 3_600_000_000, &hourly, chrono_tz::Tz::UTC, 200_000);
     assert_eq!(ok.unwrap(), 48);
 }
 
 #[test]
 fn the_timezone_report_names_zone_source_and_row_counts() {
-    let table = table_of(&[
-        "2024-01-01 00:00",
-        "2024-01-01T01:00:00+02:00",
-        "2024-01-01T02:00:00Z",
-    ]);
+    let table = table_of(&["2024-01-01 00:00", "2024-01-01T01:00:00+02:00", "2024-01-01T02:00:00Z"]);
     let p = time::parse_entity(&table, 0, Some(zone_of("Europe/Berlin")), None).unwrap();
     assert_eq!(
         p.timezone_report(),

@@ -37,11 +37,7 @@ fn freq_strategy() -> impl Strategy<Value = Freq> {
 }
 
 fn days_in_month(y: i32, m: u32) -> u32 {
-    let next = if m == 12 {
-        NaiveDate::from_ymd_opt(y + 1, 1, 1)
-    } else {
-        NaiveDate::from_ymd_opt(y, m + 1, 1)
-    };
+    let next = if m == 12 { NaiveDate::from_ymd_opt(y + 1, 1, 1) } else { NaiveDate::from_ymd_opt(y, m + 1, 1) };
     next.unwrap().pred_opt().unwrap().day0() + 1
 }
 
@@ -68,11 +64,7 @@ fn origin(freq: &Freq, zone: Tz, y: i32, m: u32, d: u32, tod_pick: usize, secs: 
     } else {
         [(0, 0, 0), (6, 0, 0), (12, 0, 0), (18, 30, 0)][tod_pick % 4]
     };
-    let wall = date
-        .and_hms_opt(h, mi, s)
-        .unwrap()
-        .and_utc()
-        .timestamp_micros();
+    let wall = date.and_hms_opt(h, mi, s).unwrap().and_utc().timestamp_micros();
     time::from_wall(wall, zone).0
 }
 
@@ -81,15 +73,7 @@ fn zone_strategy() -> impl Strategy<Value = Tz> {
 }
 
 fn origin_strategy() -> impl Strategy<Value = (Freq, Tz, Micros)> {
-    (
-        freq_strategy(),
-        zone_strategy(),
-        2012i32..2040,
-        1u32..=12,
-        1u32..=28,
-        0usize..4,
-        0u32..86_400,
-    )
+    (freq_strategy(), zone_strategy(), 2012i32..2040, 1u32..=12, 1u32..=28, 0usize..4, 0u32..86_400)
         .prop_map(|(f, z, y, m, d, t, s)| (f, z, origin(&f, z, y, m, d, t, s)))
 }
 

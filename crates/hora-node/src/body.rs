@@ -16,10 +16,7 @@ pub struct FieldErrorJs {
 
 impl From<&FieldError> for FieldErrorJs {
     fn from(e: &FieldError) -> Self {
-        FieldErrorJs {
-            field: e.field.clone(),
-            message: e.message.clone(),
-        }
+        FieldErrorJs { field: e.field.clone(), message: e.message.clone() }
     }
 }
 
@@ -40,57 +37,37 @@ impl ParsedRequest {
     /// Top-level fields other than `series` and `future_covariates`, for schema validation.
     #[napi(getter)]
     pub fn top(&self) -> Value {
-        self.inner
-            .as_ref()
-            .map(|b| Value::Object(b.top.clone()))
-            .unwrap_or(Value::Null)
+        self.inner.as_ref().map(|b| Value::Object(b.top.clone())).unwrap_or(Value::Null)
     }
 
     /// Validation errors found in the rows and in the shape of the body (at most 10 listed).
     #[napi(getter)]
     pub fn field_errors(&self) -> Vec<FieldErrorJs> {
-        self.inner
-            .as_ref()
-            .map(|b| b.errors.listed.iter().map(Into::into).collect())
-            .unwrap_or_default()
+        self.inner.as_ref().map(|b| b.errors.listed.iter().map(Into::into).collect()).unwrap_or_default()
     }
 
     /// The first problem making `future_covariates` invalid (`FUTURE_COVARIATES_INVALID`).
     #[napi(getter)]
     pub fn future_invalid(&self) -> Option<FieldErrorJs> {
         let b = self.inner.as_ref().ok()?;
-        b.future_invalid
-            .as_ref()
-            .map(|(field, message)| FieldErrorJs {
-                field: field.clone(),
-                message: message.clone(),
-            })
+        b.future_invalid.as_ref().map(|(field, message)| FieldErrorJs { field: field.clone(), message: message.clone() })
     }
 
     /// Future covariate columns absent from the series rows (`COVARIATE_COLUMN_MISMATCH`).
     #[napi(getter)]
     pub fn future_only(&self) -> Vec<String> {
-        self.inner
-            .as_ref()
-            .map(|b| b.future_only.clone())
-            .unwrap_or_default()
+        self.inner.as_ref().map(|b| b.future_only.clone()).unwrap_or_default()
     }
 
     /// `series` plus `future_covariates` rows.
     #[napi(getter)]
     pub fn row_count(&self) -> u32 {
-        self.inner
-            .as_ref()
-            .map(|b| b.row_count() as u32)
-            .unwrap_or(0)
+        self.inner.as_ref().map(|b| b.row_count() as u32).unwrap_or(0)
     }
 
     #[napi(getter)]
     pub fn entity_count(&self) -> u32 {
-        self.inner
-            .as_ref()
-            .map(|b| b.series.entity_count() as u32)
-            .unwrap_or(0)
+        self.inner.as_ref().map(|b| b.series.entity_count() as u32).unwrap_or(0)
     }
 
     /// Whether some entity is longer than `max_context` before cleaning: in distinct `ds` strings,
@@ -98,9 +75,7 @@ impl ParsedRequest {
     /// entity with more rows than the limit (they are never more than its rows).
     #[napi]
     pub fn has_entity_longer_than(&self, max_context: u32, count_rows: bool) -> bool {
-        let Ok(b) = self.inner.as_ref() else {
-            return false;
-        };
+        let Ok(b) = self.inner.as_ref() else { return false };
         let max = max_context as usize;
         (0..b.series.entity_count()).any(|e| {
             if b.series.entity_range(e).len() <= max {
@@ -132,9 +107,7 @@ impl Task for ParseTask {
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ParsedRequest> {
-        Ok(ParsedRequest {
-            inner: output.map(Arc::new),
-        })
+        Ok(ParsedRequest { inner: output.map(Arc::new) })
     }
 }
 

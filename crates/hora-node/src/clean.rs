@@ -2,12 +2,12 @@
 
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
-use crate::forecast::json;
 use hora_core::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits};
 use hora_core::ingest::ParsedBody;
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use crate::forecast::json;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -20,10 +20,7 @@ fn options_of(value: Value) -> std::result::Result<CleanOptions, HoraError> {
 /// versions: `CLEANING_OPTION_UNSUPPORTED`, or a `VALIDATION_ERROR` for a knob value out of range.
 #[napi]
 pub fn check_cleaning_options(options: Value) -> Option<EngineError> {
-    options_of(options)
-        .and_then(|o| o.resolve().map(|_| ()))
-        .err()
-        .map(Into::into)
+    options_of(options).and_then(|o| o.resolve().map(|_| ())).err().map(Into::into)
 }
 
 #[napi(object)]
@@ -70,10 +67,7 @@ pub struct CleanTask {
 fn run(body: &ParsedBody, p: &CleanParams) -> std::result::Result<Cleaned, HoraError> {
     let options = options_of(p.cleaning.clone())?;
     let model_limits = match (p.min_context, p.max_context) {
-        (Some(min), Some(max)) => Some(ModelLimits {
-            min_context: min as usize,
-            max_context: max as usize,
-        }),
+        (Some(min), Some(max)) => Some(ModelLimits { min_context: min as usize, max_context: max as usize }),
         _ => None,
     };
     clean::run(&CleanRequest {
@@ -103,10 +97,7 @@ impl Task for CleanTask {
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<CleanOutcome> {
         Ok(match output {
-            Err(e) => CleanOutcome {
-                error: Some(e.into()),
-                parts: None,
-            },
+            Err(e) => CleanOutcome { error: Some(e.into()), parts: None },
             Ok(c) => CleanOutcome {
                 error: None,
                 parts: Some(CleanParts {
@@ -123,37 +114,16 @@ impl Task for CleanTask {
 
 /// Runs the cleaning stage of a parsed request on the thread pool.
 #[napi(ts_return_type = "Promise<CleanOutcome>")]
-pub fn run_clean_task(
-    request: &ParsedRequest,
-    params: CleanParams,
-) -> Result<AsyncTask<CleanTask>> {
-    let body = request
-        .inner
-        .as_ref()
-        .map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
-    Ok(AsyncTask::new(CleanTask {
-        body: body.clone(),
-        params,
-    }))
+pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CleanTask>> {
+    let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
+    Ok(AsyncTask::new(CleanTask { body: body.clone(), params }))
 }
 
 /// `indptr` as entity bounds, once checked against the columns it slices.
-fn kernel_columns(
-    stamps: &[f64],
-    values_len: usize,
-    indptr: &[u32],
-    step_micros: f64,
-) -> Result<Vec<usize>> {
+fn kernel_columns(stamps: &[f64], values_len: usize, indptr: &[u32], step_micros: f64) -> Result<Vec<usize>> {
     let bounds: Vec<usize> = indptr.iter().map(|&i| i as usize).collect();
-    if values_len != stamps.len()
-        || bounds.windows(2).any(|w| w[0] > w[1])
-        || bounds.last().is_some_and(|&e| e > stamps.len())
-        || step_micros < 1.0
-    {
-        return Err(Error::new(
-            Status::InvalidArg,
-            "stamps, values and indptr do not describe the same entities",
-        ));
+    if values_len != stamps.len() || bounds.windows(2).any(|w| w[0] > w[1]) || bounds.last().is_some_and(|&e| e > stamps.len()) || step_micros < 1.0 {
+        return Err(Error::new(Status::InvalidArg, "stamps, values and indptr do not describe the same entities"));
     }
     Ok(bounds)
 }
@@ -161,51 +131,24 @@ fn kernel_columns(
 /// Sizes the regrid-plus-impute kernel's output: the offsets of every entity's grid. Stamps are
 /// microseconds carried as f64 (exact below 2^53).
 #[napi]
-pub fn regrid_impute_offsets(
-    stamps: &[f64],
-    indptr: &[u32],
-    step_micros: f64,
-) -> Result<Uint32Array> {
+pub fn regrid_impute_offsets(stamps: &[f64], indptr: &[u32], step_micros: f64) -> Result<Uint32Array> {
     let entities = kernel_columns(stamps, stamps.len(), indptr, step_micros)?;
     let offsets = clean::kernels::regrid_offsets(stamps, &entities, step_micros as i64);
-    Ok(Uint32Array::new(
-        offsets.into_iter().map(|o| o as u32).collect(),
-    ))
+    Ok(Uint32Array::new(offsets.into_iter().map(|o| o as u32).collect()))
 }
 
 /// The regrid-plus-linear-impute kernel, writing into `out` (allocated by the caller from
 /// `regridImputeOffsets`, so the grids live in memory JavaScript owns): the benchmark's match for
 /// the plain-TypeScript path (`src/clean/kernel.ts`).
 #[napi]
-pub fn regrid_impute_into(
-    stamps: &[f64],
-    values: &[f64],
-    indptr: &[u32],
-    step_micros: f64,
-    offsets: &[u32],
-    mut out: Float64Array,
-) -> Result<()> {
+pub fn regrid_impute_into(stamps: &[f64], values: &[f64], indptr: &[u32], step_micros: f64, offsets: &[u32], mut out: Float64Array) -> Result<()> {
     let entities = kernel_columns(stamps, values.len(), indptr, step_micros)?;
     let offsets: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
-    if offsets.len() != entities.len()
-        || offsets.last().copied().unwrap_or(0) != out.len()
-        || offsets.windows(2).any(|w| w[0] > w[1])
-    {
-        return Err(Error::new(
-            Status::InvalidArg,
-            "out and offsets do not match regridImputeOffsets",
-        ));
+    if offsets.len() != entities.len() || offsets.last().copied().unwrap_or(0) != out.len() || offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(Error::new(Status::InvalidArg, "out and offsets do not match regridImputeOffsets"));
     }
     // SAFETY: the call is synchronous on the JS thread and `out` is borrowed nowhere else meanwhile.
     let out = unsafe { out.as_mut() };
     clean::kernels::regrid_impute_into(stamps, values, &entities, step_micros as i64, &offsets, out)
-        .map_err(|e| {
-            Error::new(
-                Status::InvalidArg,
-                format!(
-                    "stamp {} is not after the previous one on the grid",
-                    e.index
-                ),
-            )
-        })
+        .map_err(|e| Error::new(Status::InvalidArg, format!("stamp {} is not after the previous one on the grid", e.index)))
 }

@@ -14,19 +14,12 @@ pub struct EngineError {
 
 impl From<HoraError> for EngineError {
     fn from(e: HoraError) -> Self {
-        EngineError {
-            code: e.code.as_str().to_string(),
-            message: e.message,
-            details: Value::Object(e.details),
-        }
+        EngineError { code: e.code.as_str().to_string(), message: e.message, details: Value::Object(e.details) }
     }
 }
 
 /// Every code the engine can raise (a test checks them against the service's registry).
 #[napi]
 pub fn engine_error_codes() -> Vec<String> {
-    ErrorCode::ALL
-        .iter()
-        .map(|c| c.as_str().to_string())
-        .collect()
+    ErrorCode::ALL.iter().map(|c| c.as_str().to_string()).collect()
 }

@@ -3,11 +3,9 @@
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use hora_core::forecast::{run_forecast, ForecastOutput, ForecastRequest};
-use hora_core::ingest::ParsedBody;
-use hora_core::model::{
-    plan_quantiles, ForecastOptions, Nonnegative, QuantilePolicy, QuantileRequest,
-};
+use hora_core::model::{plan_quantiles, ForecastOptions, Nonnegative, QuantilePolicy, QuantileRequest};
 use hora_core::{ErrorCode, HoraError};
+use hora_core::ingest::ParsedBody;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
@@ -62,16 +60,8 @@ pub struct ForecastOutcome {
 }
 
 fn quantile_request(p: &ForecastParams) -> QuantileRequest {
-    let policy = if p.quantile_policy == "strict" {
-        QuantilePolicy::Strict
-    } else {
-        QuantilePolicy::Nearest
-    };
-    QuantileRequest {
-        levels: p.level.clone(),
-        point_quantile: p.point_quantile,
-        policy,
-    }
+    let policy = if p.quantile_policy == "strict" { QuantilePolicy::Strict } else { QuantilePolicy::Nearest };
+    QuantileRequest { levels: p.level.clone(), point_quantile: p.point_quantile, policy }
 }
 
 fn to_request(p: &ForecastParams) -> std::result::Result<ForecastRequest, HoraError> {
@@ -80,17 +70,13 @@ fn to_request(p: &ForecastParams) -> std::result::Result<ForecastRequest, HoraEr
         "false" => Nonnegative::Never,
         _ => Nonnegative::Auto,
     };
-    let clean = serde_json::from_value(p.cleaning.clone()).map_err(|e| {
-        HoraError::field("options", format!("cleaning options are out of range: {e}"))
-    })?;
+    let clean = serde_json::from_value(p.cleaning.clone())
+        .map_err(|e| HoraError::field("options", format!("cleaning options are out of range: {e}")))?;
     Ok(ForecastRequest {
         h: p.h as usize,
         freq: p.freq.clone(),
         quantiles: quantile_request(p),
-        model: ForecastOptions {
-            flip_average: p.flip_average,
-            nonnegative,
-        },
+        model: ForecastOptions { flip_average: p.flip_average, nonnegative },
         clean,
     })
 }
@@ -128,11 +114,7 @@ fn serialise(o: ForecastOutput) -> SerialisedParts {
         series_count: o.series_count as u32,
         input_data_points: o.input_data_points as f64,
         forecast_data_points: o.forecast_data_points as f64,
-        timings: StageTimingsJs {
-            clean_ms: o.timings.clean_ms,
-            inference_ms: o.timings.inference_ms,
-            serialize_ms: o.timings.serialize_ms,
-        },
+        timings: StageTimingsJs { clean_ms: o.timings.clean_ms, inference_ms: o.timings.inference_ms, serialize_ms: o.timings.serialize_ms },
     }
 }
 
@@ -160,13 +142,7 @@ impl From<SerialisedParts> for ForecastParts {
 #[napi]
 pub fn check_quantiles(params: ForecastParams) -> Option<EngineError> {
     let model = crate::model::current()?;
-    plan_quantiles(
-        &model.spec.name,
-        &model.spec.quantiles,
-        &quantile_request(&params),
-    )
-    .err()
-    .map(Into::into)
+    plan_quantiles(&model.spec.name, &model.spec.quantiles, &quantile_request(&params)).err().map(Into::into)
 }
 
 pub struct ForecastTask {
@@ -179,46 +155,23 @@ impl Task for ForecastTask {
     type JsValue = ForecastOutcome;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let model = match crate::model::current() {
-            Some(m) => m,
-            None => {
-                return Ok(Err(HoraError::new(
-                    ErrorCode::ServiceUnavailable,
-                    "The model is not loaded.",
-                )))
-            }
+        let Some(model) = crate::model::current() else {
+            return Ok(Err(HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded.")));
         };
-        Ok(to_request(&self.params)
-            .and_then(|r| run_forecast(&self.body, &r, &model))
-            .map(serialise))
+        Ok(to_request(&self.params).and_then(|r| run_forecast(&self.body, &r, &model)).map(serialise))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastOutcome> {
         Ok(match output {
-            Ok(p) => ForecastOutcome {
-                error: None,
-                parts: Some(p.into()),
-            },
-            Err(e) => ForecastOutcome {
-                error: Some(e.into()),
-                parts: None,
-            },
+            Ok(p) => ForecastOutcome { error: None, parts: Some(p.into()) },
+            Err(e) => ForecastOutcome { error: Some(e.into()), parts: None },
         })
     }
 }
 
 /// Cleans and forecasts a parsed request on the thread pool.
 #[napi(ts_return_type = "Promise<ForecastOutcome>")]
-pub fn run_forecast_task(
-    request: &ParsedRequest,
-    params: ForecastParams,
-) -> Result<AsyncTask<ForecastTask>> {
-    let body = request
-        .inner
-        .as_ref()
-        .map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
-    Ok(AsyncTask::new(ForecastTask {
-        body: body.clone(),
-        params,
-    }))
+pub fn run_forecast_task(request: &ParsedRequest, params: ForecastParams) -> Result<AsyncTask<ForecastTask>> {
+    let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
+    Ok(AsyncTask::new(ForecastTask { body: body.clone(), params }))
 }

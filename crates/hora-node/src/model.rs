@@ -28,8 +28,7 @@ pub struct ModelInfo {
 #[napi]
 pub fn load_model(model_path: String, runtime_path: String, threads: u32) -> Result<ModelInfo> {
     init_runtime(&runtime_path).map_err(|e| Error::new(Status::GenericFailure, e))?;
-    let session = ModelSession::load(&model_path, threads as usize)
-        .map_err(|e| Error::new(Status::GenericFailure, e.0))?;
+    let session = ModelSession::load(&model_path, threads as usize).map_err(|e| Error::new(Status::GenericFailure, e.0))?;
     let s = &session.spec;
     let info = ModelInfo {
         name: s.name.clone(),
@@ -40,9 +39,6 @@ pub fn load_model(model_path: String, runtime_path: String, threads: u32) -> Res
         native_horizon: s.native_horizon as u32,
         recipe_hash: s.recipe_hash.clone(),
     };
-    *MODEL
-        .write()
-        .map_err(|_| Error::new(Status::GenericFailure, "model lock poisoned"))? =
-        Some(Arc::new(session));
+    *MODEL.write().map_err(|_| Error::new(Status::GenericFailure, "model lock poisoned"))? = Some(Arc::new(session));
     Ok(info)
 }

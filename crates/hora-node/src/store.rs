@@ -25,9 +25,7 @@ impl SqliteDb {
     /// Opens or creates the database file at `path` (absolute).
     #[napi(constructor)]
     pub fn new(path: String) -> Result<Self> {
-        Ok(SqliteDb {
-            inner: hora_store::Db::open(&path).map_err(store_err)?,
-        })
+        Ok(SqliteDb { inner: hora_store::Db::open(&path).map_err(store_err)? })
     }
 
     /// Runs statements without parameters.
@@ -46,9 +44,6 @@ impl SqliteDb {
     #[napi]
     pub fn run(&self, sql: String, params: Vec<Value>) -> Result<RunResult> {
         let out = self.inner.run(&sql, &params).map_err(store_err)?;
-        Ok(RunResult {
-            changes: out.changes as i64,
-            last_insert_rowid: out.last_insert_rowid,
-        })
+        Ok(RunResult { changes: out.changes as i64, last_insert_rowid: out.last_insert_rowid })
     }
 }

@@ -23,32 +23,21 @@ pub struct ParsedDs {
 
 /// The engine error as a JS error whose message is the JSON `{code, message, details}`.
 fn js_err(e: HoraError) -> Error {
-    let body =
-        serde_json::json!({ "code": e.code.as_str(), "message": e.message, "details": e.details });
+    let body = serde_json::json!({ "code": e.code.as_str(), "message": e.message, "details": e.details });
     Error::new(Status::InvalidArg, body.to_string())
 }
 
 /// Parses one entity's `ds` values joined by `\n`, in `timezone` (IANA name; UTC when omitted)
 /// with the optional day/month order `dmy` / `mdy`.
 #[napi]
-pub fn parse_ds_column(
-    ds: &[u8],
-    timezone: Option<String>,
-    ds_format: Option<String>,
-) -> Result<ParsedDs> {
-    let text =
-        std::str::from_utf8(ds).map_err(|_| Error::new(Status::InvalidArg, "ds is not UTF-8"))?;
-    let zone = timezone
-        .as_deref()
-        .map(time::parse_zone)
-        .transpose()
-        .map_err(js_err)?;
+pub fn parse_ds_column(ds: &[u8], timezone: Option<String>, ds_format: Option<String>) -> Result<ParsedDs> {
+    let text = std::str::from_utf8(ds).map_err(|_| Error::new(Status::InvalidArg, "ds is not UTF-8"))?;
+    let zone = timezone.as_deref().map(time::parse_zone).transpose().map_err(js_err)?;
     let order = match ds_format.as_deref() {
         None => None,
-        Some(s) => Some(
-            DayMonthOrder::parse(s)
-                .ok_or_else(|| Error::new(Status::InvalidArg, "ds_format is dmy or mdy"))?,
-        ),
+        Some(s) => {
+            Some(DayMonthOrder::parse(s).ok_or_else(|| Error::new(Status::InvalidArg, "ds_format is dmy or mdy"))?)
+        }
     };
     let rows = text.split('\n').enumerate().map(|(i, s)| (i as u32, s));
     let p = time::parse_stamps(rows, zone, order).map_err(js_err)?;

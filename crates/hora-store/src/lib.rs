@@ -14,9 +14,7 @@ use std::time::Duration;
 pub enum StoreError {
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error(
-        "unsupported parameter at position {0}: only null, booleans, numbers and strings bind"
-    )]
+    #[error("unsupported parameter at position {0}: only null, booleans, numbers and strings bind")]
     Param(usize),
     #[error("store connection poisoned by an earlier panic")]
     Poisoned,
@@ -39,17 +37,13 @@ impl Db {
     /// Opens (creating when absent) the database file, in WAL mode so that the operator CLI can
     /// write while a server reads.
     pub fn open(path: &str) -> Result<Db> {
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags)?;
         conn.busy_timeout(Duration::from_secs(5))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        Ok(Db {
-            conn: Mutex::new(conn),
-        })
+        Ok(Db { conn: Mutex::new(conn) })
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, Connection>> {
@@ -83,10 +77,7 @@ impl Db {
         let conn = self.lock()?;
         let mut stmt = conn.prepare_cached(sql)?;
         let changes = stmt.execute(params_from_iter(bind(params)?))? as u64;
-        Ok(RunOutcome {
-            changes,
-            last_insert_rowid: conn.last_insert_rowid(),
-        })
+        Ok(RunOutcome { changes, last_insert_rowid: conn.last_insert_rowid() })
     }
 }
 
@@ -111,9 +102,7 @@ fn to_json(v: ValueRef<'_>) -> Value {
     match v {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::Number(i.into()),
-        ValueRef::Real(f) => Number::from_f64(f)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
+        ValueRef::Real(f) => Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null),
         ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
         ValueRef::Blob(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
     }
@@ -127,37 +116,24 @@ mod tests {
     #[test]
     fn run_then_query_round_trips_typed_values() {
         let db = Db::open(":memory:").unwrap();
-        db.exec("CREATE TABLE t (a INTEGER, b REAL, c TEXT, d INTEGER)")
-            .unwrap();
-        let out = db
-            .run(
-                "INSERT INTO t VALUES (?, ?, ?, ?)",
-                &[json!(7), json!(1.5), json!("x"), Value::Null],
-            )
-            .unwrap();
+        db.exec("CREATE TABLE t (a INTEGER, b REAL, c TEXT, d INTEGER)").unwrap();
+        let out = db.run("INSERT INTO t VALUES (?, ?, ?, ?)", &[json!(7), json!(1.5), json!("x"), Value::Null]).unwrap();
         assert_eq!(out.changes, 1);
-        let rows = db
-            .query("SELECT a, b, c, d FROM t WHERE a = ?", &[json!(7)])
-            .unwrap();
+        let rows = db.query("SELECT a, b, c, d FROM t WHERE a = ?", &[json!(7)]).unwrap();
         assert_eq!(rows, vec![json!({"a": 7, "b": 1.5, "c": "x", "d": null})]);
     }
 
     #[test]
     fn nested_parameters_are_refused() {
         let db = Db::open(":memory:").unwrap();
-        assert!(matches!(
-            db.query("SELECT ?", &[json!([1])]),
-            Err(StoreError::Param(0))
-        ));
+        assert!(matches!(db.query("SELECT ?", &[json!([1])]), Err(StoreError::Param(0))));
     }
 
     #[test]
     fn upsert_with_returning_reports_the_new_count() {
         let db = Db::open(":memory:").unwrap();
-        db.exec("CREATE TABLE c (k TEXT PRIMARY KEY, n INTEGER NOT NULL)")
-            .unwrap();
-        let sql =
-            "INSERT INTO c (k, n) VALUES (?, 1) ON CONFLICT(k) DO UPDATE SET n = n + 1 RETURNING n";
+        db.exec("CREATE TABLE c (k TEXT PRIMARY KEY, n INTEGER NOT NULL)").unwrap();
+        let sql = "INSERT INTO c (k, n) VALUES (?, 1) ON CONFLICT(k) DO UPDATE SET n = n + 1 RETURNING n";
         db.query(sql, &[json!("a")]).unwrap();
         let rows = db.query(sql, &[json!("a")]).unwrap();
         assert_eq!(rows, vec![json!({"n": 2})]);

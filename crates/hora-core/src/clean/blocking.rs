@@ -19,14 +19,7 @@ pub struct Block {
 
 impl Block {
     pub fn new(unique_id: &str, code: ErrorCode, kind: &'static str, reason: &'static str) -> Self {
-        Block {
-            unique_id: unique_id.to_string(),
-            code,
-            kind,
-            reason,
-            caused_by: Vec::new(),
-            extra: Map::new(),
-        }
+        Block { unique_id: unique_id.to_string(), code, kind, reason, caused_by: Vec::new(), extra: Map::new() }
     }
 
     pub fn caused_by(mut self, ids: &[DecisionId]) -> Self {
@@ -60,37 +53,20 @@ impl Block {
 /// `SERIES_DISCONTINUOUS`.
 pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> {
     let mut blocks: Vec<Block> = Vec::new();
-    for d in decisions
-        .iter()
-        .filter(|d| !d.applied() && d.id != DecisionId::ExogImpute)
-    {
+    for d in decisions.iter().filter(|d| !d.applied() && d.id != DecisionId::ExogImpute) {
         let block = match (d.id.family(), d.id, d.status) {
-            (Family::Timestamps, ..) => Block::new(
-                &d.unique_id,
-                ErrorCode::TimestampIrregular,
-                "cleaning_required",
-                "timestamp_irregular",
-            ),
-            (_, DecisionId::MaskedTail, Status::Declined) => Block::new(
-                &d.unique_id,
-                ErrorCode::SeriesDiscontinuous,
-                "trailing_gap_too_long",
-                "trailing_gap_too_long",
-            )
-            .with("count", d.count)
-            .with("max_steps", max_tail.unwrap_or(0)),
-            _ => Block::new(
-                &d.unique_id,
-                ErrorCode::SeriesDiscontinuous,
-                "cleaning_required",
-                "series_discontinuous",
-            ),
+            (Family::Timestamps, ..) => {
+                Block::new(&d.unique_id, ErrorCode::TimestampIrregular, "cleaning_required", "timestamp_irregular")
+            }
+            (_, DecisionId::MaskedTail, Status::Declined) => {
+                Block::new(&d.unique_id, ErrorCode::SeriesDiscontinuous, "trailing_gap_too_long", "trailing_gap_too_long")
+                    .with("count", d.count)
+                    .with("max_steps", max_tail.unwrap_or(0))
+            }
+            _ => Block::new(&d.unique_id, ErrorCode::SeriesDiscontinuous, "cleaning_required", "series_discontinuous"),
         };
         let block = block.caused_by(&[d.id]).with("status", d.status.as_str());
-        match blocks
-            .iter_mut()
-            .find(|b| b.code == block.code && b.reason == block.reason)
-        {
+        match blocks.iter_mut().find(|b| b.code == block.code && b.reason == block.reason) {
             Some(b) => b.caused_by.push(d.id.as_str()),
             None => blocks.push(block),
         }

@@ -15,9 +15,7 @@ use crate::error::{ErrorCode, HoraError, Result};
 /// `COVARIATE_COLUMN_MISMATCH` for future columns absent from `series`; `FUTURE_COVARIATES_INVALID`
 /// for future rows of an entity without history.
 pub fn validate_future(req: &CleanRequest) -> Result<()> {
-    let Some(future) = req.future else {
-        return Ok(());
-    };
+    let Some(future) = req.future else { return Ok(()) };
     let future_only: Vec<&str> = future
         .covariates
         .iter()
@@ -25,34 +23,18 @@ pub fn validate_future(req: &CleanRequest) -> Result<()> {
         .filter(|n| !req.series.covariates.iter().any(|c| c.name == *n))
         .collect();
     if !future_only.is_empty() {
-        return Err(HoraError::new(
-            ErrorCode::CovariateColumnMismatch,
-            "future_covariates columns must also appear on series rows",
-        )
-        .with("future_only", json!(future_only)));
+        return Err(HoraError::new(ErrorCode::CovariateColumnMismatch, "future_covariates columns must also appear on series rows")
+            .with("future_only", json!(future_only)));
     }
-    if let Some(u) = future
-        .entities
-        .iter()
-        .find(|u| !req.series.entities.contains(u))
-    {
-        return Err(HoraError::new(
-            ErrorCode::FutureCovariatesInvalid,
-            format!("future_covariates rows for '{u}', which has no history"),
-        )
-        .with("unique_id", u.clone()));
+    if let Some(u) = future.entities.iter().find(|u| !req.series.entities.contains(u)) {
+        return Err(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("future_covariates rows for '{u}', which has no history"))
+            .with("unique_id", u.clone()));
     }
     Ok(())
 }
 
 /// Per column of entity `e`: role, used, reason; plus the `exog.impute` decisions of short gaps.
-pub fn assess(
-    req: &CleanRequest,
-    e: usize,
-    p: &Prepared,
-    o: &Outcome,
-    ctx: &Ctx,
-) -> (Option<Vec<Value>>, Vec<Decision>) {
+pub fn assess(req: &CleanRequest, e: usize, p: &Prepared, o: &Outcome, ctx: &Ctx) -> (Option<Vec<Value>>, Vec<Decision>) {
     let table = req.series;
     if table.covariates.is_empty() {
         return (None, Vec::new());
@@ -62,14 +44,8 @@ pub fn assess(
     let mut columns = Vec::new();
     let mut decisions = Vec::new();
     for col in &table.covariates {
-        let future_col = req
-            .future
-            .and_then(|f| f.covariates.iter().find(|c| c.name == col.name));
-        let role = if future_col.is_some() {
-            "future"
-        } else {
-            "past"
-        };
+        let future_col = req.future.and_then(|f| f.covariates.iter().find(|c| c.name == col.name));
+        let role = if future_col.is_some() { "future" } else { "past" };
         // History of the column on the cleaned grid: NaN where no row or no number.
         let mut values = vec![f64::NAN; o.grid.len()];
         for (t, row) in p.ts.iter().zip(&p.rows) {
@@ -84,21 +60,14 @@ pub fn assess(
         let covers = match (&future_stamps, future_col) {
             (_, None) => o.forecast_stamps.is_empty(),
             (Some((stamps_, rows)), Some(fc)) => o.forecast_stamps.iter().all(|t| {
-                stamps_
-                    .iter()
-                    .zip(rows)
-                    .any(|(s, r)| s == t && fc.values[*r as usize].is_finite())
+                stamps_.iter().zip(rows).any(|(s, r)| s == t && fc.values[*r as usize].is_finite())
             }),
             (None, Some(_)) => o.forecast_stamps.is_empty(),
         };
         let reason = if col.non_numeric_rows > 0 {
             "not_numeric"
         } else if !gaps_ok {
-            if ctx.res.clean_exog {
-                "long_gaps"
-            } else {
-                "gaps"
-            }
+            if ctx.res.clean_exog { "long_gaps" } else { "gaps" }
         } else if !covers {
             "future_values_missing"
         } else {
@@ -127,8 +96,5 @@ fn future_rows(req: &CleanRequest, unique_id: &str, ctx: &Ctx) -> Option<(Vec<i6
     let future = req.future?;
     let fe = future.entities.iter().position(|u| u == unique_id)?;
     let parsed = stamps::parse_entity(future, fe, ctx.zone, None).ok()?;
-    Some((
-        parsed.instants,
-        future.entity_range(fe).map(|k| k as u32).collect(),
-    ))
+    Some((parsed.instants, future.entity_range(fe).map(|k| k as u32).collect()))
 }

@@ -66,10 +66,7 @@ impl DecisionId {
     pub fn kind(self) -> &'static str {
         match self {
             DecisionId::Sort => "reorder_rows",
-            DecisionId::Dedupe
-            | DecisionId::DropOffGrid
-            | DecisionId::TrimHead
-            | DecisionId::TrimTail => "drop_rows",
+            DecisionId::Dedupe | DecisionId::DropOffGrid | DecisionId::TrimHead | DecisionId::TrimTail => "drop_rows",
             DecisionId::Regrid => "insert_slots",
             DecisionId::Split => "drop_history",
             DecisionId::MaskLongGap | DecisionId::MaskedTail => "mask_slots",
@@ -81,11 +78,7 @@ impl DecisionId {
     pub fn reversible(self) -> bool {
         matches!(
             self,
-            DecisionId::Regrid
-                | DecisionId::Split
-                | DecisionId::MaskLongGap
-                | DecisionId::Impute
-                | DecisionId::MaskedTail
+            DecisionId::Regrid | DecisionId::Split | DecisionId::MaskLongGap | DecisionId::Impute | DecisionId::MaskedTail
         )
     }
 
@@ -167,21 +160,11 @@ impl Decision {
         m.insert("reversible".into(), json!(self.id.reversible()));
         m.insert("count".into(), json!(self.count));
         if !self.stamps.is_empty() {
-            m.insert(
-                "stamps".into(),
-                json!(self
-                    .stamps
-                    .iter()
-                    .map(|t| format_utc(*t))
-                    .collect::<Vec<_>>()),
-            );
+            m.insert("stamps".into(), json!(self.stamps.iter().map(|t| format_utc(*t)).collect::<Vec<_>>()));
         }
         if !self.ranges.is_empty() {
-            let r: Vec<Value> = self
-                .ranges
-                .iter()
-                .map(|(a, b)| json!({"from": format_utc(*a), "to": format_utc(*b)}))
-                .collect();
+            let r: Vec<Value> =
+                self.ranges.iter().map(|(a, b)| json!({"from": format_utc(*a), "to": format_utc(*b)})).collect();
             m.insert("ranges".into(), Value::Array(r));
         }
         if let Some(method) = self.method {
@@ -220,9 +203,7 @@ pub fn unmatched_ids(res: &Resolved) -> Vec<Value> {
     for id in &res.decline {
         match known(id) {
             None => out.push(json!({"code": "decline_id_unknown", "id": id})),
-            Some(d) if !d.reversible() => {
-                out.push(json!({"code": "decline_not_reversible", "id": id}))
-            }
+            Some(d) if !d.reversible() => out.push(json!({"code": "decline_not_reversible", "id": id})),
             _ => {}
         }
     }
@@ -231,9 +212,5 @@ pub fn unmatched_ids(res: &Resolved) -> Vec<Value> {
 
 /// Consecutive runs of grid positions as stamp ranges.
 pub fn ranges_of(positions: &[(usize, usize)], stamp: impl Fn(usize) -> i64) -> Vec<(i64, i64)> {
-    positions
-        .iter()
-        .take(LISTED_MAX)
-        .map(|&(s, len)| (stamp(s), stamp(s + len - 1)))
-        .collect()
+    positions.iter().take(LISTED_MAX).map(|&(s, len)| (stamp(s), stamp(s + len - 1))).collect()
 }

@@ -50,12 +50,7 @@ pub fn auto_split_steps(period: usize) -> usize {
 pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let res = ctx.res;
     let name = p.unique_id.as_str();
-    let Placed {
-        grid,
-        mut values,
-        from_row,
-        ..
-    } = placed;
+    let Placed { grid, mut values, from_row, .. } = placed;
     let n = grid.len();
     let mut out = Outcome {
         grid_before: n,
@@ -63,24 +58,13 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         ..Default::default()
     };
     let observed: Vec<bool> = values.iter().map(|v| v.is_finite()).collect();
-    let (Some(first), Some(last)) = (
-        observed.iter().position(|o| *o),
-        observed.iter().rposition(|o| *o),
-    ) else {
-        out.blocks.push(Block::new(
-            name,
-            ErrorCode::SeriesEmpty,
-            "limit",
-            "no_numeric_values",
-        ));
+    let (Some(first), Some(last)) = (observed.iter().position(|o| *o), observed.iter().rposition(|o| *o)) else {
+        out.blocks.push(Block::new(name, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
         return out;
     };
     let mut d = Vec::new();
     if first > 0 {
-        d.push(
-            Decision::new(DecisionId::TrimHead, name, first, res)
-                .with_stamps(grid[..first].iter().copied()),
-        );
+        d.push(Decision::new(DecisionId::TrimHead, name, first, res).with_stamps(grid[..first].iter().copied()));
     }
     let mut lo = first;
 
@@ -90,10 +74,8 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         Some(k) => k as usize,
         None => auto_split_steps(ctx.period),
     };
-    let runs: Vec<(usize, usize)> = missing_runs(&values[lo..=last])
-        .into_iter()
-        .map(|(s, l)| (s + lo, l))
-        .collect();
+    let runs: Vec<(usize, usize)> =
+        missing_runs(&values[lo..=last]).into_iter().map(|(s, l)| (s + lo, l)).collect();
     let long: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.1 >= threshold).collect();
     let tail_len = n - 1 - last;
     let mut masked: Vec<(usize, usize)> = Vec::new();
@@ -109,15 +91,11 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
             );
         } else {
             if res.knobs.long_gap_mask {
-                out.warnings
-                    .push(json!({"code": "long_gap_mask_unavailable", "unique_id": name}));
+                out.warnings.push(json!({"code": "long_gap_mask_unavailable", "unique_id": name}));
             }
             let (s, len) = long[long.len() - 1];
             let dropped = observed[lo..s].iter().filter(|o| **o).count();
-            d.push(
-                Decision::new(DecisionId::Split, name, dropped, res)
-                    .with_ranges([(grid[lo], grid[s + len - 1])]),
-            );
+            d.push(Decision::new(DecisionId::Split, name, dropped, res).with_ranges([(grid[lo], grid[s + len - 1])]));
             lo = s + len;
         }
     }
@@ -130,106 +108,54 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
             Some(max) => {
                 kept_tail = tail_len;
                 if tail_len <= max {
-                    d.push(
-                        Decision::new(DecisionId::MaskedTail, name, tail_len, res)
-                            .with_stamps(tail_stamps),
-                    );
-                    out.warnings
-                        .push(json!({"code": "trailing_values_missing", "unique_id": name}));
+                    d.push(Decision::new(DecisionId::MaskedTail, name, tail_len, res).with_stamps(tail_stamps));
+                    out.warnings.push(json!({"code": "trailing_values_missing", "unique_id": name}));
                 } else {
                     out.blocks.push(
-                        Block::new(
-                            name,
-                            ErrorCode::SeriesDiscontinuous,
-                            "trailing_gap_too_long",
-                            "trailing_gap_too_long",
-                        )
-                        .with("count", tail_len)
-                        .with("max_steps", max),
+                        Block::new(name, ErrorCode::SeriesDiscontinuous, "trailing_gap_too_long", "trailing_gap_too_long")
+                            .with("count", tail_len)
+                            .with("max_steps", max),
                     );
                 }
             }
-            None => d.push(
-                Decision::new(DecisionId::TrimTail, name, tail_len, res).with_stamps(tail_stamps),
-            ),
+            None => d.push(Decision::new(DecisionId::TrimTail, name, tail_len, res).with_stamps(tail_stamps)),
         }
     }
     let end = last + 1 + kept_tail;
 
     // Inserted slots of the kept context, then short-gap imputation of every unmasked interior run.
-    let inserted: Vec<(usize, usize)> = runs_of(&from_row[lo..end], false)
-        .into_iter()
-        .map(|(s, l)| (s + lo, l))
-        .collect();
+    let inserted: Vec<(usize, usize)> = runs_of(&from_row[lo..end], false).into_iter().map(|(s, l)| (s + lo, l)).collect();
     let inserted_count: usize = inserted.iter().map(|r| r.1).sum();
     if inserted_count > 0 {
-        d.push(
-            Decision::new(DecisionId::Regrid, name, inserted_count, res)
-                .with_ranges(ranges_of(&inserted, |k| grid[k])),
-        );
+        d.push(Decision::new(DecisionId::Regrid, name, inserted_count, res).with_ranges(ranges_of(&inserted, |k| grid[k])));
     }
-    let fill: Vec<(usize, usize)> = runs
-        .iter()
-        .copied()
-        .filter(|r| r.0 >= lo && !masked.contains(r))
-        .collect();
+    let fill: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.0 >= lo && !masked.contains(r)).collect();
     out.imputed = fill.iter().map(|r| r.1).sum();
     if out.imputed > 0 {
         let knobs = &res.knobs;
         let nonneg = match knobs.nonnegative {
             Nonnegative::On => true,
             Nonnegative::Off => false,
-            Nonnegative::Auto => values[lo..end]
-                .iter()
-                .filter(|v| v.is_finite())
-                .all(|v| *v >= 0.0),
+            Nonnegative::Auto => values[lo..end].iter().filter(|v| v.is_finite()).all(|v| *v >= 0.0),
         };
-        let lower = knobs
-            .bounds
-            .and_then(|b| b.lower)
-            .into_iter()
-            .chain(nonneg.then_some(0.0))
-            .fold(f64::NEG_INFINITY, f64::max);
+        let lower = knobs.bounds.and_then(|b| b.lower).into_iter().chain(nonneg.then_some(0.0)).fold(f64::NEG_INFINITY, f64::max);
         let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);
         for &run in &fill {
             if knobs.structural_zero {
-                values[run.0..run.0 + run.1]
-                    .iter_mut()
-                    .for_each(|v| *v = 0.0);
+                values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = 0.0);
             } else {
                 kernels::fill_run(&mut values, run, knobs.impute, ctx.period);
             }
-            values[run.0..run.0 + run.1]
-                .iter_mut()
-                .for_each(|v| *v = v.clamp(lower, upper.max(lower)));
+            values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = v.clamp(lower, upper.max(lower)));
         }
-        let method = if knobs.structural_zero {
-            "structural_zero"
-        } else {
-            knobs.impute.as_str()
-        };
-        let mut dec = Decision::new(DecisionId::Impute, name, out.imputed, res)
-            .with_ranges(ranges_of(&fill, |k| grid[k]));
+        let method = if knobs.structural_zero { "structural_zero" } else { knobs.impute.as_str() };
+        let mut dec = Decision::new(DecisionId::Impute, name, out.imputed, res).with_ranges(ranges_of(&fill, |k| grid[k]));
         dec.method = Some(method);
         d.push(dec);
     }
 
-    health_rules(
-        &mut out,
-        name,
-        &fill,
-        last + 1 - lo,
-        last + 1,
-        inserted_count > 0,
-        ctx,
-    );
-    flag_values(
-        &mut out,
-        &values[lo..end],
-        &observed[lo..end],
-        &grid[lo..end],
-        ctx,
-    );
+    health_rules(&mut out, name, &fill, last + 1 - lo, last + 1, inserted_count > 0, ctx);
+    flag_values(&mut out, &values[lo..end], &observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;
     out.fed_points = observed[lo..end].iter().filter(|o| **o).count();
@@ -237,51 +163,28 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     out.values = values[lo..end].to_vec();
     let split = d.iter().any(|x| x.id == DecisionId::Split && x.applied());
     limits(&mut out, name, p.ts.len(), split, ctx);
-    out.blocks
-        .extend(blocking::unapplied(&d, res.policy.masked_tail_max));
+    out.blocks.extend(blocking::unapplied(&d, res.policy.masked_tail_max));
     if let Some(&t) = out.grid.last() {
-        out.forecast_stamps = (1..=ctx.h as i64)
-            .filter_map(|k| stamps::step(t, k, ctx.freq, ctx.zone))
-            .collect();
+        out.forecast_stamps = (1..=ctx.h as i64).filter_map(|k| stamps::step(t, k, ctx.freq, ctx.zone)).collect();
     }
     out.decisions = d;
     out
 }
 
 fn runs_of(flags: &[bool], want: bool) -> Vec<(usize, usize)> {
-    let as_nan: Vec<f64> = flags
-        .iter()
-        .map(|f| if *f == want { f64::NAN } else { 0.0 })
-        .collect();
+    let as_nan: Vec<f64> = flags.iter().map(|f| if *f == want { f64::NAN } else { 0.0 }).collect();
     missing_runs(&as_nan)
 }
 
 /// The policy's blocking rule over the context before the tail: slots `[core_end - core_len, core_end)`.
-fn health_rules(
-    out: &mut Outcome,
-    name: &str,
-    fill: &[(usize, usize)],
-    core_len: usize,
-    core_end: usize,
-    inserted: bool,
-    ctx: &Ctx,
-) {
+fn health_rules(out: &mut Outcome, name: &str, fill: &[(usize, usize)], core_len: usize, core_end: usize, inserted: bool, ctx: &Ctx) {
     let share = out.imputed as f64 / core_len.max(1) as f64;
-    let causes: &[DecisionId] = if inserted {
-        &[DecisionId::Regrid, DecisionId::Impute]
-    } else {
-        &[DecisionId::Impute]
-    };
+    let causes: &[DecisionId] = if inserted { &[DecisionId::Regrid, DecisionId::Impute] } else { &[DecisionId::Impute] };
     let too_high = |threshold: f64| {
-        Block::new(
-            name,
-            ErrorCode::SeriesDiscontinuous,
-            "health_critical",
-            "missing_share_too_high",
-        )
-        .caused_by(causes)
-        .with("missing_share", share)
-        .with("threshold", threshold)
+        Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "missing_share_too_high")
+            .caused_by(causes)
+            .with("missing_share", share)
+            .with("threshold", threshold)
     };
     match ctx.res.policy.blocking {
         BlockingRule::GapsAndNulls { share: s } => {
@@ -289,24 +192,16 @@ fn health_rules(
                 out.blocks.push(too_high(s));
             }
         }
-        BlockingRule::Health {
-            recent_gap_periods,
-            missing_share,
-        } => {
+        BlockingRule::Health { recent_gap_periods, missing_share } => {
             let limit = recent_gap_periods * ctx.period as f64;
             // Recent: the gap ends within the last seasonal period of the context.
             let recent = |r: &(usize, usize)| r.0 + r.1 + ctx.period.max(1) >= core_end;
             if let Some(&(_, len)) = fill.iter().rev().find(|r| r.1 as f64 >= limit && recent(r)) {
                 out.blocks.push(
-                    Block::new(
-                        name,
-                        ErrorCode::SeriesDiscontinuous,
-                        "health_critical",
-                        "gap_near_origin_too_long",
-                    )
-                    .caused_by(&[DecisionId::Impute])
-                    .with("gap_steps", len)
-                    .with("threshold_steps", limit),
+                    Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "gap_near_origin_too_long")
+                        .caused_by(&[DecisionId::Impute])
+                        .with("gap_steps", len)
+                        .with("threshold_steps", limit),
                 );
             }
             if share >= missing_share {
@@ -318,32 +213,20 @@ fn health_rules(
 
 /// Outliers and values outside `bounds`/`nonnegative` are flagged, never modified.
 fn flag_values(out: &mut Outcome, values: &[f64], observed: &[bool], grid: &[i64], ctx: &Ctx) {
-    let listed = |idx: &[usize]| -> Vec<String> {
-        idx.iter()
-            .take(LISTED_MAX)
-            .map(|&i| format_utc(grid[i]))
-            .collect()
-    };
+    let listed = |idx: &[usize]| -> Vec<String> { idx.iter().take(LISTED_MAX).map(|&i| format_utc(grid[i])).collect() };
     let outl = kernels::outliers(values, observed, OUTLIER_Z);
     if !outl.is_empty() {
         out.issues.push(json!({"code": "outliers_flagged", "level": "warning", "count": outl.len(), "stamps": listed(&outl)}));
     }
     let knobs = &ctx.res.knobs;
-    let lower = knobs
-        .bounds
-        .and_then(|b| b.lower)
-        .unwrap_or(f64::NEG_INFINITY);
+    let lower = knobs.bounds.and_then(|b| b.lower).unwrap_or(f64::NEG_INFINITY);
     let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);
-    let outside: Vec<usize> = (0..values.len())
-        .filter(|&i| observed[i] && (values[i] < lower || values[i] > upper))
-        .collect();
+    let outside: Vec<usize> = (0..values.len()).filter(|&i| observed[i] && (values[i] < lower || values[i] > upper)).collect();
     if !outside.is_empty() {
         out.issues.push(json!({"code": "values_out_of_bounds", "level": "warning", "count": outside.len(), "stamps": listed(&outside)}));
     }
     if knobs.nonnegative == Nonnegative::On {
-        let neg: Vec<usize> = (0..values.len())
-            .filter(|&i| observed[i] && values[i] < 0.0)
-            .collect();
+        let neg: Vec<usize> = (0..values.len()).filter(|&i| observed[i] && values[i] < 0.0).collect();
         if !neg.is_empty() {
             out.issues.push(json!({"code": "negative_values", "level": "warning", "count": neg.len(), "stamps": listed(&neg)}));
         }
@@ -357,21 +240,17 @@ fn limits(out: &mut Outcome, name: &str, timestamps: usize, split: bool, ctx: &C
     let points = out.grid.len();
     if let Some(l) = ctx.limits {
         if timestamps > l.max_context && !split {
-            out.blocks
-                .push(too_long(name, timestamps, "timestamps", l.max_context));
+            out.blocks.push(too_long(name, timestamps, "timestamps", l.max_context));
             return;
         }
         if points > l.max_context {
-            out.blocks
-                .push(too_long(name, points, "model_input", l.max_context));
+            out.blocks.push(too_long(name, points, "model_input", l.max_context));
             return;
         }
     }
     if points < min {
         out.blocks.push(
-            Block::new(name, ErrorCode::SeriesTooShort, "limit", "too_short")
-                .with("points", points)
-                .with("min_context", min),
+            Block::new(name, ErrorCode::SeriesTooShort, "limit", "too_short").with("points", points).with("min_context", min),
         );
     }
 }

@@ -17,12 +17,7 @@ pub struct FreqChoice {
     pub confidence: Vec<Option<f64>>,
 }
 
-pub fn resolve(
-    sent: Option<&str>,
-    prepared: &[Prepared],
-    zones: &[Zone],
-    res: &Resolved,
-) -> Result<FreqChoice> {
+pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &Resolved) -> Result<FreqChoice> {
     let allow_b = res.policy.business_freq;
     let (mut spec, echo, inferred, confidence) = match sent {
         Some(s) => {
@@ -41,28 +36,22 @@ pub fn resolve(
                     confidence.push(None);
                     continue;
                 }
-                let (spec, conf) = stamps::infer_freq(&p.ts, zone, allow_b)
-                    .map_err(|e| e.with("unique_id", p.unique_id.clone()))?;
+                let (spec, conf) =
+                    stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| e.with("unique_id", p.unique_id.clone()))?;
                 confidence.push(Some(conf));
                 candidates.push(json!({"unique_id": p.unique_id, "freq": spec.canonical}));
                 match &found {
                     None => found = Some((spec, p.unique_id.clone())),
                     Some((f, _)) if f.canonical != spec.canonical => {
                         candidates.truncate(10);
-                        return Err(HoraError::new(
-                            ErrorCode::FreqAmbiguous,
-                            "entities infer different frequencies; send freq",
-                        )
-                        .with("candidates", candidates));
+                        return Err(HoraError::new(ErrorCode::FreqAmbiguous, "entities infer different frequencies; send freq")
+                            .with("candidates", candidates));
                     }
                     _ => {}
                 }
             }
             let Some((spec, _)) = found else {
-                return Err(HoraError::new(
-                    ErrorCode::FreqInferenceFailed,
-                    "too few stamps to infer a frequency",
-                ));
+                return Err(HoraError::new(ErrorCode::FreqInferenceFailed, "too few stamps to infer a frequency"));
             };
             let token = spec.canonical.clone();
             (spec, token.clone(), Some(token), confidence)
@@ -72,12 +61,7 @@ pub fn resolve(
     if res.knobs.business_days && spec.is_one_day() {
         spec = FreqSpec::business_days();
     }
-    Ok(FreqChoice {
-        spec,
-        echo,
-        inferred,
-        confidence,
-    })
+    Ok(FreqChoice { spec, echo, inferred, confidence })
 }
 
 /// The default seasonal period of a frequency, in steps (docs/cleaning-policy.md).

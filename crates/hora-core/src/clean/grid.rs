@@ -33,14 +33,11 @@ pub fn place(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> Result<Placed, f64> 
     let (grid, on, off) = match freq.fixed_step {
         Some(step) => {
             let phase = kernels::modal_phase(&p.ts, step);
-            let (on, off): (Vec<usize>, Vec<usize>) =
-                (0..p.ts.len()).partition(|&i| p.ts[i].rem_euclid(step) == phase);
+            let (on, off): (Vec<usize>, Vec<usize>) = (0..p.ts.len()).partition(|&i| p.ts[i].rem_euclid(step) == phase);
             let grid = match (on.first(), on.last()) {
                 (Some(&a), Some(&b)) => {
                     let (start, end) = (p.ts[a], p.ts[b]);
-                    (0..=(end - start) / step)
-                        .map(|k| start + k * step)
-                        .collect()
+                    (0..=(end - start) / step).map(|k| start + k * step).collect()
                 }
                 _ => Vec::new(),
             };
@@ -68,21 +65,11 @@ pub fn place(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> Result<Placed, f64> 
         values[k] = p.y[i];
         from_row[k] = true;
     }
-    Ok(Placed {
-        grid,
-        values,
-        from_row,
-        off_grid: off.iter().map(|&i| p.ts[i]).collect(),
-    })
+    Ok(Placed { grid, values, from_row, off_grid: off.iter().map(|&i| p.ts[i]).collect() })
 }
 
 /// Grid from stamp `a` to the last stamp, trimmed to the last on-grid stamp, with the on/off split.
-fn calendar_grid(
-    p: &Prepared,
-    a: usize,
-    freq: &FreqSpec,
-    zone: &Zone,
-) -> (Vec<i64>, Vec<usize>, Vec<usize>) {
+fn calendar_grid(p: &Prepared, a: usize, freq: &FreqSpec, zone: &Zone) -> (Vec<i64>, Vec<usize>, Vec<usize>) {
     let origin = p.ts[a];
     let last = p.ts[p.ts.len() - 1];
     let mut grid = Vec::new();
@@ -92,8 +79,7 @@ fn calendar_grid(
             _ => break,
         }
     }
-    let (on, off): (Vec<usize>, Vec<usize>) =
-        (0..p.ts.len()).partition(|&i| grid.binary_search(&p.ts[i]).is_ok());
+    let (on, off): (Vec<usize>, Vec<usize>) = (0..p.ts.len()).partition(|&i| grid.binary_search(&p.ts[i]).is_ok());
     if let Some(&b) = on.last() {
         grid.truncate(grid.binary_search(&p.ts[b]).map_or(grid.len(), |k| k + 1));
     }
@@ -103,12 +89,7 @@ fn calendar_grid(
 /// The `grid.drop_off_grid` decision, when stamps fell off the grid.
 pub fn off_grid_decision(p: &Prepared, placed: &Placed, res: &Resolved) -> Option<Decision> {
     (!placed.off_grid.is_empty()).then(|| {
-        Decision::new(
-            DecisionId::DropOffGrid,
-            &p.unique_id,
-            placed.off_grid.len(),
-            res,
-        )
-        .with_stamps(placed.off_grid.iter().copied())
+        Decision::new(DecisionId::DropOffGrid, &p.unique_id, placed.off_grid.len(), res)
+            .with_stamps(placed.off_grid.iter().copied())
     })
 }

@@ -48,9 +48,7 @@ pub fn modal_phase(sorted: &[i64], step: i64) -> i64 {
 /// Places sorted distinct on-grid stamps on a fixed grid from `stamps[0]`: NaN marks empty slots.
 /// This is the regrid kernel the benchmark times against the JS path.
 pub fn regrid_fixed(stamps: &[i64], y: &[f64], step: i64) -> Vec<f64> {
-    let Some(&start) = stamps.first() else {
-        return Vec::new();
-    };
+    let Some(&start) = stamps.first() else { return Vec::new() };
     let len = ((stamps[stamps.len() - 1] - start) / step) as usize + 1;
     let mut out = vec![f64::NAN; len];
     for (t, v) in stamps.iter().zip(y) {
@@ -67,11 +65,7 @@ pub fn fill_run(values: &mut [f64], run: (usize, usize), method: ImputeMethod, p
         let i = s + k;
         values[i] = match method {
             ImputeMethod::Locf => left,
-            ImputeMethod::Seasonal
-                if period > 0 && i >= period && values[i - period].is_finite() =>
-            {
-                values[i - period]
-            }
+            ImputeMethod::Seasonal if period > 0 && i >= period && values[i - period].is_finite() => values[i - period],
             _ => left + (right - left) * (k + 1) as f64 / (len + 1) as f64,
         };
     }
@@ -122,11 +116,7 @@ impl GridInstant for f64 {
 
 /// Length of entity `e`'s grid: `stamps[indptr[e]..indptr[e + 1]]` from first to last stamp.
 fn grid_len<T: GridInstant>(stamps: &[T], a: usize, b: usize, step: i64) -> usize {
-    if b > a {
-        stamps[b - 1].steps_from(stamps[a], step) + 1
-    } else {
-        0
-    }
+    if b > a { stamps[b - 1].steps_from(stamps[a], step) + 1 } else { 0 }
 }
 
 /// Offsets of every entity's grid back to back (`indptr.len()` entries, the first 0): sizes the
@@ -162,20 +152,14 @@ pub fn regrid_impute_into<T: GridInstant>(
     for (e, w) in indptr.windows(2).enumerate() {
         let (a, b) = (w[0], w[1]);
         let grid = &mut out[offsets[e]..offsets[e + 1]];
-        let Some(&start) = stamps.get(a).filter(|_| b > a) else {
-            continue;
-        };
+        let Some(&start) = stamps.get(a).filter(|_| b > a) else { continue };
         // One sequential pass writes every slot once; a stamp one step after the previous one
         // (the common case) finds its slot without a division.
         let (mut slot, mut prev_t, mut written) = (0usize, start, 0usize);
         let mut last: Option<(usize, f64)> = None;
         for (k, (&t, &v)) in stamps[a..b].iter().zip(&y[a..b]).enumerate() {
             if k > 0 {
-                let next = if t.is_next(prev_t, step) {
-                    slot + 1
-                } else {
-                    t.steps_from(start, step)
-                };
+                let next = if t.is_next(prev_t, step) { slot + 1 } else { t.steps_from(start, step) };
                 if next <= slot || next >= grid.len() {
                     return Err(OffGrid { index: a + k });
                 }
@@ -204,12 +188,7 @@ pub fn regrid_impute_into<T: GridInstant>(
 }
 
 /// [`regrid_impute_into`] with its own output: the filled grids back to back and their offsets.
-pub fn regrid_impute<T: GridInstant>(
-    stamps: &[T],
-    y: &[f64],
-    indptr: &[usize],
-    step: i64,
-) -> Result<(Vec<f64>, Vec<usize>), OffGrid> {
+pub fn regrid_impute<T: GridInstant>(stamps: &[T], y: &[f64], indptr: &[usize], step: i64) -> Result<(Vec<f64>, Vec<usize>), OffGrid> {
     let offsets = regrid_offsets(stamps, indptr, step);
     let mut out = vec![0.0; offsets[offsets.len() - 1]];
     regrid_impute_into(stamps, y, indptr, step, &offsets, &mut out)?;
@@ -218,12 +197,7 @@ pub fn regrid_impute<T: GridInstant>(
 
 /// Indices of observed values whose robust z-score (median and MAD) exceeds `z`.
 pub fn outliers(values: &[f64], observed: &[bool], z: f64) -> Vec<usize> {
-    let mut obs: Vec<f64> = values
-        .iter()
-        .zip(observed)
-        .filter(|(v, o)| **o && v.is_finite())
-        .map(|(v, _)| *v)
-        .collect();
+    let mut obs: Vec<f64> = values.iter().zip(observed).filter(|(v, o)| **o && v.is_finite()).map(|(v, _)| *v).collect();
     if obs.len() < 8 {
         return Vec::new();
     }
@@ -233,9 +207,7 @@ pub fn outliers(values: &[f64], observed: &[bool], z: f64) -> Vec<usize> {
     if mad <= 0.0 || !mad.is_finite() {
         return Vec::new();
     }
-    (0..values.len())
-        .filter(|&i| observed[i] && values[i].is_finite() && ((values[i] - median) / mad).abs() > z)
-        .collect()
+    (0..values.len()).filter(|&i| observed[i] && values[i].is_finite() && ((values[i] - median) / mad).abs() > z).collect()
 }
 
 /// Median by selection (linear time; the order of `v` is lost).
@@ -289,8 +261,7 @@ mod tests {
 
     #[test]
     fn regrid_impute_fills_each_entity_on_its_own_grid() {
-        let (v, off) =
-            regrid_impute(&[0i64, 20, 5, 15], &[1.0, 3.0, 7.0, 9.0], &[0, 2, 4], 10).unwrap();
+        let (v, off) = regrid_impute(&[0i64, 20, 5, 15], &[1.0, 3.0, 7.0, 9.0], &[0, 2, 4], 10).unwrap();
         assert_eq!(off, vec![0, 3, 5]);
         assert_eq!(v, vec![1.0, 2.0, 3.0, 7.0, 9.0]);
         let (v, off) = regrid_impute(&[5i64, 25], &[1.0, 9.0], &[0, 2], 5).unwrap();
@@ -300,14 +271,8 @@ mod tests {
 
     #[test]
     fn regrid_impute_refuses_unsorted_or_repeated_stamps() {
-        assert_eq!(
-            regrid_impute(&[0i64, 20, 10], &[1.0, 2.0, 3.0], &[0, 3], 10),
-            Err(OffGrid { index: 1 })
-        );
-        assert_eq!(
-            regrid_impute(&[0.0f64, 10.0, 10.0], &[1.0, 2.0, 3.0], &[0, 3], 10),
-            Err(OffGrid { index: 2 })
-        );
+        assert_eq!(regrid_impute(&[0i64, 20, 10], &[1.0, 2.0, 3.0], &[0, 3], 10), Err(OffGrid { index: 1 }));
+        assert_eq!(regrid_impute(&[0.0f64, 10.0, 10.0], &[1.0, 2.0, 3.0], &[0, 3], 10), Err(OffGrid { index: 2 }));
     }
 
     #[test]

@@ -116,19 +116,11 @@ impl Resolved {
     }
 }
 
-const KNOB_FIELDS: [&str; 7] = [
-    "impute_method",
-    "seasonal_period",
-    "nonnegative",
-    "bounds",
-    "structural_zero",
-    "business_days",
-    "long_gap",
-];
+const KNOB_FIELDS: [&str; 7] =
+    ["impute_method", "seasonal_period", "nonnegative", "bounds", "structural_zero", "business_days", "long_gap"];
 
 fn unsupported(field: &str, message: String) -> HoraError {
-    HoraError::new(ErrorCode::CleaningOptionUnsupported, message)
-        .with("field", format!("options.cleaning.{field}"))
+    HoraError::new(ErrorCode::CleaningOptionUnsupported, message).with("field", format!("options.cleaning.{field}"))
 }
 
 impl CleanOptions {
@@ -143,12 +135,7 @@ impl CleanOptions {
             self.business_days.is_some(),
             self.long_gap.is_some(),
         ];
-        KNOB_FIELDS
-            .iter()
-            .zip(sent)
-            .filter(|(_, s)| *s)
-            .map(|(f, _)| *f)
-            .collect()
+        KNOB_FIELDS.iter().zip(sent).filter(|(_, s)| *s).map(|(f, _)| *f).collect()
     }
 
     /// Checks preset, version and knobs; errors are the contract's 422 codes.
@@ -158,19 +145,14 @@ impl CleanOptions {
             "strict" => Preset::Strict,
             "raw" => Preset::Raw,
             other => {
-                return Err(
-                    unsupported("preset", format!("unknown cleaning preset '{other}'"))
-                        .with("allowed", json!(["default", "strict", "raw"])),
-                )
+                return Err(unsupported("preset", format!("unknown cleaning preset '{other}'"))
+                    .with("allowed", json!(["default", "strict", "raw"])))
             }
         };
         let version = self.version.as_deref().unwrap_or(policy::DEFAULT_VERSION);
         let policy = policy::find(version).ok_or_else(|| {
-            unsupported(
-                "version",
-                format!("unknown cleaning policy version '{version}'"),
-            )
-            .with("allowed", json!(policy::versions()))
+            unsupported("version", format!("unknown cleaning policy version '{version}'"))
+                .with("allowed", json!(policy::versions()))
         })?;
         let knobs = self.knobs_sent();
         if preset == Preset::Raw {
@@ -183,37 +165,22 @@ impl CleanOptions {
             }
             refused.extend(knobs.iter().copied());
             if let Some(first) = refused.first() {
-                return Err(unsupported(
-                    first,
-                    "the raw preset skips cleaning and takes no cleaning parameters".into(),
-                )
-                .with("options", json!(refused))
-                .with("supported", json!([])));
+                return Err(unsupported(first, "the raw preset skips cleaning and takes no cleaning parameters".into())
+                    .with("options", json!(refused))
+                    .with("supported", json!([])));
             }
         }
         let nonnegative = self.nonnegative_value()?;
         if !policy.knobs {
-            if let Some(v) = nonnegative
-                .as_deref()
-                .filter(|v| !policy.nonnegative_values.contains(v))
-            {
-                return Err(unsupported(
-                    "nonnegative",
-                    format!("nonnegative '{v}' is not supported under {version}"),
-                )
-                .with("options", json!([v]))
-                .with("supported", json!(policy.nonnegative_values))
-                .with("requires_version", policy::KNOBS_VERSION));
+            if let Some(v) = nonnegative.as_deref().filter(|v| !policy.nonnegative_values.contains(v)) {
+                return Err(unsupported("nonnegative", format!("nonnegative '{v}' is not supported under {version}"))
+                    .with("options", json!([v]))
+                    .with("supported", json!(policy.nonnegative_values))
+                    .with("requires_version", policy::KNOBS_VERSION));
             }
             if let Some(first) = knobs.iter().find(|k| **k != "nonnegative") {
-                return Err(unsupported(
-                    first,
-                    format!(
-                        "'{first}' requires cleaning policy {} or later",
-                        policy::KNOBS_VERSION
-                    ),
-                )
-                .with("requires_version", policy::KNOBS_VERSION));
+                return Err(unsupported(first, format!("'{first}' requires cleaning policy {} or later", policy::KNOBS_VERSION))
+                    .with("requires_version", policy::KNOBS_VERSION));
             }
         }
         for (field, ids) in [("accept", &self.accept), ("decline", &self.decline)] {
@@ -240,13 +207,8 @@ impl CleanOptions {
         match &self.nonnegative {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(b.to_string())),
-            Some(Value::String(s)) if ["auto", "true", "false"].contains(&s.as_str()) => {
-                Ok(Some(s.clone()))
-            }
-            Some(_) => Err(HoraError::field(
-                "options.cleaning.nonnegative",
-                "must be \"auto\", true or false",
-            )),
+            Some(Value::String(s)) if ["auto", "true", "false"].contains(&s.as_str()) => Ok(Some(s.clone())),
+            Some(_) => Err(HoraError::field("options.cleaning.nonnegative", "must be \"auto\", true or false")),
         }
     }
 
@@ -256,18 +218,12 @@ impl CleanOptions {
             Some("seasonal") => ImputeMethod::Seasonal,
             Some("locf") => ImputeMethod::Locf,
             Some(_) => {
-                return Err(HoraError::field(
-                    "options.cleaning.impute_method",
-                    "must be linear, seasonal or locf",
-                ))
+                return Err(HoraError::field("options.cleaning.impute_method", "must be linear, seasonal or locf"))
             }
         };
         if let Some(p) = self.seasonal_period {
             if !(2..=10_000).contains(&p) {
-                return Err(HoraError::field(
-                    "options.cleaning.seasonal_period",
-                    "must be an integer from 2 to 10000",
-                ));
+                return Err(HoraError::field("options.cleaning.seasonal_period", "must be an integer from 2 to 10000"));
             }
         }
         if let Some(b) = self.bounds {
@@ -277,21 +233,13 @@ impl CleanOptions {
                 (Some(v), None) | (None, Some(v)) => v.is_finite(),
             };
             if !ok {
-                return Err(HoraError::field(
-                    "options.cleaning.bounds",
-                    "needs numeric lower and/or upper with lower <= upper",
-                ));
+                return Err(HoraError::field("options.cleaning.bounds", "needs numeric lower and/or upper with lower <= upper"));
             }
         }
         let long_gap_mask = match self.long_gap.as_deref() {
             None => false,
             Some("mask") => true,
-            Some(_) => {
-                return Err(HoraError::field(
-                    "options.cleaning.long_gap",
-                    "accepts only \"mask\"",
-                ))
-            }
+            Some(_) => return Err(HoraError::field("options.cleaning.long_gap", "accepts only \"mask\"")),
         };
         Ok(Knobs {
             impute,

@@ -32,59 +32,31 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
     let ds_format = stamps::day_month_order(req.options.ds_format.as_deref())?;
-    let prepared = par::map_indexed(table.entity_count(), threads, |e| {
-        prepare(table, e, &zone, ds_format, &res)
-    })
-    .into_iter()
-    .collect::<Result<Vec<Prepared>>>()?;
+    let prepared = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res))
+        .into_iter()
+        .collect::<Result<Vec<Prepared>>>()?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
     if let Some(p) = prepared.iter().find(|p| !p.has_values()) {
-        st.blocks.push(Block::new(
-            &p.unique_id,
-            ErrorCode::SeriesEmpty,
-            "limit",
-            "no_numeric_values",
-        ));
+        st.blocks.push(Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
         return Err(st.error(None, &[]));
     }
     // Each entity's grid steps in its own zone (the request's, or its fixed offset).
     let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
-    let choice =
-        freq::resolve(req.freq, &prepared, &zones, &res).map_err(|e| st.attach(e, None, &[]))?;
+    let choice = freq::resolve(req.freq, &prepared, &zones, &res).map_err(|e| st.attach(e, None, &[]))?;
     // The implied grid is checked arithmetically before any grid is allocated.
-    let implied: u64 = prepared
-        .iter()
-        .zip(&zones)
-        .map(|(p, z)| grid::implied_len(p, &choice.spec, z))
-        .sum();
+    let implied: u64 = prepared.iter().zip(&zones).map(|(p, z)| grid::implied_len(p, &choice.spec, z)).sum();
     if implied > GRID_CAP {
-        return Err(HoraError::new(
-            ErrorCode::PointsExceeded,
-            "the implied regular grid is too large",
-        )
-        .with("points", implied)
-        .with("cap", GRID_CAP));
+        return Err(HoraError::new(ErrorCode::PointsExceeded, "the implied regular grid is too large")
+            .with("points", implied)
+            .with("cap", GRID_CAP));
     }
-    let period = res
-        .knobs
-        .seasonal_period
-        .unwrap_or_else(|| freq::default_period(&choice.spec));
-    let ctx = entity::Ctx {
-        freq: &choice.spec,
-        zone: &zone,
-        res: &res,
-        limits: req.model_limits,
-        h: req.h,
-        period,
-    };
+    let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(&choice.spec));
+    let ctx = entity::Ctx { freq: &choice.spec, zone: &zone, res: &res, limits: req.model_limits, h: req.h, period };
     // Each entity's grid, cleaning and covariates on its own (in parallel for large requests),
     // then merged in entity order exactly as one loop would.
     let per_entity = par::map_indexed(prepared.len(), threads, |e| {
         let p = &prepared[e];
-        let ctx = entity::Ctx {
-            zone: &zones[e],
-            ..ctx
-        };
+        let ctx = entity::Ctx { zone: &zones[e], ..ctx };
         let placed = grid::place(p, &choice.spec, ctx.zone)?;
         let mut pre: Vec<Decision> = p.decisions.clone();
         pre.extend(grid::off_grid_decision(p, &placed, &res));
@@ -96,16 +68,10 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let mut entities = Vec::with_capacity(prepared.len());
     for (p, done) in prepared.iter().zip(per_entity) {
         let (pre, mut o, columns, exog) = done.map_err(|share: f64| {
-            let err = HoraError::new(
-                ErrorCode::FreqInferenceFailed,
-                format!(
-                    "more than 10% of the stamps of '{}' are off the grid",
-                    p.unique_id
-                ),
-            )
-            .with("unique_id", p.unique_id.clone())
-            .with("off_grid_share", share)
-            .with("max_share", super::policy::MAX_OFF_GRID_SHARE);
+            let err = HoraError::new(ErrorCode::FreqInferenceFailed, format!("more than 10% of the stamps of '{}' are off the grid", p.unique_id))
+                .with("unique_id", p.unique_id.clone())
+                .with("off_grid_share", share)
+                .with("max_share", super::policy::MAX_OFF_GRID_SHARE);
             st.attach(err, Some(&choice), &outcomes)
         })?;
         // Timestamp repairs that were not applied block before anything the grid stages found.
@@ -152,12 +118,7 @@ struct State<'a> {
 }
 
 impl<'a> State<'a> {
-    fn new(
-        res: &'a Resolved,
-        zone: &'a Zone,
-        prepared: &'a [Prepared],
-        input_points: usize,
-    ) -> Self {
+    fn new(res: &'a Resolved, zone: &'a Zone, prepared: &'a [Prepared], input_points: usize) -> Self {
         let mut warnings = Vec::new();
         if res.policy.deprecated {
             warnings.push(json!({"code": "cleaning_version_deprecated"}));
@@ -174,35 +135,21 @@ impl<'a> State<'a> {
         }
     }
 
-    fn input<'b>(
-        &'b self,
-        freq: Option<&'b FreqChoice>,
-        outcomes: &'b [Outcome],
-    ) -> ReportInput<'b> {
+    fn input<'b>(&'b self, freq: Option<&'b FreqChoice>, outcomes: &'b [Outcome]) -> ReportInput<'b> {
         ReportInput {
             res: self.res,
             zone: self.zone,
             prepared: self.prepared,
             freq,
             outcomes,
-            warnings: self
-                .warnings
-                .iter()
-                .chain(&self.report_warnings)
-                .cloned()
-                .collect(),
+            warnings: self.warnings.iter().chain(&self.report_warnings).cloned().collect(),
             blocks: &self.blocks,
             decisions: &self.decisions,
             input_points: self.input_points,
         }
     }
 
-    fn attach(
-        &mut self,
-        err: HoraError,
-        freq: Option<&FreqChoice>,
-        outcomes: &[Outcome],
-    ) -> HoraError {
+    fn attach(&mut self, err: HoraError, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
         let report = report::build(&self.input(freq, outcomes));
         err.with("cleaning_report", report)
     }
@@ -210,11 +157,7 @@ impl<'a> State<'a> {
     /// The first blocking entry decides the code; details follow the contract per code.
     fn error(&mut self, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
         let first = self.blocks[0].clone();
-        let same: Vec<&Block> = self
-            .blocks
-            .iter()
-            .filter(|b| b.code == first.code)
-            .collect();
+        let same: Vec<&Block> = self.blocks.iter().filter(|b| b.code == first.code).collect();
         let mut err = HoraError::new(first.code, message(&first))
             .with("unique_id", first.unique_id.clone())
             .with("reason", first.reason)
@@ -222,25 +165,11 @@ impl<'a> State<'a> {
         for (k, v) in &first.extra {
             err = err.with(k, v.clone());
         }
-        if matches!(
-            first.code,
-            ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort
-        ) {
-            let mut listed: Vec<(&str, u64)> = same
-                .iter()
-                .map(|b| {
-                    (
-                        b.unique_id.as_str(),
-                        b.extra.get("points").and_then(Value::as_u64).unwrap_or(0),
-                    )
-                })
-                .collect();
+        if matches!(first.code, ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort) {
+            let mut listed: Vec<(&str, u64)> =
+                same.iter().map(|b| (b.unique_id.as_str(), b.extra.get("points").and_then(Value::as_u64).unwrap_or(0))).collect();
             listed.sort_by(|a, b| b.1.cmp(&a.1));
-            let series: Vec<Value> = listed
-                .iter()
-                .take(10)
-                .map(|(u, n)| json!({"unique_id": u, "points": n}))
-                .collect();
+            let series: Vec<Value> = listed.iter().take(10).map(|(u, n)| json!({"unique_id": u, "points": n})).collect();
             err = err.with("series", series).with("series_count", same.len());
         }
         self.attach(err, freq, outcomes)
@@ -249,19 +178,10 @@ impl<'a> State<'a> {
 
 fn message(b: &Block) -> String {
     match b.reason {
-        "timestamp_irregular" => format!(
-            "stamps of '{}' need repair that was not allowed",
-            b.unique_id
-        ),
-        "series_discontinuous" => format!(
-            "'{}' has gaps that need repair that was not allowed",
-            b.unique_id
-        ),
+        "timestamp_irregular" => format!("stamps of '{}' need repair that was not allowed", b.unique_id),
+        "series_discontinuous" => format!("'{}' has gaps that need repair that was not allowed", b.unique_id),
         "trailing_gap_too_long" => format!("'{}' ends with too many empty steps", b.unique_id),
-        "too_short" => format!(
-            "'{}' is shorter than the minimum context after cleaning",
-            b.unique_id
-        ),
+        "too_short" => format!("'{}' is shorter than the minimum context after cleaning", b.unique_id),
         "too_long" => format!("'{}' exceeds the maximum context", b.unique_id),
         "no_numeric_values" => format!("'{}' has no numeric y", b.unique_id),
         other => format!("'{}' cannot be forecast: {other}", b.unique_id),
@@ -279,9 +199,7 @@ mod tests {
         let mut rows = Vec::new();
         let mut seed = 7u64;
         let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (seed >> 33) as usize
         };
         for e in 0..40 {
@@ -289,14 +207,8 @@ mod tests {
                 if next() % 30 == 0 {
                     continue;
                 }
-                let ds = chrono::DateTime::from_timestamp(1_767_225_600 + k * 3600, 0)
-                    .unwrap()
-                    .format("%Y-%m-%dT%H:%M:%SZ");
-                let y = if next() % 50 == 0 {
-                    "null".to_string()
-                } else {
-                    format!("{}", (k % 24) as f64 + (next() % 100) as f64 / 10.0)
-                };
+                let ds = chrono::DateTime::from_timestamp(1_767_225_600 + k * 3600, 0).unwrap().format("%Y-%m-%dT%H:%M:%SZ");
+                let y = if next() % 50 == 0 { "null".to_string() } else { format!("{}", (k % 24) as f64 + (next() % 100) as f64 / 10.0) };
                 rows.push(format!(r#"{{"unique_id":"e{e}","ds":"{ds}","y":{y}}}"#));
                 if next() % 100 == 0 {
                     rows.push(format!(r#"{{"unique_id":"e{e}","ds":"{ds}","y":1}}"#));
@@ -314,21 +226,10 @@ mod tests {
         let body = parse_body(messy_body().as_bytes()).unwrap();
         for preset in ["default", "strict"] {
             let options: CleanOptions = serde_json::from_value(json!({"preset": preset})).unwrap();
-            let req = CleanRequest {
-                series: &body.series,
-                future: None,
-                freq: Some("h"),
-                h: 24,
-                options: &options,
-                model_limits: None,
-            };
+            let req = CleanRequest { series: &body.series, future: None, freq: Some("h"), h: 24, options: &options, model_limits: None };
             let one = format!("{:?}", run_on(&req, 1));
             assert_eq!(format!("{:?}", run_on(&req, 3)), one, "{preset}");
-            assert!(
-                one.starts_with(if preset == "default" { "Ok" } else { "Err" }),
-                "{preset}: {}",
-                &one[..200]
-            );
+            assert!(one.starts_with(if preset == "default" { "Ok" } else { "Err" }), "{preset}: {}", &one[..200]);
         }
     }
 }

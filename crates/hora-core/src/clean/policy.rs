@@ -8,10 +8,7 @@ pub enum BlockingRule {
     GapsAndNulls { share: f64 },
     /// 2026-13: a recent gap of `recent_gap_periods` seasonal periods or more, or a missing share
     /// of `missing_share` or more (`blocking` `health_critical`).
-    Health {
-        recent_gap_periods: f64,
-        missing_share: f64,
-    },
+    Health { recent_gap_periods: f64, missing_share: f64 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,10 +35,7 @@ pub const POLICIES: [Policy; 4] = [
         knobs: true,
         business_freq: true,
         masked_tail_max: Some(3),
-        blocking: BlockingRule::Health {
-            recent_gap_periods: 0.75,
-            missing_share: 0.35,
-        },
+        blocking: BlockingRule::Health { recent_gap_periods: 0.75, missing_share: 0.35 },
         nonnegative_values: &["auto", "true", "false"],
     },
     Policy {

@@ -3,9 +3,9 @@
 use super::decisions::{Decision, DecisionId};
 use super::options::Resolved;
 use super::stamps::{self, EntityStamps, Zone};
+use crate::time::DayMonthOrder;
 use crate::error::Result;
 use crate::ingest::RowTable;
-use crate::time::DayMonthOrder;
 
 /// An entity after parsing, sorting and de-duplication: distinct stamps in time order.
 #[derive(Debug, Clone)]
@@ -23,13 +23,7 @@ pub struct Prepared {
     pub decisions: Vec<Decision>,
 }
 
-pub fn prepare(
-    table: &RowTable,
-    e: usize,
-    zone: &Zone,
-    ds_format: Option<DayMonthOrder>,
-    res: &Resolved,
-) -> Result<Prepared> {
+pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved) -> Result<Prepared> {
     let name = &table.entities[e];
     let parsed = stamps::parse_entity(table, e, zone, ds_format)?;
     let rows = table.entity_range(e);
@@ -41,8 +35,7 @@ pub fn prepare(
     } else {
         // Sorting (instant, position sent) pairs keeps rows of one stamp in the order sent, so the
         // last one sent is last, and keeps the comparisons on contiguous memory.
-        let mut keyed: Vec<(i64, u32)> =
-            t.iter().enumerate().map(|(i, &x)| (x, i as u32)).collect();
+        let mut keyed: Vec<(i64, u32)> = t.iter().enumerate().map(|(i, &x)| (x, i as u32)).collect();
         keyed.sort_unstable();
         let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i as usize).collect();
         let moved = order.iter().enumerate().filter(|(k, i)| *k != **i).count();
@@ -65,18 +58,9 @@ pub fn prepare(
     if !dropped.is_empty() {
         let mut listed = dropped.clone();
         listed.dedup();
-        decisions
-            .push(Decision::new(DecisionId::Dedupe, name, dropped.len(), res).with_stamps(listed));
+        decisions.push(Decision::new(DecisionId::Dedupe, name, dropped.len(), res).with_stamps(listed));
     }
-    Ok(Prepared {
-        unique_id: name.clone(),
-        input_rows: rows.len(),
-        parsed,
-        ts,
-        y,
-        rows: kept_rows,
-        decisions,
-    })
+    Ok(Prepared { unique_id: name.clone(), input_rows: rows.len(), parsed, ts, y, rows: kept_rows, decisions })
 }
 
 impl Prepared {

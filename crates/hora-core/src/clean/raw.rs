@@ -23,52 +23,28 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let table = req.series;
     // Rows per entity against the maximum context, before anything else runs.
     if let Some(l) = req.model_limits {
-        let mut long: Vec<(usize, &String)> = (0..table.entity_count())
-            .map(|e| (table.entity_rows(e).len(), &table.entities[e]))
-            .filter(|(n, _)| *n > l.max_context)
-            .collect();
+        let mut long: Vec<(usize, &String)> =
+            (0..table.entity_count()).map(|e| (table.entity_rows(e).len(), &table.entities[e])).filter(|(n, _)| *n > l.max_context).collect();
         if !long.is_empty() {
             long.sort_by(|a, b| b.0.cmp(&a.0));
-            let series: Vec<Value> = long
-                .iter()
-                .take(10)
-                .map(|(n, u)| json!({"unique_id": u, "points": n}))
-                .collect();
-            return Err(HoraError::new(
-                ErrorCode::SeriesTooLong,
-                "an entity has more rows than the maximum context",
-            )
-            .with("measured", "rows")
-            .with("max_context", l.max_context)
-            .with("series", series)
-            .with("series_count", long.len()));
+            let series: Vec<Value> = long.iter().take(10).map(|(n, u)| json!({"unique_id": u, "points": n})).collect();
+            return Err(HoraError::new(ErrorCode::SeriesTooLong, "an entity has more rows than the maximum context")
+                .with("measured", "rows")
+                .with("max_context", l.max_context)
+                .with("series", series)
+                .with("series_count", long.len()));
         }
     }
     let violation = |u: Option<&str>, index: Option<u32>, reason: &str| json!({"unique_id": u, "index": index, "reason": reason});
     let invalid = |v: Vec<Value>| {
-        HoraError::new(
-            ErrorCode::RawInputInvalid,
-            "the data does not pass the raw preset's structural check",
-        )
-        .with("violations", v)
-        .with("hint", HINT)
+        HoraError::new(ErrorCode::RawInputInvalid, "the data does not pass the raw preset's structural check")
+            .with("violations", v)
+            .with("hint", HINT)
     };
     let spec = match stamps::parse_freq(freq_str, false) {
         Ok(s) if s.is_fixed() => s,
-        Ok(_) => {
-            return Err(invalid(vec![violation(
-                None,
-                None,
-                "calendar_freq_unsupported",
-            )]))
-        }
-        Err(_) if is_calendar_token(freq_str) => {
-            return Err(invalid(vec![violation(
-                None,
-                None,
-                "calendar_freq_unsupported",
-            )]))
-        }
+        Ok(_) => return Err(invalid(vec![violation(None, None, "calendar_freq_unsupported")])),
+        Err(_) if is_calendar_token(freq_str) => return Err(invalid(vec![violation(None, None, "calendar_freq_unsupported")])),
         Err(_) => return Err(invalid(vec![violation(None, None, "freq_invalid")])),
     };
     let step = spec.nominal_step().unwrap_or(1);
@@ -108,24 +84,14 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     }
     let min = req.model_limits.map_or(MIN_CONTEXT, |l| l.min_context);
     if let Some(e) = (0..table.entity_count()).find(|&e| parsed[e].len() < min) {
-        return Err(HoraError::new(
-            ErrorCode::SeriesTooShort,
-            "an entity has fewer rows than the minimum context",
-        )
-        .with("unique_id", table.entities[e].clone())
-        .with("points", parsed[e].len())
-        .with("min_context", min));
+        return Err(HoraError::new(ErrorCode::SeriesTooShort, "an entity has fewer rows than the minimum context")
+            .with("unique_id", table.entities[e].clone())
+            .with("points", parsed[e].len())
+            .with("min_context", min));
     }
     covariates::validate_future(req)?;
     let zone = stamps::parse_zone(None)?;
-    let ctx = entity::Ctx {
-        freq: &spec,
-        zone: &zone,
-        res,
-        limits: req.model_limits,
-        h: req.h,
-        period: 2,
-    };
+    let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2 };
     let mut entities = Vec::with_capacity(parsed.len());
     let mut points = 0u64;
     for (e, ts) in parsed.into_iter().enumerate() {
@@ -135,9 +101,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
         let last = *ts.last().expect("checked non-empty by the minimum context");
         let o = Outcome {
             fed_points: values.len(),
-            forecast_stamps: (1..=req.h as i64)
-                .filter_map(|k| stamps::step(last, k, &spec, &zone))
-                .collect(),
+            forecast_stamps: (1..=req.h as i64).filter_map(|k| stamps::step(last, k, &spec, &zone)).collect(),
             grid: ts.clone(),
             values: values.clone(),
             ..Outcome::default()
@@ -168,24 +132,12 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
 }
 
 fn raw_prepared(name: &str, ts: Vec<i64>, y: Vec<f64>, rows: Vec<u32>) -> Prepared {
-    Prepared {
-        unique_id: name.to_string(),
-        input_rows: ts.len(),
-        parsed: EntityStamps::default(),
-        ts,
-        y,
-        rows,
-        decisions: Vec::new(),
-    }
+    Prepared { unique_id: name.to_string(), input_rows: ts.len(), parsed: EntityStamps::default(), ts, y, rows, decisions: Vec::new() }
 }
 
 fn is_calendar_token(s: &str) -> bool {
     let unit = s.trim_start_matches(|c: char| c.is_ascii_digit());
-    [
-        "MS", "ME", "M", "QS", "QE", "Q", "YS", "AS", "YE", "Y", "A", "B",
-    ]
-    .contains(&unit)
-        || unit.starts_with("M@")
+    ["MS", "ME", "M", "QS", "QE", "Q", "YS", "AS", "YE", "Y", "A", "B"].contains(&unit) || unit.starts_with("M@")
 }
 
 /// `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` followed by `Z` or `±HH:MM`, nothing else.
@@ -193,13 +145,7 @@ pub fn strict_instant(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
     let shape = |pattern: &str, at: usize| {
-        pattern.bytes().enumerate().all(|(k, c)| {
-            if c == b'9' {
-                digit(at + k)
-            } else {
-                b.get(at + k) == Some(&c)
-            }
-        })
+        pattern.bytes().enumerate().all(|(k, c)| if c == b'9' { digit(at + k) } else { b.get(at + k) == Some(&c) })
     };
     if !shape("9999-99-99T99:99", 0) {
         return None;
@@ -222,17 +168,12 @@ pub fn strict_instant(s: &str) -> Option<i64> {
         }
     }
     let zone = &s[i..];
-    let zone_ok = zone == "Z"
-        || (zone.len() == 6
-            && (zone.starts_with('+') || zone.starts_with('-'))
-            && shape("99:99", i + 1));
+    let zone_ok = zone == "Z" || (zone.len() == 6 && (zone.starts_with('+') || zone.starts_with('-')) && shape("99:99", i + 1));
     if !zone_ok {
         return None;
     }
     let text = format!("{}{}{}", &s[..16], seconds, zone);
-    DateTime::parse_from_rfc3339(&text)
-        .ok()
-        .map(|d| d.timestamp_micros())
+    DateTime::parse_from_rfc3339(&text).ok().map(|d| d.timestamp_micros())
 }
 
 #[allow(dead_code)]

@@ -36,19 +36,9 @@ pub fn policy_json(res: &Resolved) -> Value {
 }
 
 pub fn build(r: &ReportInput) -> Value {
-    let series: Vec<Value> = r
-        .prepared
-        .iter()
-        .enumerate()
-        .map(|(i, p)| series_entry(r, i, p))
-        .collect();
+    let series: Vec<Value> = r.prepared.iter().enumerate().map(|(i, p)| series_entry(r, i, p)).collect();
     let output_points: usize = r.outcomes.iter().map(|o| o.grid.len()).sum();
-    let count = |s: &str| {
-        r.decisions
-            .iter()
-            .filter(|d| d.status.as_str() == s)
-            .count()
-    };
+    let count = |s: &str| r.decisions.iter().filter(|d| d.status.as_str() == s).count();
     json!({
         "schema_version": SCHEMA_VERSION,
         "policy": policy_json(r.res),
@@ -76,14 +66,11 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
             "inferred": f.inferred,
             "confidence": f.confidence.get(i).copied().flatten(),
         }),
-        None => {
-            json!({"value": null, "source": "unresolved", "canonical": null, "inferred": null, "confidence": null})
-        }
+        None => json!({"value": null, "source": "unresolved", "canonical": null, "inferred": null, "confidence": null}),
     };
     let mut issues: Vec<Value> = Vec::new();
     if p.parsed.format != "iso8601" {
-        issues
-            .push(json!({"code": "timestamp_format", "level": "info", "format": p.parsed.format}));
+        issues.push(json!({"code": "timestamp_format", "level": "info", "format": p.parsed.format}));
     }
     if p.parsed.naive_rows > 0 && !r.zone.from_option {
         issues.push(json!({"code": "naive_timestamps_assumed_utc", "level": "info", "count": p.parsed.naive_rows}));
@@ -98,10 +85,7 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
         m.insert("output_points".into(), json!(o.grid.len()));
         m.insert("fed_points".into(), json!(o.fed_points));
         m.insert("imputed_points".into(), json!(o.imputed));
-        m.insert(
-            "missing_ratio".into(),
-            json!(ratio(o.inserted_before, o.grid_before)),
-        );
+        m.insert("missing_ratio".into(), json!(ratio(o.inserted_before, o.grid_before)));
     }
     m.insert("issues".into(), Value::Array(issues));
     Value::Object(m)
@@ -131,8 +115,7 @@ fn ratio(a: usize, b: usize) -> f64 {
 fn timezone_normalized(prepared: &[Prepared], zone: &Zone) -> bool {
     let utc = |o: &String| o == "Z" || o == "+00:00" || o == "-00:00";
     prepared.iter().any(|p| {
-        p.parsed.explicit_offsets.iter().any(|o| !utc(o))
-            || (p.parsed.naive_rows > 0 && zone.name() != "UTC")
+        p.parsed.explicit_offsets.iter().any(|o| !utc(o)) || (p.parsed.naive_rows > 0 && zone.name() != "UTC")
     })
 }
 
@@ -168,9 +151,7 @@ pub fn model_input(unique_id: &str, o: &Outcome, covariates: Option<Vec<Value>>)
     m.insert("fed_points".into(), json!(o.fed_points));
     m.insert("truncated".into(), json!(0));
     m.insert("missing_mode".into(), json!("filled"));
-    let used = covariates
-        .as_ref()
-        .is_some_and(|c| c.iter().any(|x| x["used"] == json!(true)));
+    let used = covariates.as_ref().is_some_and(|c| c.iter().any(|x| x["used"] == json!(true)));
     m.insert("covariates_used".into(), json!(used));
     if let Some(c) = covariates {
         m.insert("covariates".into(), Value::Array(c));
@@ -182,10 +163,7 @@ pub fn model_input(unique_id: &str, o: &Outcome, covariates: Option<Vec<Value>>)
     if o.long_gap_masked {
         m.insert("long_gap_points".into(), json!(o.long_gap_points));
         m.insert("long_gap_handling".into(), json!("mask"));
-        m.insert(
-            "long_gap_reason".into(),
-            json!("gap_longer_than_split_threshold"),
-        );
+        m.insert("long_gap_reason".into(), json!("gap_longer_than_split_threshold"));
     }
     Value::Object(m)
 }

@@ -20,14 +20,8 @@ pub struct Zone {
 
 pub fn parse_zone(name: Option<&str>) -> Result<Zone> {
     match name {
-        None => Ok(Zone {
-            tz: Tz::UTC,
-            from_option: false,
-        }),
-        Some(n) => time::parse_zone(n).map(|tz| Zone {
-            tz,
-            from_option: true,
-        }),
+        None => Ok(Zone { tz: Tz::UTC, from_option: false }),
+        Some(n) => time::parse_zone(n).map(|tz| Zone { tz, from_option: true }),
     }
 }
 
@@ -38,10 +32,7 @@ impl Zone {
 
     /// The zone an entity's grid steps in: the request's, or the entity's own fixed offset.
     pub fn of_entity(&self, stamps: &EntityStamps) -> Zone {
-        Zone {
-            tz: stamps.zone,
-            from_option: self.from_option,
-        }
+        Zone { tz: stamps.zone, from_option: self.from_option }
     }
 
     fn option(&self) -> Option<Tz> {
@@ -75,12 +66,7 @@ pub fn day_month_order(ds_format: Option<&str>) -> Result<Option<DayMonthOrder>>
 }
 
 /// Parses the `ds` of entity `e` (errors name the row: `VALIDATION_ERROR`, `AMBIGUOUS_DATE_FORMAT`).
-pub fn parse_entity(
-    table: &RowTable,
-    e: usize,
-    zone: &Zone,
-    order: Option<DayMonthOrder>,
-) -> Result<EntityStamps> {
+pub fn parse_entity(table: &RowTable, e: usize, zone: &Zone, order: Option<DayMonthOrder>) -> Result<EntityStamps> {
     let p = time::parse_entity(table, e, zone.option(), order)?;
     Ok(EntityStamps {
         instants: p.instants,
@@ -105,16 +91,8 @@ pub struct FreqSpec {
 
 impl FreqSpec {
     fn new(freq: Freq) -> Self {
-        let fixed_step = if freq.is_sub_daily() {
-            freq.fixed_step_micros()
-        } else {
-            None
-        };
-        FreqSpec {
-            canonical: freq.canonical(),
-            fixed_step,
-            freq,
-        }
+        let fixed_step = if freq.is_sub_daily() { freq.fixed_step_micros() } else { None };
+        FreqSpec { canonical: freq.canonical(), fixed_step, freq }
     }
 
     /// `s`, `min`, `h`, `D`, `W` and multiples (the raw preset's steps).

@@ -10,12 +10,7 @@ fn push_number(out: &mut String, v: f64) {
     out.push_str(&serde_json::to_string(&v).unwrap_or_else(|_| "null".into()));
 }
 
-pub(crate) fn forecast_rows_json(
-    entities: &[CleanEntity],
-    quantiles: &[Vec<f64>],
-    q: usize,
-    plan: &QuantilePlan,
-) -> String {
+pub(crate) fn forecast_rows_json(entities: &[CleanEntity], quantiles: &[Vec<f64>], q: usize, plan: &QuantilePlan) -> String {
     let rows: usize = entities.iter().map(|e| e.forecast_stamps.len()).sum();
     let mut out = String::with_capacity(rows * (96 + 48 * plan.intervals.len()));
     out.push('[');

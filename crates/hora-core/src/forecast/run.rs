@@ -45,11 +45,7 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-pub fn run_forecast(
-    body: &ParsedBody,
-    req: &ForecastRequest,
-    model: &ModelSession,
-) -> Result<ForecastOutput, HoraError> {
+pub fn run_forecast(body: &ParsedBody, req: &ForecastRequest, model: &ModelSession) -> Result<ForecastOutput, HoraError> {
     let spec = &model.spec;
     let plan = plan_quantiles(&spec.name, &spec.quantiles, &req.quantiles)?;
 
@@ -60,51 +56,32 @@ pub fn run_forecast(
         freq: req.freq.as_deref(),
         h: req.h,
         options: &req.clean,
-        model_limits: Some(ModelLimits {
-            min_context: spec.min_context,
-            max_context: spec.max_context,
-        }),
+        model_limits: Some(ModelLimits { min_context: spec.min_context, max_context: spec.max_context }),
     })?;
     let clean_ms = ms(t);
 
     let t = Instant::now();
-    let contexts: Vec<&[f64]> = cleaned
-        .entities
-        .iter()
-        .map(|e| e.values.as_slice())
-        .collect();
+    let contexts: Vec<&[f64]> = cleaned.entities.iter().map(|e| e.values.as_slice()).collect();
     let quantiles = forecast(model, &contexts, req.h, req.model)?;
     let inference_ms = ms(t);
 
     let t = Instant::now();
-    let forecast_json =
-        forecast_rows_json(&cleaned.entities, &quantiles, spec.quantiles.len(), &plan);
+    let forecast_json = forecast_rows_json(&cleaned.entities, &quantiles, spec.quantiles.len(), &plan);
     let serialize_ms = ms(t);
 
     let series_count = cleaned.entities.len();
     Ok(ForecastOutput {
         freq: cleaned.freq,
         forecast_json,
-        model_input: cleaned
-            .entities
-            .into_iter()
-            .map(|e| e.model_input)
-            .collect(),
+        model_input: cleaned.entities.into_iter().map(|e| e.model_input).collect(),
         data_quality: cleaned.data_quality,
         cleaning_report: cleaned.report,
         warnings: cleaned.warnings,
-        point_quantile: req
-            .quantiles
-            .point_quantile
-            .map(|_| spec.quantiles[plan.y_hat]),
+        point_quantile: req.quantiles.point_quantile.map(|_| spec.quantiles[plan.y_hat]),
         quantile_report: plan.report,
         series_count,
         input_data_points: cleaned.input_data_points,
         forecast_data_points: (req.h * series_count) as u64,
-        timings: StageTimings {
-            clean_ms,
-            inference_ms,
-            serialize_ms,
-        },
+        timings: StageTimings { clean_ms, inference_ms, serialize_ms },
     })
 }

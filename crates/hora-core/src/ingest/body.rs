@@ -67,30 +67,20 @@ pub fn parse_body_general(bytes: &[u8]) -> Result<ParsedBody, HoraError> {
 
 /// UTF-8 is checked up front: serde_json does not validate strings that it skips.
 fn utf8(bytes: &[u8]) -> Result<&str, HoraError> {
-    std::str::from_utf8(bytes).map_err(|e| {
-        HoraError::new(
-            ErrorCode::MalformedJson,
-            format!("The body is not valid UTF-8 (byte {}).", e.valid_up_to()),
-        )
-    })
+    std::str::from_utf8(bytes)
+        .map_err(|e| HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid UTF-8 (byte {}).", e.valid_up_to())))
 }
 
 fn parse_text(text: &str) -> Result<ParsedBody, HoraError> {
     let mut out = ParsedBody::default();
     let mut cursor = Cursor::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    let result = (BodySeed {
-        out: &mut out,
-        cursor: &mut cursor,
-    })
-    .deserialize(&mut de)
-    .and_then(|_| de.end());
+    let result = (BodySeed { out: &mut out, cursor: &mut cursor }).deserialize(&mut de).and_then(|_| de.end());
     if let Err(e) = result {
         return Err(map_json_error(e, &cursor));
     }
     if !out.is_object {
-        out.errors
-            .push(|| "body".into(), "the body must be a JSON object");
+        out.errors.push(|| "body".into(), "the body must be a JSON object");
     } else if out.series.y.is_empty() && !out.errors.listed.iter().any(|e| e.field == "series") {
         out.errors.push(|| "series".into(), "is required");
     }
@@ -111,15 +101,10 @@ fn map_json_error(e: serde_json::Error, cursor: &Cursor) -> HoraError {
     // serde_json reports as a syntax error with this fixed message.
     let out_of_range = e.to_string().starts_with("number out of range");
     match e.classify() {
-        Category::Data | Category::Syntax if out_of_range => {
-            HoraError::field(cursor.path(), "number out of range")
-        }
-        _ => HoraError::new(
-            ErrorCode::MalformedJson,
-            format!("The body is not valid JSON: {e}"),
-        )
-        .with("line", e.line())
-        .with("column", e.column()),
+        Category::Data | Category::Syntax if out_of_range => HoraError::field(cursor.path(), "number out of range"),
+        _ => HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid JSON: {e}"))
+            .with("line", e.line())
+            .with("column", e.column()),
     }
 }
 
@@ -149,35 +134,20 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "series" | "future_covariates" => {
-                    let kind = if key == "series" {
-                        RowKind::Series
-                    } else {
-                        RowKind::Future
-                    };
-                    let slot = if kind == RowKind::Series {
-                        &mut series
-                    } else {
-                        &mut future
-                    };
+                    let kind = if key == "series" { RowKind::Series } else { RowKind::Future };
+                    let slot = if kind == RowKind::Series { &mut series } else { &mut future };
                     if slot.is_some() {
                         out.errors.push(|| key.clone(), "duplicate key");
                         map.next_value::<IgnoredAny>()?;
                         continue;
                     }
                     let mut builder = TableBuilder::new(kind);
-                    map.next_value_seed(RowsSeed {
-                        builder: &mut builder,
-                        errors: &mut out.errors,
-                        cursor: &mut *self.cursor,
-                    })?;
+                    map.next_value_seed(RowsSeed { builder: &mut builder, errors: &mut out.errors, cursor: &mut *self.cursor })?;
                     *slot = Some(builder);
                 }
                 k if TOP_LEVEL_FIELDS.contains(&k) => {
                     self.cursor.key.clone_from(&key);
-                    let value = map.next_value_seed(StrictValue {
-                        path: key.clone(),
-                        errors: &mut out.errors,
-                    })?;
+                    let value = map.next_value_seed(StrictValue { path: key.clone(), errors: &mut out.errors })?;
                     self.cursor.key.clear();
                     if out.top.contains_key(&key) {
                         out.errors.push(|| key.clone(), "duplicate key");
@@ -187,8 +157,7 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
-                    out.errors
-                        .push(|| key.clone(), "is not a field of the request");
+                    out.errors.push(|| key.clone(), "is not a field of the request");
                 }
             }
         }
@@ -231,11 +200,7 @@ mod tests {
     use super::*;
 
     fn fields(body: &ParsedBody) -> Vec<&str> {
-        body.errors
-            .listed
-            .iter()
-            .map(|e| e.field.as_str())
-            .collect()
+        body.errors.listed.iter().map(|e| e.field.as_str()).collect()
     }
 
     #[test]
@@ -250,10 +215,7 @@ mod tests {
         assert_eq!(p.series.entity_rows(0), &[0, 2]);
         assert_eq!(p.series.entity_rows(1), &[1]);
         // Columns are grouped by entity: b's two rows, then a's.
-        assert_eq!(
-            p.series.entity_ds(0).collect::<Vec<_>>(),
-            vec![(0, "2024-01-01T00:00:00Z"), (2, "2024-01-01T01:00:00Z")]
-        );
+        assert_eq!(p.series.entity_ds(0).collect::<Vec<_>>(), vec![(0, "2024-01-01T00:00:00Z"), (2, "2024-01-01T01:00:00Z")]);
         assert_eq!(p.series.entity_y(0), &[1.0, 2.5]);
         assert!(p.series.entity_y(1)[0].is_nan());
         let temp = &p.series.covariates[0];
@@ -267,15 +229,7 @@ mod tests {
     fn wrong_row_types_are_named_by_path() {
         let body = br#"{"series": [{"unique_id": 5, "ds": null, "y": "x"}, {"unique_id": "a", "ds": "d"}]}"#;
         let p = parse_body(body).unwrap();
-        assert_eq!(
-            fields(&p),
-            vec![
-                "series[0].unique_id",
-                "series[0].ds",
-                "series[0].y",
-                "series[1].y"
-            ]
-        );
+        assert_eq!(fields(&p), vec!["series[0].unique_id", "series[0].ds", "series[0].y", "series[1].y"]);
     }
 
     #[test]
@@ -286,9 +240,7 @@ mod tests {
 
     #[test]
     fn at_most_ten_errors_are_listed_but_all_are_counted() {
-        let rows: Vec<String> = (0..25)
-            .map(|_| r#"{"unique_id": "a", "ds": "d", "y": "bad"}"#.to_string())
-            .collect();
+        let rows: Vec<String> = (0..25).map(|_| r#"{"unique_id": "a", "ds": "d", "y": "bad"}"#.to_string()).collect();
         let body = format!(r#"{{"series": [{}]}}"#, rows.join(","));
         let p = parse_body(body.as_bytes()).unwrap();
         assert_eq!(p.errors.listed.len(), 10);
@@ -298,51 +250,28 @@ mod tests {
     #[test]
     fn more_than_eight_covariate_columns_is_refused() {
         let cols: Vec<String> = (0..9).map(|i| format!(r#""c{i}": 1"#)).collect();
-        let body = format!(
-            r#"{{"series": [{{"unique_id": "a", "ds": "d", "y": 1, {}}}]}}"#,
-            cols.join(",")
-        );
+        let body = format!(r#"{{"series": [{{"unique_id": "a", "ds": "d", "y": 1, {}}}]}}"#, cols.join(","));
         let p = parse_body(body.as_bytes()).unwrap();
         assert_eq!(fields(&p), vec!["series[0].c8"]);
     }
 
     #[test]
     fn syntax_errors_are_malformed_json() {
-        for body in [
-            &b""[..],
-            b"{",
-            b"{\"series\": [NaN]}",
-            b"{\"y\": Infinity}",
-            b"{\"a\": \"\xff\"}",
-            b"{} x",
-        ] {
+        for body in [&b""[..], b"{", b"{\"series\": [NaN]}", b"{\"y\": Infinity}", b"{\"a\": \"\xff\"}", b"{} x"] {
             let e = parse_body(body).unwrap_err();
-            assert_eq!(
-                e.code,
-                ErrorCode::MalformedJson,
-                "{:?}",
-                String::from_utf8_lossy(body)
-            );
+            assert_eq!(e.code, ErrorCode::MalformedJson, "{:?}", String::from_utf8_lossy(body));
         }
     }
 
     #[test]
     fn deep_nesting_is_malformed_json_not_a_stack_overflow() {
-        let body = format!(
-            "{{\"options\": {}{}}}",
-            "[".repeat(100_000),
-            "]".repeat(100_000)
-        );
-        assert_eq!(
-            parse_body(body.as_bytes()).unwrap_err().code,
-            ErrorCode::MalformedJson
-        );
+        let body = format!("{{\"options\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(parse_body(body.as_bytes()).unwrap_err().code, ErrorCode::MalformedJson);
     }
 
     #[test]
     fn a_number_beyond_f64_is_a_validation_error_naming_the_field() {
-        let e =
-            parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1e400}]}"#).unwrap_err();
+        let e = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1e400}]}"#).unwrap_err();
         assert_eq!(e.code, ErrorCode::ValidationError);
         assert_eq!(e.details["errors"][0]["field"], "series[0].y");
     }
@@ -364,14 +293,8 @@ mod tests {
     #[test]
     fn missing_or_empty_series_is_a_validation_error() {
         assert_eq!(fields(&parse_body(br#"{"h": 1}"#).unwrap()), vec!["series"]);
-        assert_eq!(
-            fields(&parse_body(br#"{"series": []}"#).unwrap()),
-            vec!["series"]
-        );
-        assert_eq!(
-            fields(&parse_body(br#"{"series": {}}"#).unwrap()),
-            vec!["series"]
-        );
+        assert_eq!(fields(&parse_body(br#"{"series": []}"#).unwrap()), vec!["series"]);
+        assert_eq!(fields(&parse_body(br#"{"series": {}}"#).unwrap()), vec!["series"]);
     }
 
     #[test]
@@ -379,10 +302,7 @@ mod tests {
         let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1, "t": 1}], "future_covariates": [{"unique_id": "a", "ds": "e", "y": 3}]}"#).unwrap();
         assert_eq!(p.future_invalid.unwrap().0, "future_covariates[0].y");
         let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1}], "future_covariates": [{"unique_id": 1, "ds": "e"}]}"#).unwrap();
-        assert_eq!(
-            p.future_invalid.unwrap().0,
-            "future_covariates[0].unique_id"
-        );
+        assert_eq!(p.future_invalid.unwrap().0, "future_covariates[0].unique_id");
     }
 
     #[test]
@@ -395,9 +315,7 @@ mod tests {
 
     #[test]
     fn escaped_strings_are_decoded() {
-        let p =
-            parse_body(br#"{"series": [{"unique_id": "caf\u00e9", "d\u0073": "x\"y", "y": 1}]}"#)
-                .unwrap();
+        let p = parse_body(br#"{"series": [{"unique_id": "caf\u00e9", "d\u0073": "x\"y", "y": 1}]}"#).unwrap();
         assert!(p.errors.is_empty());
         assert_eq!(p.series.entities[0], "café");
         assert_eq!(p.series.ds.get(0), "x\"y");

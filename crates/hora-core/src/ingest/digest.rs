@@ -17,11 +17,7 @@ pub fn canonical_digest(bytes: &[u8]) -> String {
             hasher.update(bytes);
         }
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -30,18 +26,12 @@ mod tests {
 
     #[test]
     fn key_order_and_whitespace_do_not_change_the_digest() {
-        assert_eq!(
-            canonical_digest(br#"{"a":1,"b":[1,2]}"#),
-            canonical_digest(b"{ \"b\": [1, 2],\n \"a\": 1 }")
-        );
+        assert_eq!(canonical_digest(br#"{"a":1,"b":[1,2]}"#), canonical_digest(b"{ \"b\": [1, 2],\n \"a\": 1 }"));
     }
 
     #[test]
     fn different_values_change_the_digest() {
-        assert_ne!(
-            canonical_digest(br#"{"a":1}"#),
-            canonical_digest(br#"{"a":2}"#)
-        );
+        assert_ne!(canonical_digest(br#"{"a":1}"#), canonical_digest(br#"{"a":2}"#));
     }
 
     #[test]

@@ -23,10 +23,7 @@ impl FieldErrors {
     pub fn push(&mut self, field: impl FnOnce() -> String, message: impl Into<String>) {
         self.total += 1;
         if self.listed.len() < MAX_LISTED_ERRORS {
-            self.listed.push(FieldError {
-                field: field(),
-                message: message.into(),
-            });
+            self.listed.push(FieldError { field: field(), message: message.into() });
         }
     }
 

@@ -15,14 +15,8 @@ use serde::de::DeserializeSeed;
 
 /// `None` when the body is not of the common shape (the caller then parses it the general way).
 pub(super) fn parse_common(text: &str) -> Option<ParsedBody> {
-    let mut s = Scan {
-        b: text.as_bytes(),
-        i: 0,
-    };
-    let mut out = ParsedBody {
-        is_object: true,
-        ..ParsedBody::default()
-    };
+    let mut s = Scan { b: text.as_bytes(), i: 0 };
+    let mut out = ParsedBody { is_object: true, ..ParsedBody::default() };
     let mut series: Option<TableBuilder> = None;
     s.ws();
     s.eat(b'{')?;
@@ -37,12 +31,7 @@ pub(super) fn parse_common(text: &str) -> Option<ParsedBody> {
                     s.skip_value()?;
                     // The small fields go through the same strict reader as the general path.
                     let mut de = serde_json::Deserializer::from_str(&text[start..s.i]);
-                    let value = StrictValue {
-                        path: k.to_string(),
-                        errors: &mut out.errors,
-                    }
-                    .deserialize(&mut de)
-                    .ok()?;
+                    let value = StrictValue { path: k.to_string(), errors: &mut out.errors }.deserialize(&mut de).ok()?;
                     de.end().ok()?;
                     out.top.insert(k.to_string(), value);
                 }
@@ -136,11 +125,7 @@ impl<'a> Scan<'a> {
     #[inline]
     fn row_key(&mut self) -> Option<&'a str> {
         self.ws();
-        for (literal, key) in [
-            (&b"\"ds\":"[..], "ds"),
-            (b"\"y\":", "y"),
-            (b"\"unique_id\":", "unique_id"),
-        ] {
+        for (literal, key) in [(&b"\"ds\":"[..], "ds"), (b"\"y\":", "y"), (b"\"unique_id\":", "unique_id")] {
             if self.b[self.i..].starts_with(literal) {
                 self.i += literal.len();
                 self.ws();
@@ -160,10 +145,7 @@ impl<'a> Scan<'a> {
         // what this reader does not take (an escape, or a control character the grammar forbids).
         let len = memchr::memchr(b'"', &self.b[start..])?;
         let text = &self.b[start..start + len];
-        if text
-            .iter()
-            .fold(false, |bad, &c| bad | (c == b'\\') | (c < 0x20))
-        {
+        if text.iter().fold(false, |bad, &c| bad | (c == b'\\') | (c < 0x20)) {
             return None;
         }
         self.i = start + len + 1;
@@ -230,16 +212,12 @@ impl<'a> Scan<'a> {
         // Clinger's shortcut: a mantissa below 2^53 and a power of ten up to 1e22 are both exact
         // in f64, so one multiplication or division rounds correctly, as the full parse does.
         const POW10: [f64; 23] = [
-            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-            1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+            1e19, 1e20, 1e21, 1e22,
         ];
         if digits <= 15 && scale.unsigned_abs() <= 22 {
             let m = mantissa as f64;
-            let v = if scale < 0 {
-                m / POW10[(-scale) as usize]
-            } else {
-                m * POW10[scale as usize]
-            };
+            let v = if scale < 0 { m / POW10[(-scale) as usize] } else { m * POW10[scale as usize] };
             return Some(if negative { -v } else { v });
         }
         // SAFETY: ASCII digits and signs only.
@@ -306,21 +284,15 @@ mod tests {
         assert_eq!(fast.is_object, general.is_object);
         assert!(fast.future.is_none() && general.future.is_none());
         let (a, b) = (&fast.series, &general.series);
-        assert_eq!(
-            (&a.entities, &a.indptr, &a.rows, &a.ds),
-            (&b.entities, &b.indptr, &b.rows, &b.ds)
-        );
-        let bits =
-            |t: &crate::ingest::RowTable| t.y.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!((&a.entities, &a.indptr, &a.rows, &a.ds), (&b.entities, &b.indptr, &b.rows, &b.ds));
+        let bits = |t: &crate::ingest::RowTable| t.y.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(a), bits(b), "y of {body}");
         assert!(a.covariates.is_empty() && b.covariates.is_empty());
     }
 
     #[test]
     fn common_bodies_read_the_same_on_both_paths() {
-        same_as_general(
-            r#"{"h":2,"series":[{"unique_id":"a","ds":"2024-01-01T00:00:00Z","y":1}]}"#,
-        );
+        same_as_general(r#"{"h":2,"series":[{"unique_id":"a","ds":"2024-01-01T00:00:00Z","y":1}]}"#);
         same_as_general(
             " {\n \"series\" : [ { \"y\" : null , \"ds\" : \"2024-01-01\" , \"unique_id\" : \"é\" } ,\r\n\t{\"ds\":\"x\",\"unique_id\":\"b\",\"y\":-0} ] , \"freq\" : \"D\" } ",
         );
@@ -330,9 +302,7 @@ mod tests {
                 {"unique_id":"a","ds":"d3","y":-9223372036854775809},{"unique_id":"a","ds":"d4","y":0.1E+2}],"model":"hora-1.0"}"#,
         );
         // A duplicate key inside a small field is recorded as on the general path.
-        same_as_general(
-            r#"{"series":[{"unique_id":"a","ds":"d","y":1}],"options":{"timezone":"UTC","timezone":"Europe/Berlin"}}"#,
-        );
+        same_as_general(r#"{"series":[{"unique_id":"a","ds":"d","y":1}],"options":{"timezone":"UTC","timezone":"Europe/Berlin"}}"#);
     }
 
     #[test]
@@ -357,21 +327,14 @@ mod tests {
             r#"{"h":2}"#,
             "[]",
         ] {
-            assert!(
-                parse_common(body).is_none(),
-                "the fast path accepted {body}"
-            );
+            assert!(parse_common(body).is_none(), "the fast path accepted {body}");
         }
     }
 
     fn number() -> impl Strategy<Value = String> {
         prop_oneof![
-            any::<f64>()
-                .prop_filter("finite", |v| v.is_finite())
-                .prop_map(|v| format!("{v:e}")),
-            any::<f64>()
-                .prop_filter("finite", |v| v.is_finite())
-                .prop_map(|v| format!("{v}")),
+            any::<f64>().prop_filter("finite", |v| v.is_finite()).prop_map(|v| format!("{v:e}")),
+            any::<f64>().prop_filter("finite", |v| v.is_finite()).prop_map(|v| format!("{v}")),
             any::<i64>().prop_map(|v| v.to_string()),
             any::<u64>().prop_map(|v| v.to_string()),
             "-?(0|[1-9][0-9]{0,30})(\\.[0-9]{1,25})?([eE][+-]?[0-9]{1,2})?",
@@ -380,25 +343,14 @@ mod tests {
     }
 
     fn row() -> impl Strategy<Value = String> {
-        (
-            "[a-c\u{e9}]{0,3}",
-            "[0-9T:Z -]{0,25}",
-            number(),
-            0..6usize,
-            "[ \n]{0,2}",
-        )
-            .prop_map(|(uid, ds, y, order, ws)| {
-                let mut members = [
-                    format!(r#""unique_id"{ws}:"{uid}""#),
-                    format!(r#""ds":{ws}"{ds}""#),
-                    format!(r#""y":{y}"#),
-                ];
-                members.rotate_left(order % 3);
-                if order >= 3 {
-                    members.swap(0, 1);
-                }
-                format!("{{{ws}{}}}", members.join(&format!(",{ws}")))
-            })
+        ("[a-c\u{e9}]{0,3}", "[0-9T:Z -]{0,25}", number(), 0..6usize, "[ \n]{0,2}").prop_map(|(uid, ds, y, order, ws)| {
+            let mut members = [format!(r#""unique_id"{ws}:"{uid}""#), format!(r#""ds":{ws}"{ds}""#), format!(r#""y":{y}"#)];
+            members.rotate_left(order % 3);
+            if order >= 3 {
+                members.swap(0, 1);
+            }
+            format!("{{{ws}{}}}", members.join(&format!(",{ws}")))
+        })
     }
 
     proptest! {

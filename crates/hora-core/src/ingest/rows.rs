@@ -130,11 +130,7 @@ impl TableBuilder {
         if self.covariates.len() >= MAX_COVARIATE_COLUMNS {
             return None;
         }
-        self.covariates.push(CovariateColumn {
-            name: name.to_owned(),
-            values: Vec::new(),
-            non_numeric_rows: 0,
-        });
+        self.covariates.push(CovariateColumn { name: name.to_owned(), values: Vec::new(), non_numeric_rows: 0 });
         Some(self.covariates.len() - 1)
     }
 
@@ -156,30 +152,19 @@ impl TableBuilder {
             indptr[e + 1] += indptr[e];
         }
         let mut table = if self.grouped {
-            RowTable {
-                entities: self.entities,
-                indptr,
-                rows: (0..n as u32).collect(),
-                ds: self.ds,
-                y: self.y,
-                covariates: Vec::new(),
-            }
+            RowTable { entities: self.entities, indptr, rows: (0..n as u32).collect(), ds: self.ds, y: self.y, covariates: Vec::new() }
         } else {
             // Counting sort: each row goes to the next free position of its entity; each entity's
             // stamps get a byte range sized in a first pass.
-            let mut bytes_before = vec![0usize; k + 1];
+            let mut next_byte = vec![0usize; k + 1];
             for (r, &e) in self.entity_of_row.iter().enumerate() {
-                bytes_before[e as usize + 1] +=
-                    (self.ds.offsets[r + 1] - self.ds.offsets[r]) as usize;
+                next_byte[e as usize + 1] += (self.ds.offsets[r + 1] - self.ds.offsets[r]) as usize;
             }
             for e in 0..k {
-                bytes_before[e + 1] += bytes_before[e];
+                next_byte[e + 1] += next_byte[e];
             }
             let mut next_pos = indptr.clone();
-            let mut next_byte = bytes_before;
-            let mut rows = vec![0u32; n];
-            let mut y = vec![0f64; n];
-            let mut ends = vec![0u32; n];
+            let (mut rows, mut y, mut ends) = (vec![0u32; n], vec![0f64; n], vec![0u32; n]);
             let mut ds_bytes = vec![0u8; self.ds.bytes.len()];
             let src = self.ds.bytes.as_bytes();
             for (r, &e) in self.entity_of_row.iter().enumerate() {
@@ -198,14 +183,7 @@ impl TableBuilder {
             offsets.extend_from_slice(&ends);
             // Whole stamps were moved between UTF-8 strings, so the bytes stay valid UTF-8.
             let bytes = String::from_utf8(ds_bytes).expect("stamps moved whole");
-            RowTable {
-                entities: self.entities,
-                indptr,
-                rows,
-                ds: StrColumn { bytes, offsets },
-                y,
-                covariates: Vec::new(),
-            }
+            RowTable { entities: self.entities, indptr, rows, ds: StrColumn { bytes, offsets }, y, covariates: Vec::new() }
         };
         // Covariates are read by body row while parsing (rare and few): put them in table order.
         table.covariates = self
@@ -336,11 +314,7 @@ impl<'de, 'a> Visitor<'de> for RowsSeed<'a> {
             self.cursor.array = Some(kind);
             self.cursor.row = row;
             self.cursor.key.clear();
-            let seed = RowSeed {
-                builder: &mut *self.builder,
-                errors: &mut *self.errors,
-                cursor: &mut *self.cursor,
-            };
+            let seed = RowSeed { builder: &mut *self.builder, errors: &mut *self.errors, cursor: &mut *self.cursor };
             if seq.next_element_seed(seed)?.is_none() {
                 break;
             }
@@ -348,8 +322,7 @@ impl<'de, 'a> Visitor<'de> for RowsSeed<'a> {
         }
         self.cursor.array = None;
         if row == 0 && kind == RowKind::Series {
-            self.errors
-                .push(|| "series".into(), "must hold at least 1 row");
+            self.errors.push(|| "series".into(), "must hold at least 1 row");
         }
         Ok(())
     }
@@ -382,8 +355,7 @@ impl<'de, 'a> Visitor<'de> for RowsSeed<'a> {
 impl<'a> RowsSeed<'a> {
     fn not_an_array(self) {
         let name = self.builder.kind.name();
-        self.errors
-            .push(|| name.to_string(), "must be an array of row objects");
+        self.errors.push(|| name.to_string(), "must be an array of row objects");
     }
 }
 
@@ -399,11 +371,7 @@ impl<'de, 'a> DeserializeSeed<'de> for RowSeed<'a> {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let row = self.builder.row_count();
         let kind = self.builder.kind;
-        let cell = d.deserialize_any(RowVisitor {
-            builder: &mut *self.builder,
-            errors: &mut *self.errors,
-            cursor: &mut *self.cursor,
-        })?;
+        let cell = d.deserialize_any(RowVisitor { builder: &mut *self.builder, errors: &mut *self.errors, cursor: &mut *self.cursor })?;
         if !cell {
             let path = format!("{}[{}]", kind.name(), row);
             match kind {
@@ -436,8 +404,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
         let kind = b.kind;
         let row = b.row_count();
         let path = |key: &str| format!("{}[{}].{}", kind.name(), row, key);
-        let (mut uid, mut ds, mut y): (Option<Cow<'de, str>>, Option<Cow<'de, str>>, Option<f64>) =
-            (None, None, None);
+        let (mut uid, mut ds, mut y): (Option<Cow<'de, str>>, Option<Cow<'de, str>>, Option<f64>) = (None, None, None);
         let (mut seen_uid, mut seen_ds, mut seen_y) = (false, false, false);
         let mut set_columns: Vec<usize> = Vec::new();
         while let Some(key) = map.next_key_seed(KeySeed)? {
@@ -461,9 +428,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                         },
                     }
                 }
-                "y" if kind == RowKind::Future => {
-                    b.invalid_future(path("y"), "is not allowed: future rows carry no y")
-                }
+                "y" if kind == RowKind::Future => b.invalid_future(path("y"), "is not allowed: future rows carry no y"),
                 "y" => {
                     if std::mem::replace(&mut seen_y, true) {
                         self.errors.push(|| path("y"), "duplicate key");
@@ -477,8 +442,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                 }
                 name => {
                     let Some(c) = b.column(name) else {
-                        self.errors
-                            .push(|| path(name), "at most 8 covariate columns in total");
+                        self.errors.push(|| path(name), "at most 8 covariate columns in total");
                         continue;
                     };
                     if set_columns.contains(&c) {
@@ -497,8 +461,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                         }
                         Cell::Nested => {
                             col.values.push(f64::NAN);
-                            self.errors
-                                .push(|| path(name), "must be a number, string, boolean or null");
+                            self.errors.push(|| path(name), "must be a number, string, boolean or null");
                         }
                     }
                 }
@@ -518,14 +481,9 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
             }
         }
         if kind == RowKind::Series && !seen_y {
-            self.errors
-                .push(|| path("y"), "is required (null marks a missing value)");
+            self.errors.push(|| path("y"), "is required (null marks a missing value)");
         }
-        b.push_row(
-            uid.as_deref().unwrap_or(""),
-            ds.as_deref().unwrap_or(""),
-            y.unwrap_or(f64::NAN),
-        );
+        b.push_row(uid.as_deref().unwrap_or(""), ds.as_deref().unwrap_or(""), y.unwrap_or(f64::NAN));
         Ok(true)
     }
 

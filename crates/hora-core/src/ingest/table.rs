@@ -16,10 +16,7 @@ impl Default for StrColumn {
 
 impl StrColumn {
     pub fn new() -> Self {
-        StrColumn {
-            bytes: String::new(),
-            offsets: vec![0],
-        }
+        StrColumn { bytes: String::new(), offsets: vec![0] }
     }
 
     pub fn push(&mut self, s: &str) {
@@ -39,8 +36,7 @@ impl StrColumn {
     pub fn extend(&mut self, other: &StrColumn) {
         let base = self.bytes.len() as u32;
         self.bytes.push_str(&other.bytes);
-        self.offsets
-            .extend(other.offsets[1..].iter().map(|o| o + base));
+        self.offsets.extend(other.offsets[1..].iter().map(|o| o + base));
     }
 
     pub fn get(&self, i: usize) -> &str {
@@ -103,7 +99,6 @@ impl RowTable {
 
     /// `(body row index, ds)` of entity `e`, in the order sent.
     pub fn entity_ds(&self, e: usize) -> impl Iterator<Item = (u32, &str)> + '_ {
-        self.entity_range(e)
-            .map(move |k| (self.rows[k], self.ds.get(k)))
+        self.entity_range(e).map(move |k| (self.rows[k], self.ds.get(k)))
     }
 }

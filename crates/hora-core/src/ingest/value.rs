@@ -40,9 +40,7 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
         // serde_json never yields a non-finite float, so `from_f64` cannot fail here.
-        Ok(Number::from_f64(v)
-            .map(Value::Number)
-            .unwrap_or(Value::Null))
+        Ok(Number::from_f64(v).map(Value::Number).unwrap_or(Value::Null))
     }
 
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
@@ -65,10 +63,7 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
         let mut out = Vec::new();
         loop {
             let path = format!("{}[{}]", self.path, out.len());
-            match seq.next_element_seed(StrictValue {
-                path,
-                errors: &mut *self.errors,
-            })? {
+            match seq.next_element_seed(StrictValue { path, errors: &mut *self.errors })? {
                 Some(v) => out.push(v),
                 None => return Ok(Value::Array(out)),
             }
@@ -78,15 +73,8 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let path = if self.path.is_empty() {
-                key.clone()
-            } else {
-                format!("{}.{}", self.path, key)
-            };
-            let value = map.next_value_seed(StrictValue {
-                path: path.clone(),
-                errors: &mut *self.errors,
-            })?;
+            let path = if self.path.is_empty() { key.clone() } else { format!("{}.{}", self.path, key) };
+            let value = map.next_value_seed(StrictValue { path: path.clone(), errors: &mut *self.errors })?;
             if out.contains_key(&key) {
                 self.errors.push(|| path, "duplicate key");
             } else {

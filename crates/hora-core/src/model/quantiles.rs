@@ -37,11 +37,7 @@ fn nearest(native: &[f64], q: f64) -> usize {
     let mut best = 0;
     for (i, n) in native.iter().enumerate() {
         let (d, db) = (clean((n - q).abs()), clean((native[best] - q).abs()));
-        let outward = if q < 0.5 {
-            *n < native[best]
-        } else {
-            *n > native[best]
-        };
+        let outward = if q < 0.5 { *n < native[best] } else { *n > native[best] };
         if d < db || (d == db && outward) {
             best = i;
         }
@@ -56,18 +52,10 @@ fn position(native: &[f64], q: f64) -> Option<usize> {
 /// Formats an interval key: `(hi - lo) * 100`, without a trailing `.0`.
 fn level_key(lo: f64, hi: f64) -> String {
     let width = clean((hi - lo) * 100.0);
-    if width.fract() == 0.0 {
-        format!("{}", width as i64)
-    } else {
-        format!("{width}")
-    }
+    if width.fract() == 0.0 { format!("{}", width as i64) } else { format!("{width}") }
 }
 
-pub fn plan_quantiles(
-    model: &str,
-    native: &[f64],
-    req: &QuantileRequest,
-) -> Result<QuantilePlan, HoraError> {
+pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Result<QuantilePlan, HoraError> {
     let mut levels = req.levels.clone();
     levels.sort_unstable();
     levels.dedup();
@@ -80,31 +68,19 @@ pub fn plan_quantiles(
     requested.dedup();
 
     if req.policy == QuantilePolicy::Strict {
-        let unsupported: Vec<f64> = requested
-            .iter()
-            .copied()
-            .filter(|q| position(native, *q).is_none())
-            .collect();
+        let unsupported: Vec<f64> = requested.iter().copied().filter(|q| position(native, *q).is_none()).collect();
         let bad_levels: Vec<u32> = levels
             .iter()
             .copied()
-            .filter(|l| {
-                unsupported.contains(&clean(0.5 - *l as f64 / 200.0))
-                    || unsupported.contains(&clean(0.5 + *l as f64 / 200.0))
-            })
+            .filter(|l| unsupported.contains(&clean(0.5 - *l as f64 / 200.0)) || unsupported.contains(&clean(0.5 + *l as f64 / 200.0)))
             .collect();
-        let bad_point = req
-            .point_quantile
-            .filter(|p| position(native, *p).is_none());
+        let bad_point = req.point_quantile.filter(|p| position(native, *p).is_none());
         if !unsupported.is_empty() || bad_point.is_some() {
-            let mut e = HoraError::new(
-                ErrorCode::QuantileUnsupported,
-                "A requested quantile is not native to the model and quantile_policy is strict.",
-            )
-            .with("model", model)
-            .with("level", bad_levels)
-            .with("unsupported", unsupported)
-            .with("supported", native.to_vec());
+            let mut e = HoraError::new(ErrorCode::QuantileUnsupported, "A requested quantile is not native to the model and quantile_policy is strict.")
+                .with("model", model)
+                .with("level", bad_levels)
+                .with("unsupported", unsupported)
+                .with("supported", native.to_vec());
             if let Some(p) = bad_point {
                 e = e.with("point_quantile", p);
             }
@@ -137,46 +113,23 @@ pub fn plan_quantiles(
     let y_hat = match req.point_quantile {
         Some(p) => {
             let idx = used_of(p);
-            let method = if position(native, p).is_some() {
-                "native"
-            } else {
-                "nearest"
-            };
-            report["point_forecast"] =
-                json!({"requested": p, "used": native[idx], "method": method});
+            let method = if position(native, p).is_some() { "native" } else { "nearest" };
+            report["point_forecast"] = json!({"requested": p, "used": native[idx], "method": method});
             idx
         }
         None => used_of(0.5),
     };
-    Ok(QuantilePlan {
-        y_hat,
-        intervals,
-        report,
-    })
+    Ok(QuantilePlan { y_hat, intervals, report })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const NATIVE: [f64; 13] = [
-        0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99,
-    ];
+    const NATIVE: [f64; 13] = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
 
-    fn plan(
-        levels: &[u32],
-        point: Option<f64>,
-        policy: QuantilePolicy,
-    ) -> Result<QuantilePlan, HoraError> {
-        plan_quantiles(
-            "hora-1.0",
-            &NATIVE,
-            &QuantileRequest {
-                levels: levels.to_vec(),
-                point_quantile: point,
-                policy,
-            },
-        )
+    fn plan(levels: &[u32], point: Option<f64>, policy: QuantilePolicy) -> Result<QuantilePlan, HoraError> {
+        plan_quantiles("hora-1.0", &NATIVE, &QuantileRequest { levels: levels.to_vec(), point_quantile: point, policy })
     }
 
     #[test]
@@ -193,10 +146,7 @@ mod tests {
     fn level_95_is_served_by_0_01_and_0_99_and_keyed_98() {
         let p = plan(&[95], None, QuantilePolicy::Nearest).unwrap();
         assert_eq!(p.intervals, vec![("98".to_string(), 0, 12)]);
-        assert_eq!(
-            p.report["substitutions"],
-            json!([{"requested": 0.025, "used": 0.01}, {"requested": 0.975, "used": 0.99}])
-        );
+        assert_eq!(p.report["substitutions"], json!([{"requested": 0.025, "used": 0.01}, {"requested": 0.975, "used": 0.99}]));
     }
 
     #[test]
@@ -227,10 +177,7 @@ mod tests {
     fn point_quantile_maps_to_the_nearest_native_and_reports_the_method() {
         let p = plan(&[], Some(0.7), QuantilePolicy::Nearest).unwrap();
         assert_eq!(p.y_hat, 8);
-        assert_eq!(
-            p.report["point_forecast"],
-            json!({"requested": 0.7, "used": 0.7, "method": "native"})
-        );
+        assert_eq!(p.report["point_forecast"], json!({"requested": 0.7, "used": 0.7, "method": "native"}));
         let p = plan(&[], Some(0.72), QuantilePolicy::Nearest).unwrap();
         assert_eq!(p.report["point_forecast"]["method"], "nearest");
         assert_eq!(p.report["point_forecast"]["used"], json!(0.7));

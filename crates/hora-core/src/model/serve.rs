@@ -30,12 +30,7 @@ const F32_SAFE_MIN: f64 = 1e-30;
 
 /// Forecasts `h` steps for every context (NaN = missing). Returns per entity `h × Q` values,
 /// row-major by step, in the order of `spec.quantiles`.
-pub fn forecast(
-    model: &ModelSession,
-    contexts: &[&[f64]],
-    h: usize,
-    opts: ForecastOptions,
-) -> Result<Vec<Vec<f64>>, HoraError> {
+pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: ForecastOptions) -> Result<Vec<Vec<f64>>, HoraError> {
     let spec = &model.spec;
     let q = spec.quantiles.len();
     let median = spec.median_index();
@@ -74,11 +69,8 @@ pub fn forecast(
             }
         }
         if forecast.iter().any(|v| !v.is_finite()) {
-            return Err(HoraError::new(
-                ErrorCode::ServiceUnavailable,
-                "The model produced a non-finite forecast.",
-            )
-            .with("stage", "inference"));
+            return Err(HoraError::new(ErrorCode::ServiceUnavailable, "The model produced a non-finite forecast.")
+                .with("stage", "inference"));
         }
     }
     Ok(out)
@@ -86,10 +78,7 @@ pub fn forecast(
 
 /// A power of two that brings the series' largest magnitude into f32's comfortable range.
 fn range_factor(values: &[f64]) -> f64 {
-    let max = values
-        .iter()
-        .filter(|v| v.is_finite())
-        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let max = values.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
     if max > F32_SAFE_MAX || (max > 0.0 && max < F32_SAFE_MIN) {
         2f64.powi(-(max.log2().round() as i32))
     } else {
@@ -98,11 +87,7 @@ fn range_factor(values: &[f64]) -> f64 {
 }
 
 /// One graph pass for every entity: `native_horizon × Q` values each.
-fn run_round(
-    model: &ModelSession,
-    work: &[Vec<f64>],
-    flip: bool,
-) -> Result<Vec<Vec<f64>>, HoraError> {
+fn run_round(model: &ModelSession, work: &[Vec<f64>], flip: bool) -> Result<Vec<Vec<f64>>, HoraError> {
     let spec = &model.spec;
     let (hn, q) = (spec.native_horizon, spec.quantiles.len());
     // Entities are grouped by padded length so that an entity's input never depends on its batch.
@@ -110,10 +95,7 @@ fn run_round(
     for (e, w) in work.iter().enumerate() {
         let n = w.len().min(spec.max_context);
         let padded = n.div_ceil(spec.context_multiple) * spec.context_multiple;
-        buckets
-            .entry(padded.max(spec.context_multiple))
-            .or_default()
-            .push(e);
+        buckets.entry(padded.max(spec.context_multiple)).or_default().push(e);
     }
     let mut results = vec![Vec::new(); work.len()];
     let per_entity = if flip { 2 } else { 1 };
@@ -137,13 +119,9 @@ fn run_round(
                     }
                 }
             }
-            let raw = model.run(&context, &mask, rows, time).map_err(|e| {
-                HoraError::new(
-                    ErrorCode::ServiceUnavailable,
-                    format!("Inference failed: {e}"),
-                )
-                .with("stage", "inference")
-            })?;
+            let raw = model
+                .run(&context, &mask, rows, time)
+                .map_err(|e| HoraError::new(ErrorCode::ServiceUnavailable, format!("Inference failed: {e}")).with("stage", "inference"))?;
             for (i, &e) in chunk.iter().enumerate() {
                 let base = i * per_entity * hn * q;
                 let mut r: Vec<f64> = raw[base..base + hn * q].iter().map(|v| *v as f64).collect();

@@ -33,19 +33,14 @@ pub struct ModelSession {
 }
 
 impl ModelSession {
-    /// Loads the graph at `path` once per lane and reads its metadata. `lanes` is how many rows
+    /// Loads the graph at `path` once per lane and reads its metadata. `lanes` is how many row
     /// groups of a batch run at once (one thread each).
     pub fn load(path: &str, lanes: usize) -> Result<ModelSession, ModelLoadError> {
         if !std::path::Path::new(path).is_file() {
-            return Err(ModelLoadError(format!(
-                "The model file {path} does not exist."
-            )));
+            return Err(ModelLoadError(format!("The model file {path} does not exist.")));
         }
         let fail = |e: &dyn std::fmt::Display| {
-            ModelLoadError(format!(
-                "The model file {path} could not be loaded: {}.",
-                e.to_string().trim_end_matches('.')
-            ))
+            ModelLoadError(format!("The model file {path} could not be loaded: {}.", e.to_string().trim_end_matches('.')))
         };
         let open = || {
             Session::builder()
@@ -60,33 +55,21 @@ impl ModelSession {
         let session = open()?;
         let props: HashMap<String, String> = {
             let meta = session.metadata().map_err(|e| fail(&e))?;
-            METADATA_KEYS
-                .iter()
-                .filter_map(|k| meta.custom(k).map(|v| (k.to_string(), v)))
-                .collect()
+            METADATA_KEYS.iter().filter_map(|k| meta.custom(k).map(|v| (k.to_string(), v))).collect()
         };
-        let spec = ModelSpec::from_metadata(&props).map_err(|e| {
-            ModelLoadError(format!("The model file {path} is not a Hora model: {e}."))
-        })?;
+        let spec = ModelSpec::from_metadata(&props).map_err(|e| ModelLoadError(format!("The model file {path} is not a Hora model: {e}.")))?;
         let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         if !(names.contains(&"context") && names.contains(&"mask")) {
-            return Err(ModelLoadError(format!(
-                "The model file {path} lacks the inputs `context` and `mask`."
-            )));
+            return Err(ModelLoadError(format!("The model file {path} lacks the inputs `context` and `mask`.")));
         }
         if !session.outputs().iter().any(|o| o.name() == "quantiles") {
-            return Err(ModelLoadError(format!(
-                "The model file {path} lacks the output `quantiles`."
-            )));
+            return Err(ModelLoadError(format!("The model file {path} lacks the output `quantiles`.")));
         }
         let mut sessions = vec![session];
         for _ in 1..lanes.max(1) {
             sessions.push(open()?);
         }
-        let model = ModelSession {
-            spec,
-            lanes: sessions.into_iter().map(Mutex::new).collect(),
-        };
+        let model = ModelSession { spec, lanes: sessions.into_iter().map(Mutex::new).collect() };
         // One run at load: a graph that cannot run fails start-up, and the first request is not slow.
         let t = model.spec.context_multiple;
         model
@@ -98,24 +81,12 @@ impl ModelSession {
     /// Runs the graph on `batch` rows of `time` steps (row-major); returns
     /// `[batch, native_horizon, quantiles]` row-major. The rows are split over the lanes, which
     /// run at once; a row's result never depends on the rows beside it.
-    pub fn run(
-        &self,
-        context: &[f32],
-        mask: &[f32],
-        batch: usize,
-        time: usize,
-    ) -> Result<Vec<f32>, String> {
+    pub fn run(&self, context: &[f32], mask: &[f32], batch: usize, time: usize) -> Result<Vec<f32>, String> {
         let lanes = self.lanes.len().min(batch).max(1);
         let bounds: Vec<usize> = (0..=lanes).map(|i| i * batch / lanes).collect();
         let part = |i: usize| {
             let (from, to) = (bounds[i] * time, bounds[i + 1] * time);
-            self.run_lane(
-                i,
-                &context[from..to],
-                &mask[from..to],
-                bounds[i + 1] - bounds[i],
-                time,
-            )
+            self.run_lane(i, &context[from..to], &mask[from..to], bounds[i + 1] - bounds[i], time)
         };
         let parts: Vec<Result<Vec<f32>, String>> = if lanes == 1 {
             vec![part(0)]
@@ -123,53 +94,27 @@ impl ModelSession {
             std::thread::scope(|s| {
                 let others: Vec<_> = (1..lanes).map(|i| s.spawn(move || part(i))).collect();
                 let mut parts = vec![part(0)];
-                parts.extend(
-                    others
-                        .into_iter()
-                        .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
-                );
+                parts.extend(others.into_iter().map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))));
                 parts
             })
         };
-        let mut out =
-            Vec::with_capacity(batch * self.spec.native_horizon * self.spec.quantiles.len());
+        let mut out = Vec::with_capacity(batch * self.spec.native_horizon * self.spec.quantiles.len());
         for p in parts {
             out.extend_from_slice(&p?);
         }
         Ok(out)
     }
 
-    fn run_lane(
-        &self,
-        lane: usize,
-        context: &[f32],
-        mask: &[f32],
-        batch: usize,
-        time: usize,
-    ) -> Result<Vec<f32>, String> {
+    fn run_lane(&self, lane: usize, context: &[f32], mask: &[f32], batch: usize, time: usize) -> Result<Vec<f32>, String> {
         let shape = [batch as i64, time as i64];
         let ctx = TensorRef::from_array_view((shape, context)).map_err(|e| e.to_string())?;
         let msk = TensorRef::from_array_view((shape, mask)).map_err(|e| e.to_string())?;
-        let mut session = self.lanes[lane]
-            .lock()
-            .map_err(|_| "model session poisoned".to_string())?;
-        let outputs = session
-            .run(ort::inputs!["context" => ctx, "mask" => msk])
-            .map_err(|e| e.to_string())?;
-        let (out_shape, data) = outputs["quantiles"]
-            .try_extract_tensor::<f32>()
-            .map_err(|e| e.to_string())?;
-        let want = [
-            batch as i64,
-            self.spec.native_horizon as i64,
-            self.spec.quantiles.len() as i64,
-        ];
+        let mut session = self.lanes[lane].lock().map_err(|_| "model session poisoned".to_string())?;
+        let outputs = session.run(ort::inputs!["context" => ctx, "mask" => msk]).map_err(|e| e.to_string())?;
+        let (out_shape, data) = outputs["quantiles"].try_extract_tensor::<f32>().map_err(|e| e.to_string())?;
+        let want = [batch as i64, self.spec.native_horizon as i64, self.spec.quantiles.len() as i64];
         if out_shape.as_ref() != want {
-            return Err(format!(
-                "model output shape {:?}, expected {:?}",
-                out_shape.as_ref(),
-                want
-            ));
+            return Err(format!("model output shape {:?}, expected {:?}", out_shape.as_ref(), want));
         }
         Ok(data.to_vec())
     }

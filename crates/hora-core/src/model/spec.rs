@@ -20,18 +20,9 @@ pub struct ModelSpec {
 impl ModelSpec {
     /// Reads the `hora.*` metadata properties; names the first missing or malformed one.
     pub fn from_metadata(props: &HashMap<String, String>) -> Result<ModelSpec, String> {
-        let get = |k: &str| {
-            props
-                .get(k)
-                .map(|s| s.trim().to_string())
-                .ok_or_else(|| format!("metadata property {k} is missing"))
-        };
+        let get = |k: &str| props.get(k).map(|s| s.trim().to_string()).ok_or_else(|| format!("metadata property {k} is missing"));
         let int = |k: &str| -> Result<usize, String> {
-            get(k)?
-                .parse::<usize>()
-                .ok()
-                .filter(|v| *v > 0)
-                .ok_or_else(|| format!("metadata property {k} is not a positive integer"))
+            get(k)?.parse::<usize>().ok().filter(|v| *v > 0).ok_or_else(|| format!("metadata property {k} is not a positive integer"))
         };
         let quantiles: Vec<f64> = get("hora.quantiles")?
             .split(',')
@@ -39,15 +30,8 @@ impl ModelSpec {
             .collect::<Result<_, _>>()
             .map_err(|_| "metadata property hora.quantiles is not a list of numbers".to_string())?;
         let ascending = quantiles.windows(2).all(|w| w[0] < w[1]);
-        if quantiles.is_empty()
-            || !ascending
-            || quantiles.iter().any(|q| !(*q > 0.0 && *q < 1.0))
-            || !quantiles.contains(&0.5)
-        {
-            return Err(
-                "metadata property hora.quantiles must be ascending levels in (0, 1) including 0.5"
-                    .into(),
-            );
+        if quantiles.is_empty() || !ascending || quantiles.iter().any(|q| !(*q > 0.0 && *q < 1.0)) || !quantiles.contains(&0.5) {
+            return Err("metadata property hora.quantiles must be ascending levels in (0, 1) including 0.5".into());
         }
         let spec = ModelSpec {
             name: get("hora.name")?,
@@ -67,10 +51,7 @@ impl ModelSpec {
 
     /// Index of the median among the native quantiles.
     pub fn median_index(&self) -> usize {
-        self.quantiles
-            .iter()
-            .position(|q| *q == 0.5)
-            .unwrap_or(self.quantiles.len() / 2)
+        self.quantiles.iter().position(|q| *q == 0.5).unwrap_or(self.quantiles.len() / 2)
     }
 }
 
@@ -81,10 +62,7 @@ mod tests {
     fn props() -> HashMap<String, String> {
         [
             ("hora.name", "hora-1.0"),
-            (
-                "hora.quantiles",
-                "0.01,0.05,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.95,0.99",
-            ),
+            ("hora.quantiles", "0.01,0.05,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.95,0.99"),
             ("hora.min_context", "16"),
             ("hora.max_context", "4096"),
             ("hora.max_horizon", "1024"),
@@ -101,10 +79,7 @@ mod tests {
     fn metadata_gives_limits_and_native_quantiles() {
         let spec = ModelSpec::from_metadata(&props()).unwrap();
         assert_eq!(spec.quantiles.len(), 13);
-        assert_eq!(
-            (spec.min_context, spec.max_context, spec.max_horizon),
-            (16, 4096, 1024)
-        );
+        assert_eq!((spec.min_context, spec.max_context, spec.max_horizon), (16, 4096, 1024));
         assert_eq!(spec.median_index(), 6);
     }
 
@@ -112,13 +87,9 @@ mod tests {
     fn a_missing_or_malformed_property_is_named() {
         let mut p = props();
         p.remove("hora.max_horizon");
-        assert!(ModelSpec::from_metadata(&p)
-            .unwrap_err()
-            .contains("hora.max_horizon"));
+        assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("hora.max_horizon"));
         let mut p = props();
         p.insert("hora.quantiles".into(), "0.9,0.5".into());
-        assert!(ModelSpec::from_metadata(&p)
-            .unwrap_err()
-            .contains("ascending"));
+        assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("ascending"));
     }
 }

@@ -103,9 +103,7 @@ pub fn write_utc(out: &mut String, t: Micros) {
     let [h1, h2] = two(hh);
     let [n1, n2] = two(mm);
     let [s1, s2] = two(ss);
-    let bytes = [
-        y1, y2, y3, y4, b'-', m1, m2, b'-', d1, d2, b'T', h1, h2, b':', n1, n2, b':', s1, s2, b'Z',
-    ];
+    let bytes = [y1, y2, y3, y4, b'-', m1, m2, b'-', d1, d2, b'T', h1, h2, b':', n1, n2, b':', s1, s2, b'Z'];
     out.push_str(std::str::from_utf8(&bytes).expect("ASCII digits"));
 }
 
@@ -115,20 +113,12 @@ mod tests {
 
     #[test]
     fn utc_stamps_are_written_as_chrono_formats_them() {
-        // Every day from 0001 to 9999 at a moving time of day, plus the ends of a day.
-        let mut t = -62_135_596_800 * MICROS_PER_SECOND;
-        let end = 253_402_300_799 * MICROS_PER_SECOND;
+        // Every third day from 0001 to 9999 at a moving time of day, plus the last microsecond.
+        let (mut t, end) = (-62_135_596_800 * MICROS_PER_SECOND, 253_402_300_799 * MICROS_PER_SECOND);
         let mut k = 0i64;
         while t <= end {
-            for u in [
-                t,
-                t + (k * 7919 % 86_400) * MICROS_PER_SECOND,
-                t + MICROS_PER_DAY - 1,
-            ] {
-                let want = chrono::DateTime::from_timestamp_micros(u)
-                    .unwrap()
-                    .format("%Y-%m-%dT%H:%M:%SZ")
-                    .to_string();
+            for u in [t, t + (k * 7919 % 86_400) * MICROS_PER_SECOND, t + MICROS_PER_DAY - 1] {
+                let want = chrono::DateTime::from_timestamp_micros(u).unwrap().format("%Y-%m-%dT%H:%M:%SZ").to_string();
                 assert_eq!(format_utc(u), want);
             }
             t += 3 * MICROS_PER_DAY;

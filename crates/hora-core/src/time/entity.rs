@@ -159,9 +159,7 @@ pub fn parse_stamps<'a>(
     let mut first: Option<(Shape, u32)> = None;
     let mut pending: Vec<(u32, &'a str, Lexed)> = Vec::new();
     for (row, s) in iter {
-        let l = lex(s).map_err(|why| {
-            HoraError::field(ds_field(row), format!("series[{row}].ds {s:?} {why}"))
-        })?;
+        let l = lex(s).map_err(|why| HoraError::field(ds_field(row), format!("series[{row}].ds {s:?} {why}")))?;
         match first {
             None => first = Some((l.shape, row)),
             Some((shape, first_row)) if shape != l.shape => {
@@ -188,11 +186,7 @@ pub fn parse_stamps<'a>(
     if shape == Shape::DayMonth {
         order = resolve_order(&pending, ds_format)?;
         for (_, _, l) in &pending {
-            let (m, d) = if order == DayMonthOrder::Dmy {
-                (l.b, l.a)
-            } else {
-                (l.a, l.b)
-            };
+            let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
             acc.push(l, m, d);
         }
     }
@@ -221,12 +215,7 @@ impl Accumulator {
             skipped_local_rows: 0,
             repeated_local_rows: 0,
         };
-        Accumulator {
-            out,
-            conv: WallConverter::new(used),
-            zone_given: zone.is_some(),
-            last_offset: None,
-        }
+        Accumulator { out, conv: WallConverter::new(used), zone_given: zone.is_some(), last_offset: None }
     }
 
     /// Adds one stamp whose month and day are `m` and `d`.
@@ -261,11 +250,7 @@ impl Accumulator {
     fn finish(mut self, format: DsFormat) -> ParsedStamps {
         self.out.format = format;
         if self.out.naive_rows > 0 {
-            self.out.source = if self.zone_given {
-                ZoneSource::Option
-            } else {
-                ZoneSource::DefaultUtc
-            };
+            self.out.source = if self.zone_given { ZoneSource::Option } else { ZoneSource::DefaultUtc };
         } else if !self.zone_given && self.out.explicit_offsets.len() == 1 {
             // One constant offset and no zone option: calendar steps use that offset's clock, so
             // monthly data written at local midnight stays month-start data.
@@ -280,10 +265,7 @@ impl Accumulator {
 /// Day/month order: proven by a row whose first number exceeds 12 (dmy) or whose second does
 /// (mdy); otherwise `options.ds_format`; otherwise `AMBIGUOUS_DATE_FORMAT`. The option wins when
 /// sent, and rows impossible under it are a 422 naming the row.
-fn resolve_order(
-    pending: &[(u32, &str, Lexed)],
-    ds_format: Option<DayMonthOrder>,
-) -> Result<DayMonthOrder, HoraError> {
+fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<DayMonthOrder>) -> Result<DayMonthOrder, HoraError> {
     let dmy_proof = pending.iter().find(|p| p.2.a > 12);
     let mdy_proof = pending.iter().find(|p| p.2.b > 12);
     let order = match (ds_format, dmy_proof, mdy_proof) {
@@ -314,21 +296,10 @@ fn resolve_order(
         }
     };
     for (row, s, l) in pending {
-        let (m, d) = if order == DayMonthOrder::Dmy {
-            (l.b, l.a)
-        } else {
-            (l.a, l.b)
-        };
+        let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
         if m == 0 || m > 12 || d == 0 || d > super::civil::days_in_month(l.year, m) {
-            let name = if order == DayMonthOrder::Dmy {
-                "D/M/YYYY"
-            } else {
-                "M/D/YYYY"
-            };
-            return Err(HoraError::field(
-                ds_field(*row),
-                format!("series[{row}].ds {s:?} is not a valid {name} date"),
-            ));
+            let name = if order == DayMonthOrder::Dmy { "D/M/YYYY" } else { "M/D/YYYY" };
+            return Err(HoraError::field(ds_field(*row), format!("series[{row}].ds {s:?} is not a valid {name} date")));
         }
     }
     Ok(order)
@@ -340,9 +311,7 @@ fn fixed_offset_zone(secs: i32) -> Option<Tz> {
         return None;
     }
     let h = -secs / 3600;
-    format!("Etc/GMT{}{}", if h > 0 { "+" } else { "-" }, h.abs())
-        .parse()
-        .ok()
+    format!("Etc/GMT{}{}", if h > 0 { "+" } else { "-" }, h.abs()).parse().ok()
 }
 
 /// `±HH:MM`; UTC shows as `+00:00`.

@@ -34,11 +34,7 @@ pub struct Freq {
 pub const MAX_MULTIPLE: u32 = 1_000_000;
 
 fn unsupported(s: &str, why: &str) -> HoraError {
-    HoraError::new(
-        ErrorCode::FreqUnsupported,
-        format!("freq {s:?} is not supported: {why}"),
-    )
-    .with("freq", s)
+    HoraError::new(ErrorCode::FreqUnsupported, format!("freq {s:?} is not supported: {why}")).with("freq", s)
 }
 
 impl Freq {
@@ -56,12 +52,7 @@ impl Freq {
         } else {
             match num.parse::<u32>() {
                 Ok(v) if (1..=MAX_MULTIPLE).contains(&v) => v,
-                _ => {
-                    return Err(unsupported(
-                        s,
-                        "the multiple must be an integer from 1 to 1000000",
-                    ))
-                }
+                _ => return Err(unsupported(s, "the multiple must be an integer from 1 to 1000000")),
             }
         };
         let unit = match token {
@@ -88,15 +79,9 @@ impl Freq {
             }
             _ => match token.strip_prefix("M@") {
                 Some(day) => FreqUnit::MonthDay(
-                    parse_day(day)
-                        .ok_or_else(|| unsupported(s, "M@<day> needs a day from 1 to 31"))?,
+                    parse_day(day).ok_or_else(|| unsupported(s, "M@<day> needs a day from 1 to 31"))?,
                 ),
-                None => {
-                    return Err(unsupported(
-                        s,
-                        "unknown token (case-sensitive; see the contract's freq table)",
-                    ))
-                }
+                None => return Err(unsupported(s, "unknown token (case-sensitive; see the contract's freq table)")),
             },
         };
         Ok(Freq { n, unit })
@@ -140,10 +125,7 @@ impl Freq {
 
     /// Steps of `s`, `min`, `h`: exact durations on UTC instants, whatever the zone.
     pub fn is_sub_daily(&self) -> bool {
-        matches!(
-            self.unit,
-            FreqUnit::Second | FreqUnit::Minute | FreqUnit::Hour
-        )
+        matches!(self.unit, FreqUnit::Second | FreqUnit::Minute | FreqUnit::Hour)
     }
 
     /// Months per step for month, quarter and year frequencies.

@@ -19,8 +19,8 @@
 use chrono_tz::Tz;
 
 use super::civil::{
-    civil_from_days, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY,
-    MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND,
+    civil_from_days, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY, MICROS_PER_HOUR,
+    MICROS_PER_MINUTE, MICROS_PER_SECOND,
 };
 use super::freq::{Freq, FreqUnit};
 use super::step::anchor_day;
@@ -57,11 +57,7 @@ fn failed(message: String) -> HoraError {
 }
 
 /// Infers the frequency of one entity's instants (sorted; duplicates allowed).
-pub fn infer_freq(
-    instants_sorted: &[Micros],
-    zone: Tz,
-    allow_business: bool,
-) -> Result<InferredFreq, HoraError> {
+pub fn infer_freq(instants_sorted: &[Micros], zone: Tz, allow_business: bool) -> Result<InferredFreq, HoraError> {
     let mut t: Vec<Micros> = instants_sorted.to_vec();
     if !t.is_sorted() {
         t.sort_unstable();
@@ -100,17 +96,10 @@ pub fn infer_freq(
 }
 
 fn choose(cands: Vec<Candidate>, distinct: usize) -> Result<InferredFreq, HoraError> {
-    let mut cands: Vec<Candidate> = cands
-        .into_iter()
-        .filter(|c| c.support >= MIN_STEP_SUPPORT)
-        .collect();
+    let mut cands: Vec<Candidate> = cands.into_iter().filter(|c| c.support >= MIN_STEP_SUPPORT).collect();
     // On an equal share: B beats d, wall-clock days beat UTC hours; a month-family reading and a
     // day/week reading with the same share are genuinely ambiguous.
-    cands.sort_by(|a, b| {
-        b.share
-            .total_cmp(&a.share)
-            .then(rank(&b.freq).cmp(&rank(&a.freq)))
-    });
+    cands.sort_by(|a, b| b.share.total_cmp(&a.share).then(rank(&b.freq).cmp(&rank(&a.freq))));
     cands.dedup_by(|a, b| a.freq == b.freq);
     let Some(best) = cands.first().copied() else {
         return Err(failed(
@@ -137,19 +126,13 @@ fn choose(cands: Vec<Candidate>, distinct: usize) -> Result<InferredFreq, HoraEr
                 .collect();
             return Err(HoraError::new(
                 ErrorCode::FreqAmbiguous,
-                format!(
-                    "several frequencies fit the timestamps equally well: {}; send freq",
-                    list.join(", ")
-                ),
+                format!("several frequencies fit the timestamps equally well: {}; send freq", list.join(", ")),
             )
             .with("candidates", list));
         }
     }
     let sample = ((distinct - 1) as f64 / FULL_CONFIDENCE_INTERVALS).min(1.0);
-    Ok(InferredFreq {
-        freq: best.freq,
-        confidence: round3(best.share * sample),
-    })
+    Ok(InferredFreq { freq: best.freq, confidence: round3(best.share * sample) })
 }
 
 /// Preference between candidates with the same share (higher wins).
@@ -172,11 +155,7 @@ fn mode_delta(v: &[Micros]) -> i64 {
 
 /// Most common positive neighbour difference and the share of intervals equal to it.
 fn mode_delta_count(v: &[Micros]) -> (i64, f64) {
-    let mut d: Vec<i64> = v
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .filter(|&x| x > 0)
-        .collect();
+    let mut d: Vec<i64> = v.windows(2).map(|w| w[1] - w[0]).filter(|&x| x > 0).collect();
     d.sort_unstable();
     let m = mode_of_sorted(&d).unwrap_or(0);
     let support = d.iter().filter(|&&x| x == m).count() as f64 / (v.len() - 1).max(1) as f64;
@@ -224,21 +203,11 @@ fn fixed_candidate(v: &[Micros], wall: bool) -> Option<Candidate> {
     } else if step % MICROS_PER_HOUR == 0 {
         Freq::new(u32::try_from(step / MICROS_PER_HOUR).ok()?, FreqUnit::Hour)
     } else if step % MICROS_PER_MINUTE == 0 {
-        Freq::new(
-            u32::try_from(step / MICROS_PER_MINUTE).ok()?,
-            FreqUnit::Minute,
-        )
+        Freq::new(u32::try_from(step / MICROS_PER_MINUTE).ok()?, FreqUnit::Minute)
     } else {
-        Freq::new(
-            u32::try_from(step / MICROS_PER_SECOND).ok()?,
-            FreqUnit::Second,
-        )
+        Freq::new(u32::try_from(step / MICROS_PER_SECOND).ok()?, FreqUnit::Second)
     };
-    Some(Candidate {
-        freq,
-        share: phase_share(v, step),
-        support,
-    })
+    Some(Candidate { freq, share: phase_share(v, step), support })
 }
 
 struct Civil {
@@ -252,23 +221,13 @@ struct Civil {
 fn civil(wall: Micros) -> Civil {
     let (days, tod) = split_day(wall);
     let (year, month, day) = civil_from_days(days);
-    Civil {
-        month_index: year * 12 + i64::from(month) - 1,
-        year,
-        month,
-        day,
-        tod,
-    }
+    Civil { month_index: year * 12 + i64::from(month) - 1, year, month, day, tod }
 }
 
 /// Month-family candidate: the most common month step, the best anchor, then quarter/year names.
 fn month_candidate(wall: &[Micros]) -> Option<Candidate> {
     let c: Vec<Civil> = wall.iter().map(|&w| civil(w)).collect();
-    let mut steps: Vec<i64> = c
-        .windows(2)
-        .map(|w| w[1].month_index - w[0].month_index)
-        .filter(|&x| x > 0)
-        .collect();
+    let mut steps: Vec<i64> = c.windows(2).map(|w| w[1].month_index - w[0].month_index).filter(|&x| x > 0).collect();
     steps.sort_unstable();
     let k = mode_of_sorted(&steps)?;
     let support = steps.iter().filter(|&&x| x == k).count() as f64 / (c.len() - 1) as f64;
@@ -279,11 +238,8 @@ fn month_candidate(wall: &[Micros]) -> Option<Candidate> {
     phases.sort_unstable();
     let phase = mode_of_sorted(&phases)?;
     // The fixed day: the most common day of month among days short of the month's end.
-    let mut days: Vec<i64> = c
-        .iter()
-        .filter(|x| x.day < days_in_month(x.year, x.month))
-        .map(|x| i64::from(x.day))
-        .collect();
+    let mut days: Vec<i64> =
+        c.iter().filter(|x| x.day < days_in_month(x.year, x.month)).map(|x| i64::from(x.day)).collect();
     days.sort_unstable();
     let mut units = vec![FreqUnit::MonthStart, FreqUnit::MonthEnd];
     if let Some(d) = mode_of_sorted(&days).filter(|&d| d > 1) {
@@ -293,43 +249,27 @@ fn month_candidate(wall: &[Micros]) -> Option<Candidate> {
         let on = c
             .iter()
             .filter(|x| {
-                x.tod == tod
-                    && x.month_index.rem_euclid(k) == phase
-                    && x.day == anchor_day(unit, x.year, x.month)
+                x.tod == tod && x.month_index.rem_euclid(k) == phase && x.day == anchor_day(unit, x.year, x.month)
             })
             .count();
         on as f64 / c.len() as f64
     };
     // First listed wins a tie: MS, then ME, then M@<day>.
-    let (unit, share) = units.into_iter().map(|u| (u, share_of(u))).fold(
-        None,
-        |best: Option<(FreqUnit, f64)>, cur| match best {
+    let (unit, share) =
+        units.into_iter().map(|u| (u, share_of(u))).fold(None, |best: Option<(FreqUnit, f64)>, cur| match best {
             Some(b) if b.1 >= cur.1 => Some(b),
             _ => Some(cur),
-        },
-    )?;
+        })?;
     let month_of_year = (phase.rem_euclid(12) + 1) as u32; // valid when k divides 12 or is a multiple
     let n = u32::try_from(k).ok()?;
     let freq = match unit {
-        FreqUnit::MonthStart if k % 12 == 0 && phase % 12 == 0 => {
-            Freq::new(n / 12, FreqUnit::YearStart)
-        }
-        FreqUnit::MonthEnd if k % 12 == 0 && phase % 12 == 11 => {
-            Freq::new(n / 12, FreqUnit::YearEnd)
-        }
-        FreqUnit::MonthStart if k % 3 == 0 && month_of_year % 3 == 1 => {
-            Freq::new(n / 3, FreqUnit::QuarterStart)
-        }
-        FreqUnit::MonthEnd if k % 3 == 0 && month_of_year.is_multiple_of(3) => {
-            Freq::new(n / 3, FreqUnit::QuarterEnd)
-        }
+        FreqUnit::MonthStart if k % 12 == 0 && phase % 12 == 0 => Freq::new(n / 12, FreqUnit::YearStart),
+        FreqUnit::MonthEnd if k % 12 == 0 && phase % 12 == 11 => Freq::new(n / 12, FreqUnit::YearEnd),
+        FreqUnit::MonthStart if k % 3 == 0 && month_of_year % 3 == 1 => Freq::new(n / 3, FreqUnit::QuarterStart),
+        FreqUnit::MonthEnd if k % 3 == 0 && month_of_year.is_multiple_of(3) => Freq::new(n / 3, FreqUnit::QuarterEnd),
         u => Freq::new(n, u),
     };
-    Some(Candidate {
-        freq,
-        share,
-        support,
-    })
+    Some(Candidate { freq, share, support })
 }
 
 /// `B`: daily stamps, none on a weekend, and at least one Friday -> Monday step in the data.
@@ -339,10 +279,7 @@ fn business_candidate(wall: &[Micros]) -> Option<Candidate> {
         return None;
     }
     let one_step = |w: &[(i64, i64)]| w[1].0 - w[0].0 == if weekday(w[0].0) == 4 { 3 } else { 1 };
-    if !days
-        .windows(2)
-        .any(|w| weekday(w[0].0) == 4 && w[1].0 - w[0].0 == 3)
-    {
+    if !days.windows(2).any(|w| weekday(w[0].0) == 4 && w[1].0 - w[0].0 == 3) {
         return None;
     }
     let support = days.windows(2).filter(|w| one_step(w)).count() as f64 / (days.len() - 1) as f64;
@@ -350,11 +287,7 @@ fn business_candidate(wall: &[Micros]) -> Option<Candidate> {
     tods.sort_unstable();
     let tod = mode_of_sorted(&tods)?;
     let share = days.iter().filter(|x| x.1 == tod).count() as f64 / days.len() as f64;
-    Some(Candidate {
-        freq: Freq::new(1, FreqUnit::BusinessDay),
-        share,
-        support,
-    })
+    Some(Candidate { freq: Freq::new(1, FreqUnit::BusinessDay), share, support })
 }
 
 #[cfg(test)]
@@ -362,52 +295,26 @@ mod tests {
     use super::*;
 
     fn cand(s: &str, share: f64) -> Candidate {
-        Candidate {
-            freq: Freq::parse(s, true).unwrap(),
-            share,
-            support: 1.0,
-        }
+        Candidate { freq: Freq::parse(s, true).unwrap(), share, support: 1.0 }
     }
 
     #[test]
     fn a_month_and_a_week_reading_with_the_same_best_share_are_freq_ambiguous() {
-        let err = choose(
-            vec![cand("4w", 0.95), cand("MS", 0.95), cand("672h", 0.95)],
-            20,
-        )
-        .unwrap_err();
+        let err = choose(vec![cand("4w", 0.95), cand("MS", 0.95), cand("672h", 0.95)], 20).unwrap_err();
         assert_eq!(err.code, ErrorCode::FreqAmbiguous);
         assert_eq!(err.details["candidates"], serde_json::json!(["4w", "MS"]));
     }
 
     #[test]
     fn business_days_beat_days_and_wall_days_beat_utc_hours_on_a_tie() {
-        assert_eq!(
-            choose(vec![cand("d", 1.0), cand("B", 1.0)], 20)
-                .unwrap()
-                .freq
-                .canonical(),
-            "B"
-        );
-        assert_eq!(
-            choose(vec![cand("24h", 1.0), cand("d", 1.0)], 20)
-                .unwrap()
-                .freq
-                .canonical(),
-            "d"
-        );
+        assert_eq!(choose(vec![cand("d", 1.0), cand("B", 1.0)], 20).unwrap().freq.canonical(), "B");
+        assert_eq!(choose(vec![cand("24h", 1.0), cand("d", 1.0)], 20).unwrap().freq.canonical(), "d");
     }
 
     #[test]
     fn unsupported_candidates_are_dropped_and_confidence_grows_with_the_sample() {
-        let weak = Candidate {
-            support: 0.4,
-            ..cand("min", 1.0)
-        };
-        assert_eq!(
-            choose(vec![weak], 20).unwrap_err().code,
-            ErrorCode::FreqInferenceFailed
-        );
+        let weak = Candidate { support: 0.4, ..cand("min", 1.0) };
+        assert_eq!(choose(vec![weak], 20).unwrap_err().code, ErrorCode::FreqInferenceFailed);
         assert_eq!(choose(vec![cand("h", 0.95)], 6).unwrap().confidence, 0.475);
         assert_eq!(choose(vec![cand("h", 0.95)], 40).unwrap().confidence, 0.95);
     }

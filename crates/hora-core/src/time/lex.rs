@@ -3,9 +3,7 @@
 //! The shape is decided from the string alone; day/month order is left open here and resolved
 //! per entity (see `entity.rs`).
 
-use super::civil::{
-    days_from_civil, days_in_month, MAX_YEAR, MICROS_PER_DAY, MICROS_PER_SECOND, MIN_YEAR,
-};
+use super::civil::{days_from_civil, days_in_month, MAX_YEAR, MICROS_PER_DAY, MICROS_PER_SECOND, MIN_YEAR};
 
 /// The written shape of one stamp. One shape per entity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -53,15 +51,7 @@ pub type LexResult = Result<Lexed, &'static str>;
 
 impl Lexed {
     fn date(shape: Shape, year: i64, a: u32, b: u32) -> Lexed {
-        Lexed {
-            shape,
-            year,
-            a,
-            b,
-            tod: 0,
-            offset: None,
-            unix: 0,
-        }
+        Lexed { shape, year, a, b, tod: 0, offset: None, unix: 0 }
     }
 
     /// Wall-clock micros (days and time of day as if UTC) once month `m` and day `d` are known.
@@ -105,12 +95,7 @@ fn lex_iso_seconds(b: &[u8]) -> Option<LexResult> {
         20 if b[19] == b'Z' => Some(0),
         _ => return None,
     };
-    if b[4] != b'-'
-        || b[7] != b'-'
-        || !matches!(b[10], b'T' | b' ')
-        || b[13] != b':'
-        || b[16] != b':'
-    {
+    if b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b' ') || b[13] != b':' || b[16] != b':' {
         return None;
     }
     const DIGITS: [usize; 14] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
@@ -127,11 +112,7 @@ fn lex_iso_seconds(b: &[u8]) -> Option<LexResult> {
         return None; // the general path words the error
     }
     let tod = (i64::from(hh) * 3600 + i64::from(mm) * 60 + i64::from(ss)) * MICROS_PER_SECOND;
-    Some(Ok(Lexed {
-        tod,
-        offset,
-        ..Lexed::date(Shape::Iso, year, m, d)
-    }))
+    Some(Ok(Lexed { tod, offset, ..Lexed::date(Shape::Iso, year, m, d) }))
 }
 
 /// The number-looking rule: an all-digit `ds` is told apart by its length alone.
@@ -150,23 +131,13 @@ fn lex_number(b: &[u8]) -> LexResult {
             Ok(Lexed::date(Shape::CompactDate, y, m, d))
         }
         9 | 10 | 12 | 13 => {
-            let v = b
-                .iter()
-                .fold(0i64, |acc, &c| acc * 10 + i64::from(c - b'0'));
-            let (shape, secs_scale) = if b.len() <= 10 {
-                (Shape::UnixSeconds, 1)
-            } else {
-                (Shape::UnixMillis, 1000)
-            };
+            let v = b.iter().fold(0i64, |acc, &c| acc * 10 + i64::from(c - b'0'));
+            let (shape, secs_scale) = if b.len() <= 10 { (Shape::UnixSeconds, 1) } else { (Shape::UnixMillis, 1000) };
             if v < UNIX_MIN_S * secs_scale || v > (UNIX_MAX_S + 1) * secs_scale - 1 {
                 return Err("is a Unix time outside the years 2000 to 2100");
             }
             let unix = v * (MICROS_PER_SECOND / secs_scale);
-            Ok(Lexed {
-                unix,
-                offset: Some(0),
-                ..Lexed::date(shape, 0, 0, 0)
-            })
+            Ok(Lexed { unix, offset: Some(0), ..Lexed::date(shape, 0, 0, 0) })
         }
         _ => Err("is a number that is neither YYYYMM, YYYYMMDD nor Unix seconds or milliseconds"),
     }
@@ -252,11 +223,7 @@ fn lex_chinese(b: &[u8], year: i64) -> LexResult {
         return Ok(lexed);
     }
     // The time may follow directly or after one space or `T`.
-    let start = if matches!(b[j], b' ' | b'T') {
-        j + 1
-    } else {
-        j
-    };
+    let start = if matches!(b[j], b' ' | b'T') { j + 1 } else { j };
     time_tail(b, start, lexed)
 }
 
@@ -303,8 +270,7 @@ fn time_tail(b: &[u8], i: usize, mut lexed: Lexed) -> LexResult {
     if mm > 59 || ss > 59 {
         return Err("has minutes or seconds above 59");
     }
-    lexed.tod =
-        (i64::from(hh) * 3600 + i64::from(mm) * 60 + i64::from(ss)) * MICROS_PER_SECOND + frac;
+    lexed.tod = (i64::from(hh) * 3600 + i64::from(mm) * 60 + i64::from(ss)) * MICROS_PER_SECOND + frac;
     if j == b.len() {
         return Ok(lexed);
     }
@@ -370,9 +336,7 @@ fn digits(b: &[u8], i: usize, n: usize) -> Option<u32> {
 fn small(b: &[u8], i: usize) -> Option<(u32, usize)> {
     let first = *b.get(i).filter(|c| c.is_ascii_digit())?;
     match b.get(i + 1) {
-        Some(c) if c.is_ascii_digit() => {
-            Some((u32::from(first - b'0') * 10 + u32::from(c - b'0'), i + 2))
-        }
+        Some(c) if c.is_ascii_digit() => Some((u32::from(first - b'0') * 10 + u32::from(c - b'0'), i + 2)),
         _ => Some((u32::from(first - b'0'), i + 1)),
     }
 }

@@ -15,12 +15,8 @@ mod zone;
 /// Microseconds since 1970-01-01T00:00:00Z.
 pub type Micros = i64;
 
-pub use civil::{
-    format_utc, write_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND,
-};
-pub use entity::{
-    format_offset, parse_entity, parse_stamps, DayMonthOrder, DsFormat, ParsedStamps, ZoneSource,
-};
+pub use civil::{format_utc, write_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND};
+pub use entity::{format_offset, parse_entity, parse_stamps, DayMonthOrder, DsFormat, ParsedStamps, ZoneSource};
 pub use freq::{Freq, FreqUnit};
 pub use infer::{infer_freq, InferredFreq, MIN_ON_GRID_SHARE};
 pub use report::agree_on_freq;

@@ -28,20 +28,11 @@ impl ParsedStamps {
 /// confidence returned is the lowest of the entities'.
 pub fn agree_on_freq(per_entity: &[(&str, InferredFreq)]) -> Result<InferredFreq, HoraError> {
     let Some(&(_, first)) = per_entity.first() else {
-        return Err(HoraError::new(
-            ErrorCode::FreqInferenceFailed,
-            "no entity to infer a frequency from",
-        ));
+        return Err(HoraError::new(ErrorCode::FreqInferenceFailed, "no entity to infer a frequency from"));
     };
     if per_entity.iter().all(|(_, f)| f.freq == first.freq) {
-        let confidence = per_entity
-            .iter()
-            .map(|(_, f)| f.confidence)
-            .fold(1.0, f64::min);
-        return Ok(InferredFreq {
-            freq: first.freq,
-            confidence,
-        });
+        let confidence = per_entity.iter().map(|(_, f)| f.confidence).fold(1.0, f64::min);
+        return Ok(InferredFreq { freq: first.freq, confidence });
     }
     let listed: Vec<Value> = per_entity
         .iter()
@@ -53,10 +44,7 @@ pub fn agree_on_freq(per_entity: &[(&str, InferredFreq)]) -> Result<InferredFreq
     distinct.dedup();
     Err(HoraError::new(
         ErrorCode::FreqAmbiguous,
-        format!(
-            "entities infer different frequencies ({}); send freq",
-            distinct.join(", ")
-        ),
+        format!("entities infer different frequencies ({}); send freq", distinct.join(", ")),
     )
     .with("candidates", distinct)
     .with("entities", listed))

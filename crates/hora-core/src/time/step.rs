@@ -11,8 +11,7 @@
 use chrono_tz::Tz;
 
 use super::civil::{
-    civil_from_days, days_from_civil, days_in_month, in_supported_range, split_day, weekday,
-    MICROS_PER_DAY,
+    civil_from_days, days_from_civil, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY,
 };
 use super::freq::{Freq, FreqUnit};
 use super::zone::{from_wall, to_wall};
@@ -121,25 +120,12 @@ pub fn grid_len(start: Micros, end: Micros, freq: &Freq, zone: Tz) -> Option<u64
 
 /// The size of the grid from `start` to `end`, refused with `POINTS_EXCEEDED` above `cap` before
 /// anything is allocated. An empty range (`end < start`) has 0 points.
-pub fn check_grid_size(
-    start: Micros,
-    end: Micros,
-    freq: &Freq,
-    zone: Tz,
-    cap: u64,
-) -> Result<u64, HoraError> {
-    let points = if end < start {
-        0
-    } else {
-        grid_len(start, end, freq, zone).unwrap_or(u64::MAX)
-    };
+pub fn check_grid_size(start: Micros, end: Micros, freq: &Freq, zone: Tz, cap: u64) -> Result<u64, HoraError> {
+    let points = if end < start { 0 } else { grid_len(start, end, freq, zone).unwrap_or(u64::MAX) };
     if points > cap {
         return Err(HoraError::new(
             ErrorCode::PointsExceeded,
-            format!(
-                "the regular {} grid would hold {points} points, more than the cap of {cap}",
-                freq.canonical()
-            ),
+            format!("the regular {} grid would hold {points} points, more than the cap of {cap}", freq.canonical()),
         )
         .with("points", points)
         .with("cap", cap));

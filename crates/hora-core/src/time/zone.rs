@@ -62,10 +62,7 @@ pub fn from_wall(wall: Micros, zone: Tz) -> (Micros, LocalKind) {
         return (wall, LocalKind::Unique);
     };
     match zone.offset_from_local_datetime(&n) {
-        LocalResult::Single(o) => (
-            wall.saturating_sub(secs(o.fix().local_minus_utc())),
-            LocalKind::Unique,
-        ),
+        LocalResult::Single(o) => (wall.saturating_sub(secs(o.fix().local_minus_utc())), LocalKind::Unique),
         LocalResult::Ambiguous(a, b) => {
             let (ta, tb) = (
                 wall.saturating_sub(secs(a.fix().local_minus_utc())),
@@ -97,12 +94,7 @@ pub struct WallConverter {
 
 impl WallConverter {
     pub fn new(zone: Tz) -> Self {
-        WallConverter {
-            zone,
-            utc: zone == Tz::UTC,
-            day: i64::MIN,
-            day_offset: None,
-        }
+        WallConverter { zone, utc: zone == Tz::UTC, day: i64::MIN, day_offset: None }
     }
 
     pub fn convert(&mut self, wall: Micros) -> (Micros, LocalKind) {

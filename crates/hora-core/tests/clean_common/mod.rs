@@ -7,10 +7,7 @@ use hora_core::HoraError;
 use serde_json::Value;
 
 pub const HOUR: i64 = 3_600_000_000;
-pub const LIMITS: ModelLimits = ModelLimits {
-    min_context: 16,
-    max_context: 4096,
-};
+pub const LIMITS: ModelLimits = ModelLimits { min_context: 16, max_context: 4096 };
 
 /// A row: entity, ds, y (None = null).
 pub type Row = (String, String, Option<f64>);
@@ -21,10 +18,7 @@ pub fn table(rows: &[Row]) -> RowTable {
 
 /// Rows plus covariate columns (`name`, one value per row; None = null/missing).
 pub fn table_with(rows: &[Row], covariates: &[(&str, Vec<Option<f64>>)]) -> RowTable {
-    let mut t = RowTable {
-        ds: StrColumn::new(),
-        ..Default::default()
-    };
+    let mut t = RowTable { ds: StrColumn::new(), ..Default::default() };
     let mut groups: Vec<Vec<u32>> = Vec::new();
     for (i, (u, _, _)) in rows.iter().enumerate() {
         let e = match t.entities.iter().position(|x| x == u) {
@@ -51,11 +45,7 @@ pub fn table_with(rows: &[Row], covariates: &[(&str, Vec<Option<f64>>)]) -> RowT
     for (name, values) in covariates {
         t.covariates.push(CovariateColumn {
             name: name.to_string(),
-            values: t
-                .rows
-                .iter()
-                .map(|&r| values[r as usize].unwrap_or(f64::NAN))
-                .collect(),
+            values: t.rows.iter().map(|&r| values[r as usize].unwrap_or(f64::NAN)).collect(),
             non_numeric_rows: 0,
         });
     }
@@ -65,10 +55,7 @@ pub fn table_with(rows: &[Row], covariates: &[(&str, Vec<Option<f64>>)]) -> RowT
 /// `YYYY-MM-DDTHH:MM:SSZ` for `k` hours after 2026-01-01T00:00Z.
 pub fn hour_stamp(k: i64) -> String {
     let t = 1_767_225_600i64 + k * 3600;
-    chrono::DateTime::from_timestamp(t, 0)
-        .unwrap()
-        .format("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
+    chrono::DateTime::from_timestamp(t, 0).unwrap().format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 pub fn micros(k: i64) -> i64 {
@@ -77,60 +64,26 @@ pub fn micros(k: i64) -> i64 {
 
 /// `n` hourly rows of one entity with y = 10 + k.
 pub fn hourly(u: &str, n: i64) -> Vec<Row> {
-    (0..n)
-        .map(|k| (u.to_string(), hour_stamp(k), Some(10.0 + k as f64)))
-        .collect()
+    (0..n).map(|k| (u.to_string(), hour_stamp(k), Some(10.0 + k as f64))).collect()
 }
 
 pub fn opts(json: Value) -> CleanOptions {
     serde_json::from_value(json).expect("options")
 }
 
-pub fn run(
-    t: &RowTable,
-    freq: Option<&str>,
-    h: usize,
-    o: &CleanOptions,
-) -> Result<Cleaned, HoraError> {
-    clean::run(&CleanRequest {
-        series: t,
-        future: None,
-        freq,
-        h,
-        options: o,
-        model_limits: Some(LIMITS),
-    })
+pub fn run(t: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
+    clean::run(&CleanRequest { series: t, future: None, freq, h, options: o, model_limits: Some(LIMITS) })
 }
 
-pub fn run_future(
-    t: &RowTable,
-    f: &RowTable,
-    freq: Option<&str>,
-    h: usize,
-    o: &CleanOptions,
-) -> Result<Cleaned, HoraError> {
-    clean::run(&CleanRequest {
-        series: t,
-        future: Some(f),
-        freq,
-        h,
-        options: o,
-        model_limits: Some(LIMITS),
-    })
+pub fn run_future(t: &RowTable, f: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
+    clean::run(&CleanRequest { series: t, future: Some(f), freq, h, options: o, model_limits: Some(LIMITS) })
 }
 
 pub fn report_of(err: &HoraError) -> &Value {
-    err.details
-        .get("cleaning_report")
-        .expect("error carries details.cleaning_report")
+    err.details.get("cleaning_report").expect("error carries details.cleaning_report")
 }
 
 /// Decision records with this id.
 pub fn decisions<'a>(report: &'a Value, id: &str) -> Vec<&'a Value> {
-    report["decisions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["id"] == id)
-        .collect()
+    report["decisions"].as_array().unwrap().iter().filter(|d| d["id"] == id).collect()
 }

@@ -12,9 +12,7 @@ pub fn cases() -> Value {
 
 /// Micros of an RFC 3339 string, read by chrono (not by the code under test).
 pub fn micros(s: &str) -> i64 {
-    chrono::DateTime::parse_from_rfc3339(s)
-        .unwrap_or_else(|e| panic!("{s}: {e}"))
-        .timestamp_micros()
+    chrono::DateTime::parse_from_rfc3339(s).unwrap_or_else(|e| panic!("{s}: {e}")).timestamp_micros()
 }
 
 pub fn zone_of(name: &str) -> Tz {
