@@ -2,7 +2,9 @@
 
     model/.venv/bin/python model/eval.py                          # hora-1.0 via onnxruntime + baselines
     model/.venv/bin/python model/eval.py --service URL --key KEY  # hora-1.0 through POST /v1/forecast
-    options: --sets hourly weekly, --no-baselines, --onnx PATH, --no-flip, --markdown
+    npm run eval                                                  # the same through a server it starts
+    options: --sets hourly weekly, --no-baselines, --baselines NAME.., --cached-only, --jobs N,
+             --onnx PATH, --no-flip
 
 Context is the train file, targets the test file (M4's own last window). Metrics: MASE (seasonal
 period 24 hourly, 1 weekly; mean, median and the share of series that beat seasonal naive), sMAPE,
@@ -253,7 +255,10 @@ def main():
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--baselines", nargs="+", default=list(BASELINES), choices=BASELINES)
     ap.add_argument("--refresh-baselines", action="store_true")
-    ap.add_argument("--jobs", type=int, default=2, help="processes for the statsforecast baselines (series are independent)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="processes for the statsforecast baselines (series are independent; default: every core)")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="only the baselines already cached under .eval/baselines/; name the others as not computed")
     args = ap.parse_args()
     if args.service and not args.key:
         ap.error("--service needs --key")
@@ -273,6 +278,9 @@ def main():
         results[label] = (metrics(series, target, point, quant, cfg["m"], snaive)[0], time.time() - t0)
         if not args.no_baselines:
             for name in args.baselines:
+                if args.cached_only and not (CACHE / f"{set_name}-{name}.npz").exists():
+                    print(f"{name} on {set_name}: not cached, not computed (--cached-only)", file=sys.stderr)
+                    continue
                 p, q, secs = baseline(name, set_name, ids, series, cfg, args.refresh_baselines, args.jobs)
                 results[name] = (metrics(series, target, p, q, cfg["m"], snaive)[0], secs)
         print(table(set_name, results) + "\n", flush=True)
