@@ -45,18 +45,6 @@ pub fn modal_phase(sorted: &[i64], step: i64) -> i64 {
     best
 }
 
-/// Places sorted distinct on-grid stamps on a fixed grid from `stamps[0]`: NaN marks empty slots.
-/// This is the regrid kernel the benchmark times against the JS path.
-pub fn regrid_fixed(stamps: &[i64], y: &[f64], step: i64) -> Vec<f64> {
-    let Some(&start) = stamps.first() else { return Vec::new() };
-    let len = ((stamps[stamps.len() - 1] - start) / step) as usize + 1;
-    let mut out = vec![f64::NAN; len];
-    for (t, v) in stamps.iter().zip(y) {
-        out[((t - start) / step) as usize] = *v;
-    }
-    out
-}
-
 /// Fills the interior run `(start, len)` (finite neighbours on both sides) by `method`.
 pub fn fill_run(values: &mut [f64], run: (usize, usize), method: ImputeMethod, period: usize) {
     let (s, len) = run;
@@ -69,18 +57,6 @@ pub fn fill_run(values: &mut [f64], run: (usize, usize), method: ImputeMethod, p
             _ => left + (right - left) * (k + 1) as f64 / (len + 1) as f64,
         };
     }
-}
-
-/// Linear imputation of every interior run: the benchmark's impute kernel.
-pub fn impute_linear(values: &mut [f64]) -> usize {
-    let mut filled = 0;
-    for run in missing_runs(values) {
-        if run.0 > 0 && run.0 + run.1 < values.len() {
-            fill_run(values, run, ImputeMethod::Linear, 0);
-            filled += run.1;
-        }
-    }
-    filled
 }
 
 /// An instant the regrid kernel can place on a grid: microseconds as `i64` (the engine's own
@@ -234,17 +210,9 @@ mod tests {
     }
 
     #[test]
-    fn regrid_inserts_empty_slots_for_missing_stamps() {
-        let out = regrid_fixed(&[0, 10, 40], &[1.0, 2.0, 5.0], 10);
-        assert_eq!(out.len(), 5);
-        assert_eq!((out[0], out[1], out[4]), (1.0, 2.0, 5.0));
-        assert!(out[2].is_nan() && out[3].is_nan());
-    }
-
-    #[test]
-    fn linear_imputation_fills_between_neighbours_and_leaves_edges() {
+    fn linear_imputation_fills_between_neighbours() {
         let mut v = vec![f64::NAN, 1.0, f64::NAN, f64::NAN, 4.0, f64::NAN];
-        assert_eq!(impute_linear(&mut v), 2);
+        fill_run(&mut v, (2, 2), ImputeMethod::Linear, 0);
         assert_eq!((v[2], v[3]), (2.0, 3.0));
         assert!(v[0].is_nan() && v[5].is_nan());
     }
