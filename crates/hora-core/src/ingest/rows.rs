@@ -123,6 +123,18 @@ impl TableBuilder {
         self.y.push(y);
     }
 
+    /// Appends the rows of `later`, read from the rows right after these (a body read in two
+    /// halves): the outcome is the builder one pass over both would have made.
+    pub(crate) fn append(&mut self, later: TableBuilder) {
+        let ids: Vec<u32> = later.entities.iter().map(|name| self.entity(name)).collect();
+        self.entity_of_row.extend(later.entity_of_row.iter().map(|&e| ids[e as usize]));
+        self.ds.extend(&later.ds);
+        self.y.extend_from_slice(&later.y);
+        // Ids are given in first-seen order, so the rows are grouped exactly when ids never fall.
+        self.grouped = self.entity_of_row.windows(2).all(|w| w[0] <= w[1]);
+        self.last_entity = self.entity_of_row.last().copied();
+    }
+
     fn column(&mut self, name: &str) -> Option<usize> {
         if let Some(i) = self.covariates.iter().position(|c| c.name == name) {
             return Some(i);
