@@ -2,8 +2,8 @@
 // 3 % gaps, 1 % duplicates) through a listening server, with the time per stage; and the addon's
 // regrid-plus-impute kernel against the plain-TypeScript path on the same columns.
 import { Bench } from 'tinybench';
-import { regridImpute } from '../src/clean/kernel.js';
-import { regridImputeKernel } from '../src/native.js';
+import { regridImpute, regridImputeInto, regridOffsets } from '../src/clean/kernel.js';
+import { regridImputeKernel, regridImputeKernelInto, regridImputeKernelOffsets } from '../src/native.js';
 import { rng } from './fixtures.js';
 import { stageRows, startServer, timedPost } from './server.js';
 
@@ -78,11 +78,19 @@ export async function run(): Promise<string> {
   const native = regridImputeKernel(data.stamps, data.values, data.indptr, step);
   const js = regridImpute(data.stamps, data.values, data.indptr, step);
   if (!sameGrids(native, js)) throw new Error('the addon kernel and the JS path disagree');
+  // Twice: each call with a fresh output (page faults on 1.6 MB of new memory included), and into
+  // one output reused across calls (the kernels' own work).
+  const nativeOut = new Float64Array(native.values.length);
+  const jsOut = new Float64Array(js.values.length);
   const kernel = new Bench({ time: 2000, warmupTime: 300 });
   kernel.add('addon regrid + linear impute', () => regridImputeKernel(data.stamps, data.values, data.indptr, step));
   kernel.add('JS regrid + linear impute', () => regridImpute(data.stamps, data.values, data.indptr, step));
+  kernel.add('addon, reused output', () =>
+    regridImputeKernelInto(data.stamps, data.values, data.indptr, step, regridImputeKernelOffsets(data.stamps, data.indptr, step), nativeOut),
+  );
+  kernel.add('JS, reused output', () => regridImputeInto(data.stamps, data.values, data.indptr, step, regridOffsets(data.stamps, data.indptr, step), jsOut));
   await kernel.run();
-  const [kNative, kJs] = kernel.tasks.map((t) => (t.result as { latency: { p50: number } }).latency.p50);
+  const [kNative, kJs, kNativeInto, kJsInto] = kernel.tasks.map((t) => (t.result as { latency: { p50: number } }).latency.p50);
 
   const server = await startServer();
   try {
@@ -114,11 +122,11 @@ export async function run(): Promise<string> {
       '',
       `Same columns (${data.stamps.length} sorted distinct stamps, ${ENTITIES} entities); outputs checked equal before timing.`,
       '',
-      '| path | median |',
-      '|---|---|',
-      `| addon (Rust) | ${kNative.toFixed(3)} ms |`,
-      `| plain TypeScript | ${kJs.toFixed(3)} ms |`,
-      `| ratio JS / addon | ${(kJs / kNative).toFixed(1)}x |`,
+      '| path | fresh output per call (median) | reused output (median) |',
+      '|---|---|---|',
+      `| addon (Rust) | ${kNative.toFixed(3)} ms | ${kNativeInto.toFixed(3)} ms |`,
+      `| plain TypeScript | ${kJs.toFixed(3)} ms | ${kJsInto.toFixed(3)} ms |`,
+      `| ratio JS / addon | ${(kJs / kNative).toFixed(1)}x | ${(kJsInto / kNativeInto).toFixed(1)}x |`,
       '',
     ].join('\n');
   } finally {

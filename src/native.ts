@@ -82,6 +82,9 @@ export const parseDsColumn = addon.parseDsColumn;
  * The addon's regrid-plus-linear-impute kernel (benchmark and cross-check with src/clean/kernel.ts):
  * the output is allocated here, in memory JavaScript owns, and filled by Rust in place.
  */
+export const regridImputeKernelOffsets = addon.regridImputeOffsets;
+/** The same kernel writing into a caller's output sized by `regridImputeKernelOffsets` (reusable). */
+export const regridImputeKernelInto = addon.regridImputeInto;
 export function regridImputeKernel(stamps: Float64Array, values: Float64Array, indptr: Uint32Array, step: number): { values: Float64Array; indptr: Uint32Array } {
   const offsets = addon.regridImputeOffsets(stamps, indptr, step);
   const out = new Float64Array(offsets[offsets.length - 1] ?? 0);

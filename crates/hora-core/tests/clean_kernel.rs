@@ -22,3 +22,50 @@ fn every_kernel_case_gives_the_table_grid() {
         }
     }
 }
+
+/// Slot by slot, the obvious way: place every value, then fill each non-finite slot between two
+/// finite ones on their line; everything else non-finite becomes NaN.
+fn reference(stamps: &[i64], y: &[f64], step: i64) -> Vec<f64> {
+    let Some(&start) = stamps.first() else { return Vec::new() };
+    let mut grid = vec![f64::NAN; ((stamps[stamps.len() - 1] - start) / step) as usize + 1];
+    for (&t, &v) in stamps.iter().zip(y) {
+        grid[((t - start) / step) as usize] = if v.is_finite() { v } else { f64::NAN };
+    }
+    let finite: Vec<usize> = (0..grid.len()).filter(|&i| grid[i].is_finite()).collect();
+    for w in finite.windows(2) {
+        let (l, r) = (w[0], w[1]);
+        for i in l + 1..r {
+            grid[i] = grid[l] + (grid[r] - grid[l]) * (i - l) as f64 / (r - l) as f64;
+        }
+    }
+    grid
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+    /// Runs of every length (the kernel checks eight stamps at a time), gaps, nulls and infinities
+    /// anywhere: the kernel writes what the slot-by-slot reference writes.
+    #[test]
+    fn kernel_matches_the_slot_by_slot_reference(
+        entities in proptest::collection::vec(proptest::collection::vec((0u8..20, 0u8..20, -100.0f64..100.0), 0..60), 1..4),
+    ) {
+        let step = 7i64;
+        let (mut stamps, mut y, mut indptr, mut expected) = (Vec::new(), Vec::new(), vec![0usize], Vec::new());
+        for draws in &entities {
+            let (from, mut t) = (stamps.len(), 1_000i64);
+            for &(gap, kind, v) in draws {
+                t += step * if gap < 15 { 1 } else { gap as i64 - 13 };
+                stamps.push(t);
+                y.push(match kind { 0 | 1 => f64::NAN, 2 => f64::INFINITY, _ => v });
+            }
+            expected.extend(reference(&stamps[from..], &y[from..], step));
+            indptr.push(stamps.len());
+        }
+        let (out, _) = regrid_impute(&stamps, &y, &indptr, step).unwrap();
+        proptest::prop_assert_eq!(out.len(), expected.len());
+        for (a, b) in out.iter().zip(&expected) {
+            proptest::prop_assert!((a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * b.abs().max(1.0), "{:?} vs {:?}", out, expected);
+        }
+    }
+}

@@ -128,39 +128,87 @@ pub fn regrid_impute_into<T: GridInstant>(
     for (e, w) in indptr.windows(2).enumerate() {
         let (a, b) = (w[0], w[1]);
         let grid = &mut out[offsets[e]..offsets[e + 1]];
-        let Some(&start) = stamps.get(a).filter(|_| b > a) else { continue };
-        // One sequential pass writes every slot once; a stamp one step after the previous one
-        // (the common case) finds its slot without a division.
-        let (mut slot, mut prev_t, mut written) = (0usize, start, 0usize);
-        let mut last: Option<(usize, f64)> = None;
-        for (k, (&t, &v)) in stamps[a..b].iter().zip(&y[a..b]).enumerate() {
-            if k > 0 {
-                let next = if t.is_next(prev_t, step) { slot + 1 } else { t.steps_from(start, step) };
-                if next <= slot || next >= grid.len() {
-                    return Err(OffGrid { index: a + k });
-                }
-                slot = next;
-            }
-            prev_t = t;
-            if !v.is_finite() {
-                continue;
-            }
-            match last {
-                Some((ls, lv)) if slot > written => {
-                    let len = (slot - ls) as f64;
-                    for (j, cell) in grid[written..slot].iter_mut().enumerate() {
-                        *cell = lv + (v - lv) * (written + j - ls) as f64 / len;
-                    }
-                }
-                _ => grid[written..slot].fill(f64::NAN),
-            }
-            grid[slot] = v;
-            written = slot + 1;
-            last = Some((slot, v));
+        if b <= a {
+            continue;
         }
-        grid[written..].fill(f64::NAN);
+        let (ts, ys) = (&stamps[a..b], &y[a..b]);
+        let start = ts[0];
+        // Each run of consecutive stamps (found eight at a time, without a division) is copied
+        // whole. While every value is finite, the slots between runs are filled on the line at
+        // once; a null or infinity anywhere leaves them NaN for one fill pass over the grid.
+        let (mut k, mut slot, mut finite) = (0usize, 0usize, true);
+        while k < ts.len() {
+            let run = consecutive_run(&ts[k..], step);
+            if slot + run > grid.len() {
+                return Err(OffGrid { index: a + k + (grid.len() - slot) });
+            }
+            let values = &ys[k..k + run];
+            finite &= values.iter().fold(true, |all, v| all & v.is_finite());
+            grid[slot..slot + run].copy_from_slice(values);
+            let end = slot + run;
+            k += run;
+            if k == ts.len() {
+                grid[end..].fill(f64::NAN);
+                break;
+            }
+            let next = ts[k].steps_from(start, step);
+            if next < end || next >= grid.len() {
+                return Err(OffGrid { index: a + k });
+            }
+            let (lv, v) = (ys[k - 1], ys[k]);
+            if finite && v.is_finite() {
+                let len = (next - end + 1) as f64;
+                for (j, cell) in grid[end..next].iter_mut().enumerate() {
+                    *cell = lv + (v - lv) * (j + 1) as f64 / len;
+                }
+            } else {
+                grid[end..next].fill(f64::NAN);
+            }
+            slot = next;
+        }
+        if !finite {
+            fill_linear_between_finite(grid);
+        }
     }
     Ok(())
+}
+
+/// Length of the run of stamps one step apart at the start of `ts` (at least 1).
+fn consecutive_run<T: GridInstant>(ts: &[T], step: i64) -> usize {
+    let mut run = 1;
+    while run + 8 <= ts.len() && (0..8).fold(true, |all, j| all & ts[run + j].is_next(ts[run + j - 1], step)) {
+        run += 8;
+    }
+    while run < ts.len() && ts[run].is_next(ts[run - 1], step) {
+        run += 1;
+    }
+    run
+}
+
+/// Non-finite slots between two finite values go on the straight line between them; those before
+/// the first finite value or after the last become NaN.
+fn fill_linear_between_finite(grid: &mut [f64]) {
+    let mut last: Option<usize> = None;
+    for i in 0..grid.len() {
+        if !grid[i].is_finite() {
+            continue;
+        }
+        match last {
+            Some(l) if i > l + 1 => {
+                let (lv, v, len) = (grid[l], grid[i], (i - l) as f64);
+                for (j, cell) in grid[l + 1..i].iter_mut().enumerate() {
+                    *cell = lv + (v - lv) * (j + 1) as f64 / len;
+                }
+            }
+            None => grid[..i].fill(f64::NAN),
+            _ => {}
+        }
+        last = Some(i);
+    }
+    match last {
+        Some(l) => grid[l + 1..].fill(f64::NAN),
+        None => grid.fill(f64::NAN),
+    }
 }
 
 /// [`regrid_impute_into`] with its own output: the filled grids back to back and their offsets.
