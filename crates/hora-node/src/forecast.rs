@@ -86,6 +86,8 @@ pub(crate) fn json(v: &impl serde::Serialize) -> Vec<u8> {
 }
 
 /// The parts serialised on the thread pool; they become Buffers (without a copy) on the JS thread.
+/// Not Buffers already: napi's debug builds register each Vec-made Buffer in a thread-local set
+/// that is cleared on the JS thread, so one made on a worker would stay registered there.
 pub struct SerialisedParts {
     freq: String,
     forecast_json: Vec<u8>,
