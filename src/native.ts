@@ -72,6 +72,8 @@ export const parseRequest = addon.parseRequest;
 export const canonicalDigest = addon.canonicalDigestOf;
 export const runForecast = addon.runForecastTask;
 export const runClean = addon.runCleanTask;
+/** The pre-cleaning SERIES_TOO_LONG check (validation order step 6): the error, or null. */
+export const runLengthCheck = addon.runLengthCheckTask;
 export const checkQuantiles = addon.checkQuantiles;
 export const checkCleaningOptions = addon.checkCleaningOptions;
 export const engineErrorCodes = addon.engineErrorCodes;

@@ -207,6 +207,20 @@ describe('validation order steps 3 to 6', () => {
     expect(r.json.error.details).toMatchObject({ max_context: 4096, measured: 'timestamps', series_count: 1, series: [{ unique_id: 'long', points: 4097 }] });
   });
 
+  it('the pre-cleaning SERIES_TOO_LONG comes before what cleaning would find in the same or another entity', async () => {
+    const long = hourlyRows('long', 4097, (i) => i);
+    const cases: [string, Row[], Record<string, unknown>][] = [
+      ['a too-short entity sent first', [...hourlyRows('short', 10, (i) => i), ...long], {}],
+      ['trailing nulls past the masked tail', hourlyRows('long', 4107, (i) => (i < 4097 ? i : null)), {}],
+      ['duplicates that clean_series: false may not drop', [...long, long[5]], { clean_series: false }],
+    ];
+    for (const [name, series, extra] of cases) {
+      const r = await post(base(extra, series));
+      expect(r.json.error?.code, name).toBe('SERIES_TOO_LONG');
+      expect(r.json.error.details, name).toMatchObject({ measured: 'timestamps', max_context: 4096, series_count: 1 });
+    }
+  });
+
   it('duplicate rows do not count toward the pre-cleaning length: 4,100 rows of 4,096 distinct timestamps pass', async () => {
     const rows = hourlyRows('dup', 4096, (i) => 10 + Math.sin(i / 4));
     const { res, json } = await post(base({}, [...rows, ...rows.slice(0, 4)]));

@@ -1,6 +1,6 @@
 // Validation order step 6 (model checks) and the engine parameters of a forecast.
 import { ApiError, fromEngineError } from '../errors.js';
-import { checkQuantiles, runClean, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
+import { checkQuantiles, runLengthCheck, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
 import type { TopLevelFields } from '../schemas/request.js';
 
@@ -53,19 +53,19 @@ export interface LengthCheck {
 /**
  * SERIES_TOO_LONG before cleaning (validation order step 6): more distinct timestamps (rows under
  * raw) than the maximum context. Counting is cheap; only when an entity is over does the engine
- * decide, because an entity whose long gap the cleaning will cut skips this check.
+ * decide, cleaning just those entities, because one whose long gap the cleaning will cut skips
+ * this check. Every other finding waits for the cleaning step.
  */
 export async function checkSeriesLength(parsed: ParsedRequest, model: ModelInfo, raw: boolean, check: LengthCheck): Promise<void> {
   if (!parsed.hasEntityLongerThan(model.maxContext, raw)) return;
-  const outcome = await runClean(parsed, {
+  const error = await runLengthCheck(parsed, {
     freq: check.freq,
     h: check.h,
     minContext: model.minContext,
     maxContext: model.maxContext,
     cleaning: check.cleaning,
   });
-  // Only the length verdict belongs to this step; other cleaning errors come at step 8.
-  if (outcome.error?.code === 'SERIES_TOO_LONG') throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
+  if (error) throw fromEngineError(error as Parameters<typeof fromEngineError>[0]);
 }
 
 /** Step 6 of the forecast: model id, horizon, strict quantiles, pre-cleaning length. */

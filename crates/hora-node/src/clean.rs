@@ -64,13 +64,18 @@ pub struct CleanTask {
     params: CleanParams,
 }
 
-fn run(body: &ParsedBody, p: &CleanParams) -> std::result::Result<Cleaned, HoraError> {
+/// Builds the engine's request from the parsed body and `p`, and runs `stage` on it.
+fn with_request<T>(
+    body: &ParsedBody,
+    p: &CleanParams,
+    stage: impl FnOnce(&CleanRequest) -> std::result::Result<T, HoraError>,
+) -> std::result::Result<T, HoraError> {
     let options = options_of(p.cleaning.clone())?;
     let model_limits = match (p.min_context, p.max_context) {
         (Some(min), Some(max)) => Some(ModelLimits { min_context: min as usize, max_context: max as usize }),
         _ => None,
     };
-    clean::run(&CleanRequest {
+    stage(&CleanRequest {
         series: &body.series,
         future: body.future.as_ref(),
         freq: p.freq.as_deref(),
@@ -78,6 +83,10 @@ fn run(body: &ParsedBody, p: &CleanParams) -> std::result::Result<Cleaned, HoraE
         options: &options,
         model_limits,
     })
+}
+
+fn run(body: &ParsedBody, p: &CleanParams) -> std::result::Result<Cleaned, HoraError> {
+    with_request(body, p, clean::run)
 }
 
 impl Task for CleanTask {
@@ -117,6 +126,33 @@ impl Task for CleanTask {
 pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CleanTask>> {
     let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
     Ok(AsyncTask::new(CleanTask { body: body.clone(), params }))
+}
+
+pub struct LengthCheckTask {
+    body: Arc<ParsedBody>,
+    params: CleanParams,
+}
+
+impl Task for LengthCheckTask {
+    type Output = Option<HoraError>;
+    type JsValue = Option<EngineError>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(with_request(&self.body, &self.params, clean::check_length).err())
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(output.map(Into::into))
+    }
+}
+
+/// The pre-cleaning `SERIES_TOO_LONG` check (validation order step 6) on the thread pool: the
+/// error, or null. Only entities over the maximum context are cleaned, to see whether a long gap
+/// cuts them.
+#[napi(ts_return_type = "Promise<EngineError | null>")]
+pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<LengthCheckTask>> {
+    let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
+    Ok(AsyncTask::new(LengthCheckTask { body: body.clone(), params }))
 }
 
 /// `indptr` as entity bounds, once checked against the columns it slices.

@@ -42,6 +42,13 @@ pub struct Outcome {
     pub forecast_stamps: Vec<i64>,
 }
 
+impl Outcome {
+    /// Whether the long-gap split was applied, keeping only the latest segment.
+    pub fn cut_by_split(&self) -> bool {
+        self.decisions.iter().any(|x| x.id == DecisionId::Split && x.applied())
+    }
+}
+
 /// Gaps of at least this many steps are long by default: two seasonal periods, at least 16 steps.
 pub fn auto_split_steps(period: usize) -> usize {
     (2 * period).max(16)
@@ -255,7 +262,7 @@ fn limits(out: &mut Outcome, name: &str, timestamps: usize, split: bool, ctx: &C
     }
 }
 
-fn too_long(name: &str, points: usize, measured: &str, max: usize) -> Block {
+pub(super) fn too_long(name: &str, points: usize, measured: &str, max: usize) -> Block {
     Block::new(name, ErrorCode::SeriesTooLong, "limit", "too_long")
         .with("points", points)
         .with("measured", measured)

@@ -18,7 +18,7 @@ mod report;
 mod stamps;
 
 pub use options::{Bounds, CleanOptions, ModelLimits};
-pub use pipeline::run;
+pub use pipeline::{check_length, run};
 pub use report::SCHEMA_VERSION;
 
 use crate::ingest::RowTable;

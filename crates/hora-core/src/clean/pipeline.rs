@@ -105,6 +105,78 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     })
 }
 
+/// Validation order step 6, before the quota and the cleaning: `SERIES_TOO_LONG` when an entity
+/// has more distinct timestamps (rows under `raw`) than the maximum context, unless the cleaning's
+/// long-gap split keeps only its latest segment. Only the entities over the limit are cleaned to
+/// decide, and any other finding is left to the cleaning step; an entity that cannot be cleaned
+/// (its stamps give no frequency, say) is not exempt. Unreadable stamps are left to step 8 too.
+pub fn check_length(req: &CleanRequest) -> Result<()> {
+    // Options, zone and format were judged at earlier steps; only the length verdict is given here.
+    let Some(limits) = req.model_limits else { return Ok(()) };
+    let Ok(res) = req.options.resolve() else { return Ok(()) };
+    if res.preset == Preset::Raw {
+        return raw::check_rows(req.series, limits);
+    }
+    let table = req.series;
+    let (Ok(zone), Ok(ds_format)) = (stamps::parse_zone(req.options.timezone.as_deref()), stamps::day_month_order(req.options.ds_format.as_deref()))
+    else {
+        return Ok(());
+    };
+    let threads = par::threads_for(table.row_count());
+    let Ok(prepared) = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res))
+        .into_iter()
+        .collect::<Result<Vec<Prepared>>>()
+    else {
+        return Ok(());
+    };
+    let long: Vec<usize> = (0..prepared.len()).filter(|&e| prepared[e].ts.len() > limits.max_context).collect();
+    if long.is_empty() {
+        return Ok(());
+    }
+    let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
+    let cut: Vec<bool> = match freq::resolve(req.freq, &prepared, &zones, &res) {
+        Err(_) => vec![false; long.len()],
+        Ok(choice) => {
+            let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(&choice.spec));
+            let ctx = entity::Ctx { freq: &choice.spec, zone: &zone, res: &res, limits: req.model_limits, h: req.h, period };
+            long.iter()
+                .map(|&e| {
+                    let ctx = entity::Ctx { zone: &zones[e], ..ctx };
+                    grid::place(&prepared[e], &choice.spec, ctx.zone).is_ok_and(|placed| entity::clean(&prepared[e], placed, &ctx).cut_by_split())
+                })
+                .collect()
+        }
+    };
+    let blocks: Vec<Block> = long
+        .iter()
+        .zip(cut)
+        .filter(|(_, cut)| !cut)
+        .map(|(&e, _)| entity::too_long(&prepared[e].unique_id, prepared[e].ts.len(), "timestamps", limits.max_context))
+        .collect();
+    if blocks.is_empty() { Ok(()) } else { Err(block_error(&blocks)) }
+}
+
+/// The error for `blocks`: the first decides the code; details follow the contract per code.
+fn block_error(blocks: &[Block]) -> HoraError {
+    let first = &blocks[0];
+    let same: Vec<&Block> = blocks.iter().filter(|b| b.code == first.code).collect();
+    let mut err = HoraError::new(first.code, message(first))
+        .with("unique_id", first.unique_id.clone())
+        .with("reason", first.reason)
+        .with("kind", first.kind);
+    for (k, v) in &first.extra {
+        err = err.with(k, v.clone());
+    }
+    if matches!(first.code, ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort) {
+        let mut listed: Vec<(&str, u64)> =
+            same.iter().map(|b| (b.unique_id.as_str(), b.extra.get("points").and_then(Value::as_u64).unwrap_or(0))).collect();
+        listed.sort_by(|a, b| b.1.cmp(&a.1));
+        let series: Vec<Value> = listed.iter().take(10).map(|(u, n)| json!({"unique_id": u, "points": n})).collect();
+        err = err.with("series", series).with("series_count", same.len());
+    }
+    err
+}
+
 /// What has been decided so far; turns into the report or into the error that carries it.
 struct State<'a> {
     res: &'a Resolved,
@@ -154,24 +226,9 @@ impl<'a> State<'a> {
         err.with("cleaning_report", report)
     }
 
-    /// The first blocking entry decides the code; details follow the contract per code.
+    /// The first blocking entry decides the code, with the report attached.
     fn error(&mut self, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
-        let first = self.blocks[0].clone();
-        let same: Vec<&Block> = self.blocks.iter().filter(|b| b.code == first.code).collect();
-        let mut err = HoraError::new(first.code, message(&first))
-            .with("unique_id", first.unique_id.clone())
-            .with("reason", first.reason)
-            .with("kind", first.kind);
-        for (k, v) in &first.extra {
-            err = err.with(k, v.clone());
-        }
-        if matches!(first.code, ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort) {
-            let mut listed: Vec<(&str, u64)> =
-                same.iter().map(|b| (b.unique_id.as_str(), b.extra.get("points").and_then(Value::as_u64).unwrap_or(0))).collect();
-            listed.sort_by(|a, b| b.1.cmp(&a.1));
-            let series: Vec<Value> = listed.iter().take(10).map(|(u, n)| json!({"unique_id": u, "points": n})).collect();
-            err = err.with("series", series).with("series_count", same.len());
-        }
+        let err = block_error(&self.blocks);
         self.attach(err, freq, outcomes)
     }
 }

@@ -4,17 +4,35 @@ use chrono::DateTime;
 use serde_json::{json, Value};
 
 use super::entity::Outcome;
-use super::options::Resolved;
+use super::options::{ModelLimits, Resolved};
 use super::policy::MIN_CONTEXT;
 use super::report;
 use super::stamps::{self, EntityStamps, Zone};
 use super::{covariates, entity, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
+use crate::ingest::RowTable;
 
 const MAX_VIOLATIONS: usize = 20;
 const HINT: &str = "The raw preset needs a fixed freq, every ds as YYYY-MM-DDTHH:MM[:SS[.ffffff]] with Z or \u{b1}HH:MM, \
 rows of each entity strictly increasing and exactly one freq step apart, and every y a finite number. \
 Use the default preset to have the service repair the data.";
+
+/// `SERIES_TOO_LONG` for an entity with more rows than the maximum context (the raw preset
+/// measures rows: nothing is merged or dropped).
+pub fn check_rows(table: &RowTable, l: ModelLimits) -> Result<()> {
+    let mut long: Vec<(usize, &String)> =
+        (0..table.entity_count()).map(|e| (table.entity_rows(e).len(), &table.entities[e])).filter(|(n, _)| *n > l.max_context).collect();
+    if long.is_empty() {
+        return Ok(());
+    }
+    long.sort_by(|a, b| b.0.cmp(&a.0));
+    let series: Vec<Value> = long.iter().take(10).map(|(n, u)| json!({"unique_id": u, "points": n})).collect();
+    Err(HoraError::new(ErrorCode::SeriesTooLong, "an entity has more rows than the maximum context")
+        .with("measured", "rows")
+        .with("max_context", l.max_context)
+        .with("series", series)
+        .with("series_count", long.len()))
+}
 
 pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let Some(freq_str) = req.freq else {
@@ -23,17 +41,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let table = req.series;
     // Rows per entity against the maximum context, before anything else runs.
     if let Some(l) = req.model_limits {
-        let mut long: Vec<(usize, &String)> =
-            (0..table.entity_count()).map(|e| (table.entity_rows(e).len(), &table.entities[e])).filter(|(n, _)| *n > l.max_context).collect();
-        if !long.is_empty() {
-            long.sort_by(|a, b| b.0.cmp(&a.0));
-            let series: Vec<Value> = long.iter().take(10).map(|(n, u)| json!({"unique_id": u, "points": n})).collect();
-            return Err(HoraError::new(ErrorCode::SeriesTooLong, "an entity has more rows than the maximum context")
-                .with("measured", "rows")
-                .with("max_context", l.max_context)
-                .with("series", series)
-                .with("series_count", long.len()));
-        }
+        check_rows(table, l)?;
     }
     let violation = |u: Option<&str>, index: Option<u32>, reason: &str| json!({"unique_id": u, "index": index, "reason": reason});
     let invalid = |v: Vec<Value>| {
