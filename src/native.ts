@@ -79,6 +79,8 @@ export const checkCleaningOptions = addon.checkCleaningOptions;
 export const engineErrorCodes = addon.engineErrorCodes;
 /** The time engine's parse path over one `ds` column (benchmark and cross-check with src/time). */
 export const parseDsColumn = addon.parseDsColumn;
+/** Whether `options.timezone` names a zone the engine knows (validation order step 3). */
+export const isKnownTimeZone = addon.isKnownTimeZone;
 
 /**
  * The addon's regrid-plus-linear-impute kernel (benchmark and cross-check with src/clean/kernel.ts):

@@ -114,6 +114,15 @@ describe('bad timestamps are a 422 naming the row', () => {
     const { status, json } = await forecast({ series: rows(base), h: 1, options: { timezone: 'Mars/Olympus' } });
     expect([status, json.error.code, fieldOf(json)]).toEqual([422, 'VALIDATION_ERROR', 'options.timezone']);
   });
+
+  it('an unknown zone name is refused with the body (step 3): under the raw preset, and before the horizon check', async () => {
+    const raw = await forecast({ series: rows(base), h: 1, freq: 'h', options: { timezone: 'Mars/Olympus', cleaning: { preset: 'raw' } } });
+    expect([raw.status, raw.json.error.code, fieldOf(raw.json)]).toEqual([422, 'VALIDATION_ERROR', 'options.timezone']);
+    const far = await forecast({ series: rows(base), h: 1500, options: { timezone: 'Mars/Olympus' } });
+    expect([far.status, far.json.error.code, fieldOf(far.json)]).toEqual([422, 'VALIDATION_ERROR', 'options.timezone']);
+    const known = await forecast({ series: rows(base), h: 1, freq: 'h', options: { timezone: 'Europe/Berlin', cleaning: { preset: 'raw' } } });
+    expect(known.status).toBe(200);
+  });
 });
 
 describe('time zones', () => {

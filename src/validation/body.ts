@@ -3,7 +3,7 @@
 import { Compile } from 'typebox/compile';
 import { MAX_ROWS } from '../config.js';
 import { ApiError, jsonPointerToPath, MAX_VALIDATION_ERRORS } from '../errors.js';
-import { parseRequest, type FieldError, type ParsedRequest } from '../native.js';
+import { isKnownTimeZone, parseRequest, type FieldError, type ParsedRequest } from '../native.js';
 import { TopLevelFields } from '../schemas/request.js';
 
 const topLevel = Compile(TopLevelFields);
@@ -65,6 +65,11 @@ export async function parseAndValidate(raw: Buffer, requireH: boolean): Promise<
   const pq = top.point_quantile;
   if (typeof pq === 'number' && !hasAtMostThreeDecimals(pq)) {
     errors.push({ field: 'point_quantile', message: 'must have at most 3 decimal places' });
+  }
+  // Checked here for every preset: `raw` never reads the zone, but an unknown name is still invalid.
+  const timezone = (top.options as Record<string, unknown> | undefined)?.timezone;
+  if (typeof timezone === 'string' && !isKnownTimeZone(timezone)) {
+    errors.push({ field: 'options.timezone', message: `${JSON.stringify(timezone)} is not an IANA time zone name (for example Europe/Berlin)` });
   }
   errors.push(...rowErrors);
   if (errors.length > 0) {

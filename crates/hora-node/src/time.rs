@@ -50,3 +50,10 @@ pub fn parse_ds_column(ds: &[u8], timezone: Option<String>, ds_format: Option<St
         explicit_offsets: p.explicit_offsets,
     })
 }
+
+/// Whether `name` is a time zone the engine knows: `options.timezone` is checked with the body's
+/// other fields (validation order step 3), whatever the preset.
+#[napi]
+pub fn is_known_time_zone(name: String) -> bool {
+    time::parse_zone(&name).is_ok()
+}
