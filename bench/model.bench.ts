@@ -1,5 +1,5 @@
 // Issue 5's target: the addon's model call alone on 100 series × 512 points, h = 48, median.
-import { loadModel, parseRequest, runForecast } from '../src/native.js';
+import { loadModel, parseRequest, runForecast, runForecastCleaning } from '../src/native.js';
 import { forecastBody } from './fixtures.js';
 import { median } from './server.js';
 
@@ -19,7 +19,9 @@ export async function run(): Promise<string> {
   for (const flip of [true, false]) {
     const times: number[] = [];
     for (let i = 0; i < 30; i++) {
-      const out = await runForecast(parsed, params(flip));
+      const cleaning = await runForecastCleaning(parsed, params(flip));
+      if (cleaning.error) throw new Error(cleaning.error.message);
+      const out = await runForecast(cleaning, params(flip));
       if (out.error) throw new Error(out.error.message);
       if (i >= 3) times.push(out.parts!.timings.inferenceMs);
     }

@@ -10,6 +10,7 @@ export type {
   EngineError,
   FieldErrorJs as FieldError,
   ForecastParams,
+  ForecastCleaning,
   ForecastParts,
   ModelInfo,
   ParsedRequest,
@@ -70,6 +71,9 @@ export function loadModel(env: NodeJS.ProcessEnv = process.env): Addon.ModelInfo
 
 export const parseRequest = addon.parseRequest;
 export const canonicalDigest = addon.canonicalDigestOf;
+/** Step 8 of the forecast: the cleaning stage, before a model slot is taken. */
+export const runForecastCleaning = addon.runForecastCleaningTask;
+/** Step 9: the model call over a cleaned request (each cleaning is taken once). */
 export const runForecast = addon.runForecastTask;
 export const runClean = addon.runCleanTask;
 /** The pre-cleaning SERIES_TOO_LONG check (validation order step 6): the error, or null. */

@@ -182,6 +182,21 @@ describe('capacity', () => {
     expect((await b).statusCode).toBe(200);
   });
 
+  it('with the model busy, data the cleaning refuses still gets its 422 (step 8 before step 9)', async () => {
+    t = await makeTestApp({ HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '0' });
+    const held = post({ infer_gate: 'hold' });
+    await waitFor(() => t.app.capacity.inference.running === 1);
+    const series = Array.from({ length: 10 }, (_, i) => ({ unique_id: 'short', ds: new Date(Date.UTC(2024, 0, 1, i)).toISOString(), y: i }));
+    const refused = await post({ series, h: 3, freq: 'h' }, {}, '/v1/forecast');
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error.code).toBe('SERIES_TOO_SHORT');
+    const longer = Array.from({ length: 48 }, (_, i) => ({ unique_id: 'ok', ds: new Date(Date.UTC(2024, 0, 1, i)).toISOString(), y: i % 24 }));
+    const busy = await post({ series: longer, h: 3, freq: 'h' }, {}, '/v1/forecast');
+    expect(busy.json().error.code).toBe('MODEL_BUSY');
+    t.control.open('hold');
+    expect((await held).statusCode).toBe(200);
+  });
+
   it('a wait longer than HORA_INFERENCE_WAIT_MS is MODEL_BUSY', async () => {
     t = await makeTestApp({ HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '4', HORA_INFERENCE_WAIT_MS: '50' });
     const a = post({ infer_gate: 'long' });

@@ -1,7 +1,7 @@
 // POST /v1/forecast after authentication, idempotency and the rpm check: validation order steps
 // 3 to 10. The service frame is reached only through ForecastDeps.
 import { fromEngineError } from '../errors.js';
-import { loadModel, runForecast, type ForecastParts } from '../native.js';
+import { loadModel, runForecast, runForecastCleaning, type ForecastParts } from '../native.js';
 import { checkCleaningOptions, resolvePolicy, type CleaningDefaultsByLevel, type EffectivePolicy } from '../policy/effective.js';
 import { parseAndValidate } from '../validation/body.js';
 import { checkForecastModel, forecastParams } from './params.js';
@@ -15,7 +15,7 @@ export interface QuotaHold {
 export interface ForecastDeps {
   /** Step 7: reserves points of the daily quota, or throws 429 (forecast-daily-points). */
   reserveQuota(points: number): Promise<QuotaHold>;
-  /** Step 9: runs the task in a model slot within the request budget (MODEL_BUSY, GATEWAY_TIMEOUT). */
+  /** Step 9: runs the model call in a model slot within the request budget (MODEL_BUSY, GATEWAY_TIMEOUT). */
   runInference<T>(task: () => Promise<T>): Promise<T>;
 }
 
@@ -60,7 +60,11 @@ export async function handleForecast(input: ForecastInput, deps: ForecastDeps): 
   await checkForecastModel(top, params, parsed, model, policy);
 
   const hold = await deps.reserveQuota(parsed.rowCount + params.h * parsed.entityCount);
-  const outcome = await deps.runInference(() => runForecast(parsed, params));
+  // Cleaning before the model slot: data the cleaning refuses never waits for the model or gets
+  // its MODEL_BUSY / GATEWAY_TIMEOUT (step 8 before step 9).
+  const cleaning = await runForecastCleaning(parsed, params);
+  if (cleaning.error) throw fromEngineError(cleaning.error as Parameters<typeof fromEngineError>[0]);
+  const outcome = await deps.runInference(() => runForecast(cleaning, params));
   if (outcome.error) throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
   const parts = outcome.parts!;
   hold.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });

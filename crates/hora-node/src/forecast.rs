@@ -2,14 +2,15 @@
 
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
-use hora_core::forecast::{run_forecast, ForecastOutput, ForecastRequest};
+use hora_core::clean::ModelLimits;
+use hora_core::forecast::{clean_for_forecast, forecast_cleaned, CleanedForecast, ForecastOutput, ForecastRequest};
 use hora_core::model::{plan_quantiles, ForecastOptions, Nonnegative, QuantilePolicy, QuantileRequest};
 use hora_core::{ErrorCode, HoraError};
 use hora_core::ingest::ParsedBody;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The validated forecast controls; field names follow the contract.
 #[napi(object)]
@@ -147,8 +148,53 @@ pub fn check_quantiles(params: ForecastParams) -> Option<EngineError> {
     plan_quantiles(&model.spec.name, &model.spec.quantiles, &quantile_request(&params)).err().map(Into::into)
 }
 
-pub struct ForecastTask {
+/// A forecast request through its cleaning stage: the cleaned entities stay in Rust until the
+/// model call takes them (once).
+#[napi]
+pub struct ForecastCleaning {
+    inner: std::result::Result<Mutex<Option<CleanedForecast>>, HoraError>,
+}
+
+#[napi]
+impl ForecastCleaning {
+    /// The cleaning stage's refusal (a data-invalid or limit code), if any.
+    #[napi(getter)]
+    pub fn error(&self) -> Option<EngineError> {
+        self.inner.as_ref().err().map(|e| e.clone().into())
+    }
+}
+
+pub struct CleanForecastTask {
     body: Arc<ParsedBody>,
+    params: ForecastParams,
+}
+
+impl Task for CleanForecastTask {
+    type Output = std::result::Result<CleanedForecast, HoraError>;
+    type JsValue = ForecastCleaning;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let Some(model) = crate::model::current() else {
+            return Ok(Err(HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded.")));
+        };
+        let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
+        Ok(to_request(&self.params).and_then(|r| clean_for_forecast(&self.body, &r, limits)))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastCleaning> {
+        Ok(ForecastCleaning { inner: output.map(|c| Mutex::new(Some(c))) })
+    }
+}
+
+/// The forecast's cleaning stage on the thread pool (validation order step 8), before a model slot.
+#[napi(ts_return_type = "Promise<ForecastCleaning>")]
+pub fn run_forecast_cleaning_task(request: &ParsedRequest, params: ForecastParams) -> Result<AsyncTask<CleanForecastTask>> {
+    let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
+    Ok(AsyncTask::new(CleanForecastTask { body: body.clone(), params }))
+}
+
+pub struct ForecastTask {
+    cleaned: Option<CleanedForecast>,
     params: ForecastParams,
 }
 
@@ -160,7 +206,8 @@ impl Task for ForecastTask {
         let Some(model) = crate::model::current() else {
             return Ok(Err(HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded.")));
         };
-        Ok(to_request(&self.params).and_then(|r| run_forecast(&self.body, &r, &model)).map(serialise))
+        let cleaned = self.cleaned.take().ok_or_else(|| Error::new(Status::GenericFailure, "the cleaned request ran twice"))?;
+        Ok(to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model)).map(serialise))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastOutcome> {
@@ -171,9 +218,12 @@ impl Task for ForecastTask {
     }
 }
 
-/// Cleans and forecasts a parsed request on the thread pool.
+/// The model call (validation order step 9) on the thread pool, over a request cleaned by
+/// `runForecastCleaningTask`; each cleaning is taken by one model call.
 #[napi(ts_return_type = "Promise<ForecastOutcome>")]
-pub fn run_forecast_task(request: &ParsedRequest, params: ForecastParams) -> Result<AsyncTask<ForecastTask>> {
-    let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
-    Ok(AsyncTask::new(ForecastTask { body: body.clone(), params }))
+pub fn run_forecast_task(cleaning: &ForecastCleaning, params: ForecastParams) -> Result<AsyncTask<ForecastTask>> {
+    let slot = cleaning.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the cleaning stage refused this request"))?;
+    let cleaned = slot.lock().map_err(|_| Error::new(Status::GenericFailure, "the cleaned request is poisoned"))?.take();
+    let cleaned = cleaned.ok_or_else(|| Error::new(Status::InvalidArg, "this cleaned request was already forecast"))?;
+    Ok(AsyncTask::new(ForecastTask { cleaned: Some(cleaned), params }))
 }

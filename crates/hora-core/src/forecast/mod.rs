@@ -3,4 +3,4 @@
 mod assemble;
 mod run;
 
-pub use run::{run_forecast, ForecastOutput, ForecastRequest, StageTimings};
+pub use run::{clean_for_forecast, forecast_cleaned, CleanedForecast, ForecastOutput, ForecastRequest, StageTimings};

@@ -1,7 +1,7 @@
 //! Orchestrates one forecast: the cleaning stage, one batched model call, the response parts.
 
 use super::assemble::forecast_rows_json;
-use crate::clean::{self, CleanOptions, CleanRequest, ModelLimits};
+use crate::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits};
 use crate::error::HoraError;
 use crate::ingest::ParsedBody;
 use crate::model::{forecast, plan_quantiles, ForecastOptions, ModelSession, QuantileRequest};
@@ -45,10 +45,15 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-pub fn run_forecast(body: &ParsedBody, req: &ForecastRequest, model: &ModelSession) -> Result<ForecastOutput, HoraError> {
-    let spec = &model.spec;
-    let plan = plan_quantiles(&spec.name, &spec.quantiles, &req.quantiles)?;
+/// A request through its cleaning stage (validation order step 8), waiting for a model slot.
+pub struct CleanedForecast {
+    cleaned: Cleaned,
+    clean_ms: f64,
+}
 
+/// The cleaning stage of a forecast against the model's context `limits`. It runs before a model
+/// slot is taken, so a request the data refuses never waits for (or is refused by) the model.
+pub fn clean_for_forecast(body: &ParsedBody, req: &ForecastRequest, limits: ModelLimits) -> Result<CleanedForecast, HoraError> {
     let t = Instant::now();
     let cleaned = clean::run(&CleanRequest {
         series: &body.series,
@@ -56,9 +61,16 @@ pub fn run_forecast(body: &ParsedBody, req: &ForecastRequest, model: &ModelSessi
         freq: req.freq.as_deref(),
         h: req.h,
         options: &req.clean,
-        model_limits: Some(ModelLimits { min_context: spec.min_context, max_context: spec.max_context }),
+        model_limits: Some(limits),
     })?;
-    let clean_ms = ms(t);
+    Ok(CleanedForecast { cleaned, clean_ms: ms(t) })
+}
+
+/// One batched model call over the cleaned entities, then the response parts.
+pub fn forecast_cleaned(c: CleanedForecast, req: &ForecastRequest, model: &ModelSession) -> Result<ForecastOutput, HoraError> {
+    let spec = &model.spec;
+    let plan = plan_quantiles(&spec.name, &spec.quantiles, &req.quantiles)?;
+    let CleanedForecast { cleaned, clean_ms } = c;
 
     let t = Instant::now();
     let contexts: Vec<&[f64]> = cleaned.entities.iter().map(|e| e.values.as_slice()).collect();
