@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
@@ -81,6 +82,24 @@ describe('requests per minute', () => {
     expect((await post()).statusCode).toBe(200);
     const limited = await post(big);
     expect([limited.statusCode, limited.json().error.code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    expect(t.control.runs).toBe(1);
+  });
+
+  it('an oversized chunked body (no Content-Length) also counts, and is rate-limited before its size is judged', async () => {
+    t = await makeTestApp({ HORA_FORECAST_RPM: '2', HORA_BODY_LIMIT_BYTES: '2048' });
+    const chunked = () =>
+      t.app.inject({
+        method: 'POST',
+        url: TEST_FORECAST,
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...bearer(t.key) },
+        payload: Readable.from([Buffer.from('{"pad":"'), Buffer.alloc(4096, 0x78), Buffer.from('"}')]),
+      });
+    const first = await chunked();
+    expect([first.statusCode, first.json().error.code]).toEqual([422, 'POINTS_EXCEEDED']);
+    expect((await post()).statusCode).toBe(200);
+    const limited = await chunked();
+    expect([limited.statusCode, limited.json().error.code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    expect(limited.headers['retry-after']).toBeDefined();
     expect(t.control.runs).toBe(1);
   });
 });

@@ -6,8 +6,16 @@ import { envelope, toApiError } from '../errors.js';
 export default fp(
   async (app) => {
     const limits = { bodyLimitBytes: app.config.bodyLimitBytes, maxRows: MAX_ROWS };
-    app.setErrorHandler((err, req, reply) => {
-      const api = toApiError(err, limits);
+    app.setErrorHandler(async (err, req, reply) => {
+      let api = toApiError(err, limits);
+      // A chunked body cut at the size limit counts toward the per-minute limit first (step 2).
+      if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        try {
+          await app.countRefusedBody(req);
+        } catch (limited) {
+          api = toApiError(limited, limits);
+        }
+      }
       if (api.status >= 500 && api.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err }, 'unexpected error');
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
       return reply.code(api.status).type('application/json; charset=utf-8').send(envelope(api, req.id));

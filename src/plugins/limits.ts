@@ -176,14 +176,16 @@ export default fp(
       req.rateLimit = await limits.consumeRpm(req.tenant.accountId, policy.rpmPolicy);
     });
 
-    // A body declared larger than the limit is refused while parsing (422 POINTS_EXCEEDED, step
-    // 4); the per-minute limit (step 2) is applied to it first, so the order holds for it too.
-    app.addHook('preParsing', async (req, _reply, payload) => {
+    // A body larger than the limit is refused while parsing (422 POINTS_EXCEEDED, step 4); the
+    // per-minute limit (step 2) is applied to it first, so the order holds for it too: before any
+    // byte when the declared Content-Length is over, and when a chunked body is cut at the limit.
+    const countRefusedBody = async (req: FastifyRequest): Promise<void> => {
       const policy = routePolicy(req);
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (policy && req.tenant && declared > app.config.bodyLimitBytes) {
-        req.rateLimit = await limits.consumeRpm(req.tenant.accountId, policy.rpmPolicy);
-      }
+      if (policy && req.tenant && !req.rateLimit) req.rateLimit = await limits.consumeRpm(req.tenant.accountId, policy.rpmPolicy);
+    };
+    app.decorate('countRefusedBody', countRefusedBody);
+    app.addHook('preParsing', async (req, _reply, payload) => {
+      if (Number(req.headers['content-length'] ?? 0) > app.config.bodyLimitBytes) await countRefusedBody(req);
       return payload;
     });
 

@@ -39,6 +39,8 @@ declare module 'fastify' {
     store: Store;
     limits: Limits;
     capacity: Capacity;
+    /** Counts a request whose body was refused for its size toward the per-minute limit (once). */
+    countRefusedBody(req: FastifyRequest): Promise<void>;
   }
   interface FastifyRequest {
     /** Set by the auth plugin; null only on routes without a policy (and the 404 handler). */
