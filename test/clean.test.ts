@@ -106,12 +106,19 @@ describe('POST /v1/clean', () => {
     expectError(await clean({ series: seasonalRows('a', 40), freq: 'h' }, String(k.key)), 422, 'CLEANING_OPTION_UNSUPPORTED');
   });
 
-  it('with a model, the model checks apply: MODEL_NOT_AVAILABLE and SERIES_TOO_LONG', async () => {
+  it('with a model, the model checks apply: MODEL_NOT_AVAILABLE, SERIES_TOO_LONG and SERIES_TOO_SHORT', async () => {
     expectError(await clean({ series: seasonalRows('a', 40), freq: 'h', model: 'other' }), 422, 'MODEL_NOT_AVAILABLE');
     const long = hourlyRows('a', 4200, (i) => i);
     expectError(await clean({ series: long, freq: 'h', model: 'hora' }), 422, 'SERIES_TOO_LONG');
-    // Without a model there is no maximum context.
+    const short = hourlyRows('a', 10, (i) => i);
+    const refused = await clean({ series: short, freq: 'h', model: 'hora' });
+    expectError(refused, 422, 'SERIES_TOO_SHORT');
+    expect(refused.json.error.details).toMatchObject({ min_context: 16, points: 10 });
+    // Without a model there is no model context, at either end (contract: Limits).
     expect((await clean({ series: long, freq: 'h' })).res.statusCode).toBe(200);
+    const dry = await clean({ series: short, freq: 'h' });
+    expect(dry.res.statusCode).toBe(200);
+    expect(dry.json.cleaning_report.overall.output_points).toBe(10);
   });
 
   it('more than 200,000 input points is POINTS_EXCEEDED', async () => {

@@ -8,7 +8,7 @@ use super::decisions::{ranges_of, Decision, DecisionId};
 use super::grid::Placed;
 use super::kernels::{self, missing_runs};
 use super::options::{ModelLimits, Nonnegative, Resolved};
-use super::policy::{BlockingRule, LISTED_MAX, MIN_CONTEXT, OUTLIER_Z};
+use super::policy::{BlockingRule, LISTED_MAX, OUTLIER_Z};
 use super::prepare::Prepared;
 use super::stamps::{self, format_utc, FreqSpec, Zone};
 use crate::error::ErrorCode;
@@ -240,24 +240,19 @@ fn flag_values(out: &mut Outcome, values: &[f64], observed: &[bool], grid: &[i64
     }
 }
 
-/// Context length against the model: `SERIES_TOO_SHORT`, and `SERIES_TOO_LONG` measured on the
-/// distinct stamps (unless a split cut the entity) or on the cleaned grid.
+/// Context length against the model, when one is named: `SERIES_TOO_LONG` measured on the
+/// distinct stamps (unless a split cut the entity) or on the cleaned grid, and `SERIES_TOO_SHORT`.
+/// Without a model (`/clean` without `model`) there is no context to measure against.
 fn limits(out: &mut Outcome, name: &str, timestamps: usize, split: bool, ctx: &Ctx) {
-    let min = ctx.limits.map_or(MIN_CONTEXT, |l| l.min_context);
+    let Some(l) = ctx.limits else { return };
     let points = out.grid.len();
-    if let Some(l) = ctx.limits {
-        if timestamps > l.max_context && !split {
-            out.blocks.push(too_long(name, timestamps, "timestamps", l.max_context));
-            return;
-        }
-        if points > l.max_context {
-            out.blocks.push(too_long(name, points, "model_input", l.max_context));
-            return;
-        }
-    }
-    if points < min {
+    if timestamps > l.max_context && !split {
+        out.blocks.push(too_long(name, timestamps, "timestamps", l.max_context));
+    } else if points > l.max_context {
+        out.blocks.push(too_long(name, points, "model_input", l.max_context));
+    } else if points < l.min_context {
         out.blocks.push(
-            Block::new(name, ErrorCode::SeriesTooShort, "limit", "too_short").with("points", points).with("min_context", min),
+            Block::new(name, ErrorCode::SeriesTooShort, "limit", "too_short").with("points", points).with("min_context", l.min_context),
         );
     }
 }

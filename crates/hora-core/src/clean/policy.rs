@@ -82,8 +82,6 @@ pub fn versions() -> Vec<&'static str> {
 pub const MAX_OFF_GRID_SHARE: f64 = 0.10;
 /// Implied grid slots over all entities of one request (`POINTS_EXCEEDED`), checked before allocating.
 pub const GRID_CAP: u64 = 1_000_000;
-/// Minimum context when no model is named (`/clean` without `model`).
-pub const MIN_CONTEXT: usize = 16;
 /// Affected stamps or ranges listed per decision; `count` always has the full number.
 pub const LISTED_MAX: usize = 20;
 /// Robust z-score beyond which an observed value is flagged as an outlier.

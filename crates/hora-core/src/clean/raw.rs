@@ -5,7 +5,6 @@ use serde_json::{json, Value};
 
 use super::entity::Outcome;
 use super::options::{ModelLimits, Resolved};
-use super::policy::MIN_CONTEXT;
 use super::report;
 use super::stamps::{self, EntityStamps, Zone};
 use super::{covariates, entity, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
@@ -90,7 +89,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     if !violations.is_empty() {
         return Err(invalid(violations));
     }
-    let min = req.model_limits.map_or(MIN_CONTEXT, |l| l.min_context);
+    let min = req.model_limits.map_or(0, |l| l.min_context);
     if let Some(e) = (0..table.entity_count()).find(|&e| parsed[e].len() < min) {
         return Err(HoraError::new(ErrorCode::SeriesTooShort, "an entity has fewer rows than the minimum context")
             .with("unique_id", table.entities[e].clone())
