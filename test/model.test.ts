@@ -93,6 +93,11 @@ describe('serving', () => {
     expect(forced.forecast.every((row) => row.y_hat === 0 && row.intervals!['98'].lo === 0)).toBe(true);
     const free = await forecast({ series: negative, h: 8, freq: 'h', level: [98], model_options: { nonnegative: false } });
     expect(free.forecast.every((row) => row.y_hat < 0)).toBe(true);
+    // The contract's values also as strings, as options.cleaning.nonnegative takes them.
+    const forcedText = await forecast({ series: negative, h: 8, freq: 'h', level: [98], model_options: { nonnegative: 'true' } });
+    expect(forcedText.forecast).toEqual(forced.forecast);
+    const freeText = await forecast({ series: negative, h: 8, freq: 'h', level: [98], model_options: { nonnegative: 'false' } });
+    expect(freeText.forecast).toEqual(free.forecast);
   });
 
   it('a long horizon is rolled forward and stays bounded on a pure sine', async () => {

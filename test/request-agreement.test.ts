@@ -36,6 +36,7 @@ const corpus: Array<[string, unknown]> = [
   ['an unknown quantile policy', ok({ quantile_policy: 'closest' })],
   ['an unknown model option', ok({ model_options: { temperature: 1 } })],
   ['nonnegative not auto or boolean', ok({ model_options: { nonnegative: 'sometimes' } })],
+  ['nonnegative as the string "true"', ok({ model_options: { nonnegative: 'true' } })],
   ['point_quantile of 1', ok({ point_quantile: 1 })],
   ['an unknown router strategy', ok({ options: { router_strategy: 'turbo' } })],
   ['too many accept ids', ok({ options: { cleaning: { accept: Array.from({ length: 201 }, (_, i) => `d${i}`) } } })],

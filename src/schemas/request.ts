@@ -70,7 +70,8 @@ export const RequestOptions = Type.Object(
 
 export const ModelOptions = Type.Object(
   {
-    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto']), Type.Boolean()])),
+    // As `options.cleaning.nonnegative`: the contract's `auto`, `true` or `false`, as strings or JSON booleans.
+    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()])),
     flip_average: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
