@@ -26,6 +26,13 @@ pub struct ParsedRequest {
     pub(crate) inner: std::result::Result<Arc<ParsedBody>, HoraError>,
 }
 
+impl ParsedRequest {
+    /// The parsed columns, for a task to take to the thread pool (by reference count).
+    pub(crate) fn body(&self) -> Result<Arc<ParsedBody>> {
+        self.inner.as_ref().cloned().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))
+    }
+}
+
 #[napi]
 impl ParsedRequest {
     /// Set when the body could not be read at all (`MALFORMED_JSON`, or a number beyond f64).

@@ -124,8 +124,8 @@ impl Task for CleanTask {
 /// Runs the cleaning stage of a parsed request on the thread pool.
 #[napi(ts_return_type = "Promise<CleanOutcome>")]
 pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CleanTask>> {
-    let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
-    Ok(AsyncTask::new(CleanTask { body: body.clone(), params }))
+    let body = request.body()?;
+    Ok(AsyncTask::new(CleanTask { body, params }))
 }
 
 pub struct LengthCheckTask {
@@ -151,8 +151,8 @@ impl Task for LengthCheckTask {
 /// cuts them.
 #[napi(ts_return_type = "Promise<EngineError | null>")]
 pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<LengthCheckTask>> {
-    let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
-    Ok(AsyncTask::new(LengthCheckTask { body: body.clone(), params }))
+    let body = request.body()?;
+    Ok(AsyncTask::new(LengthCheckTask { body, params }))
 }
 
 /// `indptr` as entity bounds, once checked against the columns it slices.

@@ -4,7 +4,7 @@ use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use hora_core::clean::ModelLimits;
 use hora_core::forecast::{clean_for_forecast, forecast_cleaned, CleanedForecast, ForecastOutput, ForecastRequest};
-use hora_core::model::{plan_quantiles, ForecastOptions, Nonnegative, QuantilePolicy, QuantileRequest};
+use hora_core::model::{plan_quantiles, ForecastOptions, ModelSession, Nonnegative, QuantilePolicy, QuantileRequest};
 use hora_core::{ErrorCode, HoraError};
 use hora_core::ingest::ParsedBody;
 use napi::bindgen_prelude::*;
@@ -148,6 +148,11 @@ pub fn check_quantiles(params: ForecastParams) -> Option<EngineError> {
     plan_quantiles(&model.spec.name, &model.spec.quantiles, &quantile_request(&params)).err().map(Into::into)
 }
 
+/// The served model, or SERVICE_UNAVAILABLE while none is loaded.
+fn loaded_model() -> std::result::Result<Arc<ModelSession>, HoraError> {
+    crate::model::current().ok_or_else(|| HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded."))
+}
+
 /// A forecast request through its cleaning stage: the cleaned entities stay in Rust until the
 /// model call takes them (once).
 #[napi]
@@ -174,11 +179,10 @@ impl Task for CleanForecastTask {
     type JsValue = ForecastCleaning;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let Some(model) = crate::model::current() else {
-            return Ok(Err(HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded.")));
-        };
-        let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
-        Ok(to_request(&self.params).and_then(|r| clean_for_forecast(&self.body, &r, limits)))
+        Ok(loaded_model().and_then(|model| {
+            let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
+            to_request(&self.params).and_then(|r| clean_for_forecast(&self.body, &r, limits))
+        }))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastCleaning> {
@@ -189,8 +193,8 @@ impl Task for CleanForecastTask {
 /// The forecast's cleaning stage on the thread pool (validation order step 8), before a model slot.
 #[napi(ts_return_type = "Promise<ForecastCleaning>")]
 pub fn run_forecast_cleaning_task(request: &ParsedRequest, params: ForecastParams) -> Result<AsyncTask<CleanForecastTask>> {
-    let body = request.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
-    Ok(AsyncTask::new(CleanForecastTask { body: body.clone(), params }))
+    let body = request.body()?;
+    Ok(AsyncTask::new(CleanForecastTask { body, params }))
 }
 
 pub struct ForecastTask {
@@ -203,11 +207,8 @@ impl Task for ForecastTask {
     type JsValue = ForecastOutcome;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let Some(model) = crate::model::current() else {
-            return Ok(Err(HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded.")));
-        };
         let cleaned = self.cleaned.take().ok_or_else(|| Error::new(Status::GenericFailure, "the cleaned request ran twice"))?;
-        Ok(to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model)).map(serialise))
+        Ok(loaded_model().and_then(|model| to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model))).map(serialise))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastOutcome> {
