@@ -121,6 +121,15 @@ describe('POST /v1/clean', () => {
     expect(dry.json.cleaning_report.overall.output_points).toBe(10);
   });
 
+  it('an entity with too few stamps to show a frequency follows the others instead of failing inference', async () => {
+    const daily = (id: string, n: number) => Array.from({ length: n }, (_, i) => ({ unique_id: id, ds: isoZ(START + i * 24 * HOUR), y: i }));
+    for (const n of [1, 2]) {
+      const r = await clean({ series: [...daily('long', 20), ...daily('tiny', n)] });
+      expect(r.res.statusCode, JSON.stringify(r.json).slice(0, 300)).toBe(200);
+      expect(r.json.cleaning_report.series.map((s: any) => s.freq.inferred)).toEqual(['d', 'd']);
+    }
+  });
+
   it('more than 200,000 input points is POINTS_EXCEEDED', async () => {
     const rows = Array.from({ length: 200_001 }, (_, i) => ({ unique_id: `s${i % 100}`, ds: isoZ(START + Math.floor(i / 100) * HOUR), y: 1 }));
     expectError(await clean({ series: rows, freq: 'h' }), 422, 'POINTS_EXCEEDED');

@@ -171,6 +171,23 @@ describe('validation order steps 3 to 6', () => {
     expect(r.json.error.details.future_only).toEqual(['promo']);
   });
 
+  it('future rows are read like their history: ds_format or the proven day/month order; an unreadable one is VALIDATION_ERROR', async () => {
+    // Daily history written D/M/YYYY; day 13 onwards proves the order by itself.
+    const dmy = (d: number) => `${new Date(Date.UTC(2024, 0, d)).getUTCDate()}/${new Date(Date.UTC(2024, 0, d)).getUTCMonth() + 1}/2024`;
+    const history = Array.from({ length: 30 }, (_, i) => ({ unique_id: 'a', ds: dmy(i + 1), y: 10 + (i % 7), temp: 20 + i }));
+    // Forecast days 31/1, 1/2 and 2/2: the last two alone could be read either way.
+    const future = [31, 32, 33].map((d) => ({ unique_id: 'a', ds: dmy(d), temp: 1 }));
+    const reasonOf = (json: any) => json.model_input[0].covariates[0].reason;
+    for (const options of [{}, { ds_format: 'dmy' }]) {
+      const r = await post({ series: history, h: 3, freq: 'D', future_covariates: future, options });
+      expect(r.res.statusCode, JSON.stringify(r.json).slice(0, 300)).toBe(200);
+      expect(reasonOf(r.json)).toBe('model_unsupported');
+    }
+    const garbage = await post({ series: history, h: 3, freq: 'D', future_covariates: [...future.slice(0, 2), { unique_id: 'a', ds: 'soon', temp: 1 }] });
+    expectError(garbage, 422, 'VALIDATION_ERROR');
+    expect(garbage.json.error.details.errors[0].field).toBe('future_covariates[2].ds');
+  });
+
   it('more than 200,000 rows is POINTS_EXCEEDED with points and cap', async () => {
     const rows = Array.from({ length: 200_001 }, (_, i) => `{"unique_id":"e${i % 100}","ds":"2024-01-01T00:00:00Z","y":1}`);
     const r = await post(`{"h":1,"freq":"h","series":[${rows.join(',')}]}`);

@@ -256,3 +256,32 @@ describe('frequency inference', () => {
     expect([status, json.error.code]).toEqual([422, 'POINTS_EXCEEDED']);
   });
 });
+
+describe('calendar edges found by audit', () => {
+  const monthEnd = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
+
+  it('a last stamp moved by a DST gap does not drag the forecast off the wall clock', async () => {
+    // Month ends at 02:30 Berlin time; the last, 2024-03-31, falls in the spring-forward gap.
+    const ds = Array.from({ length: 24 }, (_, k) => {
+      const [y, m] = [2022 + Math.floor((k + 3) / 12), ((k + 3) % 12) + 1];
+      return `${y}-${pad(m)}-${pad(monthEnd(y, m))}T02:30:00`;
+    });
+    expect(ds.at(-1)).toBe('2024-03-31T02:30:00');
+    const { status, json } = await forecast({ series: rows(ds), h: 2, freq: 'ME', options: { timezone: 'Europe/Berlin' } });
+    expect(status, JSON.stringify(json).slice(0, 300)).toBe(200);
+    // 02:30 in summer time (UTC+2) is 00:30Z, not the 01:30Z of the shifted last stamp.
+    expect(fds(json)).toEqual(['2024-04-30T00:30:00Z', '2024-05-31T00:30:00Z']);
+  });
+
+  it('a forecast that would pass 9999-12-31 is VALIDATION_ERROR on h, never a short answer', async () => {
+    const years = Array.from({ length: 20 }, (_, k) => `${9970 + k}-01-01T00:00:00Z`);
+    const short = await forecast({ series: rows(years), h: 20, freq: 'YS' });
+    expect([short.status, short.json.error?.code, fieldOf(short.json)]).toEqual([422, 'VALIDATION_ERROR', 'h']);
+    const fits = await forecast({ series: rows(years), h: 10, freq: 'YS' });
+    expect(fits.status).toBe(200);
+    expect(fds(fits.json).at(-1)).toBe('9999-01-01T00:00:00Z');
+    const days = daily(20, Date.UTC(9999, 11, 1), (d) => isoZ(d.getTime()));
+    const raw = await forecast({ series: rows(days), h: 20, freq: 'D', options: { cleaning: { preset: 'raw' } } });
+    expect([raw.status, raw.json.error?.code, fieldOf(raw.json)]).toEqual([422, 'VALIDATION_ERROR', 'h']);
+  });
+});

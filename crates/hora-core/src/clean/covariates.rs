@@ -8,8 +8,10 @@ use super::entity::{auto_split_steps, Ctx, Outcome};
 use super::kernels::{self, missing_runs};
 use super::options::ImputeMethod;
 use super::prepare::Prepared;
-use super::stamps;
+use super::stamps::{self, Zone};
 use super::CleanRequest;
+use crate::time::DayMonthOrder;
+use std::collections::HashMap;
 use crate::error::{ErrorCode, HoraError, Result};
 
 /// `COVARIATE_COLUMN_MISMATCH` for future columns absent from `series`; `FUTURE_COVARIATES_INVALID`
@@ -33,13 +35,49 @@ pub fn validate_future(req: &CleanRequest) -> Result<()> {
     Ok(())
 }
 
+/// One entity's future rows: their instants and table positions.
+pub type FutureRows = (Vec<i64>, Vec<u32>);
+
+/// Each series entity's future rows, read as its history was: in the request's zone, with
+/// `options.ds_format` or else the day/month order its history proved (`history_order`). An
+/// unreadable future stamp is a `VALIDATION_ERROR` naming its `future_covariates[i].ds`; it is
+/// never dropped in silence.
+pub fn read_future(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<Vec<Option<FutureRows>>> {
+    let mut out = vec![None; req.series.entity_count()];
+    let Some(future) = req.future else { return Ok(out) };
+    let entity_of: HashMap<&str, usize> = req.series.entities.iter().enumerate().map(|(e, u)| (u.as_str(), e)).collect();
+    for (fe, u) in future.entities.iter().enumerate() {
+        // Future rows of an entity without history are refused by `validate_future`.
+        let Some(&e) = entity_of.get(u.as_str()) else { continue };
+        let parsed = stamps::parse_entity(future, fe, zone, history_order(e)).map_err(name_future_rows)?;
+        out[e] = Some((parsed.instants, future.entity_range(fe).map(|k| k as u32).collect()));
+    }
+    Ok(out)
+}
+
+/// The time engine names a row `series[i].ds`; in the future table it is `future_covariates[i].ds`.
+fn name_future_rows(mut err: HoraError) -> HoraError {
+    let rename = |s: &str| s.replace("series[", "future_covariates[");
+    err.message = rename(&err.message);
+    if let Some(Value::Array(list)) = err.details.get_mut("errors") {
+        for entry in list.iter_mut().filter_map(Value::as_object_mut) {
+            for key in ["field", "message"] {
+                if let Some(Value::String(text)) = entry.get_mut(key) {
+                    *text = rename(text);
+                }
+            }
+        }
+    }
+    err
+}
+
 /// Per column of entity `e`: role, used, reason; plus the `exog.impute` decisions of short gaps.
-pub fn assess(req: &CleanRequest, e: usize, p: &Prepared, o: &Outcome, ctx: &Ctx) -> (Option<Vec<Value>>, Vec<Decision>) {
+/// `future_stamps` are the entity's future rows from [`read_future`].
+pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_stamps: Option<&FutureRows>) -> (Option<Vec<Value>>, Vec<Decision>) {
     let table = req.series;
     if table.covariates.is_empty() {
         return (None, Vec::new());
     }
-    let future_stamps = future_rows(req, &p.unique_id, ctx);
     let short_limit = auto_split_steps(ctx.period) - 1;
     let mut columns = Vec::new();
     let mut decisions = Vec::new();
@@ -57,7 +95,7 @@ pub fn assess(req: &CleanRequest, e: usize, p: &Prepared, o: &Outcome, ctx: &Ctx
         let interior = |r: &(usize, usize)| r.0 > 0 && r.0 + r.1 < values.len();
         let fillable = runs.iter().all(|r| interior(r) && r.1 <= short_limit);
         let gaps_ok = runs.is_empty() || (ctx.res.clean_exog && fillable);
-        let covers = match (&future_stamps, future_col) {
+        let covers = match (future_stamps, future_col) {
             (_, None) => o.forecast_stamps.is_empty(),
             (Some((stamps_, rows)), Some(fc)) => o.forecast_stamps.iter().all(|t| {
                 stamps_.iter().zip(rows).any(|(s, r)| s == t && fc.values[*r as usize].is_finite())
@@ -87,14 +125,5 @@ pub fn assess(req: &CleanRequest, e: usize, p: &Prepared, o: &Outcome, ctx: &Ctx
         // hora-1.0 uses no covariate: a column that passes every check is still not used.
         columns.push(json!({"name": col.name, "role": role, "used": false, "reason": reason}));
     }
-    let _ = e;
     (Some(columns), decisions)
-}
-
-/// Stamps and table positions of this entity's future rows, read in the request's zone.
-fn future_rows(req: &CleanRequest, unique_id: &str, ctx: &Ctx) -> Option<(Vec<i64>, Vec<u32>)> {
-    let future = req.future?;
-    let fe = future.entities.iter().position(|u| u == unique_id)?;
-    let parsed = stamps::parse_entity(future, fe, ctx.zone, None).ok()?;
-    Some((parsed.instants, future.entity_range(fe).map(|k| k as u32).collect()))
 }

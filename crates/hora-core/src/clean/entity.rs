@@ -171,8 +171,11 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let split = d.iter().any(|x| x.id == DecisionId::Split && x.applied());
     limits(&mut out, name, p.ts.len(), split, ctx);
     out.blocks.extend(blocking::unapplied(&d, res.policy.masked_tail_max));
-    if let Some(&t) = out.grid.last() {
-        out.forecast_stamps = (1..=ctx.h as i64).filter_map(|k| stamps::step(t, k, ctx.freq, ctx.zone)).collect();
+    if end > lo {
+        // Each stamp stepped from the grid's origin as the grid itself was, not chained from the
+        // last slot, which a DST gap may have moved off its wall-clock time (docs/time.md). Stamps
+        // past year 9999 end the list short; the pipeline refuses that.
+        out.forecast_stamps = (1..=ctx.h).map_while(|k| stamps::step(grid[0], (end - 1 + k) as i64, ctx.freq, ctx.zone)).collect();
     }
     out.decisions = d;
     out

@@ -6,6 +6,7 @@ use super::options::Resolved;
 use super::prepare::Prepared;
 use super::stamps::{self, FreqSpec, Zone, MICROS_PER_DAY};
 use crate::error::{ErrorCode, HoraError, Result};
+use crate::time::MIN_DISTINCT_STAMPS;
 
 #[derive(Debug, Clone)]
 pub struct FreqChoice {
@@ -32,7 +33,9 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
             let mut candidates = Vec::new();
             let mut confidence = Vec::with_capacity(prepared.len());
             for (p, zone) in prepared.iter().zip(zones) {
-                if p.ts.len() < 2 {
+                // Too few stamps to show a frequency: such an entity follows the others (it fails
+                // later only if its stamps are off their grid).
+                if p.ts.len() < MIN_DISTINCT_STAMPS {
                     confidence.push(None);
                     continue;
                 }

@@ -14,6 +14,7 @@ use super::stamps::{self, Zone};
 use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
+use crate::time::DayMonthOrder;
 
 pub fn run(req: &CleanRequest) -> Result<Cleaned> {
     run_on(req, par::threads_for(req.series.row_count()))
@@ -35,6 +36,8 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let prepared = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res))
         .into_iter()
         .collect::<Result<Vec<Prepared>>>()?;
+    // Future rows read as their entity's history was (zone, day/month order).
+    let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| proven_order(&prepared[e])))?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
     if let Some(p) = prepared.iter().find(|p| !p.has_values()) {
         st.blocks.push(Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
@@ -61,7 +64,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         let mut pre: Vec<Decision> = p.decisions.clone();
         pre.extend(grid::off_grid_decision(p, &placed, &res));
         let o = entity::clean(p, placed, &ctx);
-        let (columns, exog) = covariates::assess(req, e, p, &o, &ctx);
+        let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
         Ok((pre, o, columns, exog))
     });
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());
@@ -74,6 +77,9 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
                 .with("max_share", super::policy::MAX_OFF_GRID_SHARE);
             st.attach(err, Some(&choice), &outcomes)
         })?;
+        if o.forecast_stamps.len() < req.h && !o.grid.is_empty() {
+            return Err(horizon_past_calendar(&p.unique_id));
+        }
         // Timestamp repairs that were not applied block before anything the grid stages found.
         st.blocks.extend(blocking::unapplied(&pre, None));
         st.decisions.extend(pre);
@@ -154,6 +160,21 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
         .map(|(&e, _)| entity::too_long(&prepared[e].unique_id, prepared[e].ts.len(), "timestamps", limits.max_context))
         .collect();
     if blocks.is_empty() { Ok(()) } else { Err(block_error(&blocks)) }
+}
+
+/// The day/month order an entity's history proved, if it was written that way.
+fn proven_order(p: &Prepared) -> Option<DayMonthOrder> {
+    match p.parsed.format {
+        "dmy" => Some(DayMonthOrder::Dmy),
+        "mdy" => Some(DayMonthOrder::Mdy),
+        _ => None,
+    }
+}
+
+/// `h` steps after an entity's last stamp would pass 9999-12-31, the last stamp the contract's
+/// format can write: a wrong `h` for this data rather than a short forecast.
+pub(super) fn horizon_past_calendar(unique_id: &str) -> HoraError {
+    HoraError::field("h", format!("h steps after the last stamp of '{unique_id}' pass 9999-12-31T23:59:59Z")).with("unique_id", unique_id)
 }
 
 /// The error for `blocks`: the first decides the code; details follow the contract per code.

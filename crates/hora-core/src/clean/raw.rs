@@ -98,6 +98,8 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     }
     covariates::validate_future(req)?;
     let zone = stamps::parse_zone(None)?;
+    // The raw preset's stamps carry their offsets: no day/month order to carry over.
+    let future = covariates::read_future(req, &zone, |_| None)?;
     let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2 };
     let mut entities = Vec::with_capacity(parsed.len());
     let mut points = 0u64;
@@ -105,16 +107,20 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
         let rows: Vec<u32> = table.entity_range(e).map(|k| k as u32).collect();
         let values = table.entity_y(e).to_vec();
         points += values.len() as u64;
-        let last = *ts.last().expect("checked non-empty by the minimum context");
+        let last = *ts.last().expect("an entity has at least one row");
+        let forecast_stamps: Vec<i64> = (1..=req.h as i64).map_while(|k| stamps::step(last, k, &spec, &zone)).collect();
+        if forecast_stamps.len() < req.h {
+            return Err(super::pipeline::horizon_past_calendar(&table.entities[e]));
+        }
         let o = Outcome {
             fed_points: values.len(),
-            forecast_stamps: (1..=req.h as i64).filter_map(|k| stamps::step(last, k, &spec, &zone)).collect(),
+            forecast_stamps,
             grid: ts.clone(),
             values: values.clone(),
             ..Outcome::default()
         };
         let p = raw_prepared(&table.entities[e], ts, values, rows);
-        let (columns, _) = covariates::assess(req, e, &p, &o, &ctx);
+        let (columns, _) = covariates::assess(req, &p, &o, &ctx, future[e].as_ref());
         entities.push(CleanEntity {
             unique_id: p.unique_id.clone(),
             model_input: report::model_input(&p.unique_id, &o, columns),
