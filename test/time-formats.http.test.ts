@@ -217,6 +217,18 @@ describe('frequency strings', () => {
     expect(fds(json)).toEqual(['2024-02-12T00:00:00Z', '2024-02-13T00:00:00Z', '2024-02-14T00:00:00Z']);
   });
 
+  it('business days are inferred from 2026-11 on; under 2026-10 the same weekday data is daily with weekend gaps', async () => {
+    const ds = daily(40, JAN1, (d) => d.toISOString().slice(0, 10)).filter((s) => ![0, 6].includes(new Date(s).getUTCDay()));
+    for (const version of ['2026-11', '2026-12', '2026-13']) {
+      const { json } = await forecast({ series: rows(ds), h: 1, options: { cleaning: { version } } });
+      expect([version, json.freq]).toEqual([version, 'B']);
+    }
+    // Weekends are then 2 of every 7 slots missing: gaps plus nulls past 10 % block under 2026-10.
+    const old = await forecast({ series: rows(ds), h: 1, options: { cleaning: { version: '2026-10' } } });
+    expect([old.status, old.json.error?.code]).toEqual([422, 'SERIES_DISCONTINUOUS']);
+    expect(old.json.error.details.cleaning_report.series[0].freq.inferred).toBe('d');
+  });
+
   it('B is FREQ_UNSUPPORTED under cleaning policy 2026-10', async () => {
     const ds = daily(40, JAN1, (d) => d.toISOString().slice(0, 10)).filter((s) => ![0, 6].includes(new Date(s).getUTCDay()));
     const { status, json } = await forecast({ series: rows(ds), h: 1, freq: 'B', options: { cleaning: { version: '2026-10' } } });
