@@ -188,6 +188,27 @@ describe('validation order steps 3 to 6', () => {
     expect(garbage.json.error.details.errors[0].field).toBe('future_covariates[2].ds');
   });
 
+  it('a __proto__ key is a key like any other: refused in closed objects, ignored under options, never a prototype', async () => {
+    const rows = JSON.stringify(seasonalRows('a', 48));
+    const send = (extra: string) => post(`{"h":3,"freq":"h","series":${rows},${extra}}`);
+    const cleaning = await send('"options":{"cleaning":{"__proto__":{"preset":"raw"}}}');
+    expectError(cleaning, 422, 'VALIDATION_ERROR');
+    expect(cleaning.json.error.details.errors[0].field).toBe('options.cleaning.__proto__');
+    expectError(await send('"model_options":{"__proto__":{"foo":1}}'), 422, 'VALIDATION_ERROR');
+    const options = await send('"options":{"__proto__":{"timezone":"Mars/Olympus","cleaning":{"version":"2026-10"}}}');
+    expect(options.res.statusCode, JSON.stringify(options.json).slice(0, 300)).toBe(200);
+    expect(options.json.effective_policy.id).toBe('default@2026-13');
+  });
+
+  it('point_quantile with more than 3 decimal places is refused, however small the excess', async () => {
+    for (const pq of ['0.5000000001', '0.5001']) {
+      const r = await post(`{"h":3,"freq":"h","point_quantile":${pq},"series":${JSON.stringify(seasonalRows('a', 48))}}`);
+      expectError(r, 422, 'VALIDATION_ERROR');
+      expect(r.json.error.details.errors[0].field).toBe('point_quantile');
+    }
+    expect((await post({ ...base(), point_quantile: 0.123 })).res.statusCode).toBe(200);
+  });
+
   it('more than 200,000 rows is POINTS_EXCEEDED with points and cap', async () => {
     const rows = Array.from({ length: 200_001 }, (_, i) => `{"unique_id":"e${i % 100}","ds":"2024-01-01T00:00:00Z","y":1}`);
     const r = await post(`{"h":1,"freq":"h","series":[${rows.join(',')}]}`);

@@ -39,7 +39,8 @@ export function topLevelErrors(top: unknown): FieldError[] {
 
 /** At most 3 decimal places (contract: point_quantile). */
 function hasAtMostThreeDecimals(v: number): boolean {
-  return Math.abs(v * 1000 - Math.round(v * 1000)) < 1e-6;
+  // The number as read equals its own 3-decimal rounding (0.123 does; 0.5000000001 does not).
+  return Number(v.toFixed(3)) === v;
 }
 
 export interface ValidatedBody {
@@ -56,7 +57,7 @@ export async function parseAndValidate(raw: Buffer, requireH: boolean): Promise<
   const failure = parsed.error;
   if (failure) throw new ApiError(failure.code as 'MALFORMED_JSON', failure.message, failure.details as Record<string, unknown>);
 
-  const top = parsed.top as Record<string, unknown>;
+  const top = JSON.parse(parsed.topJson) as Record<string, unknown>;
   const errors: FieldError[] = [];
   const rowErrors = parsed.fieldErrors;
   // The addon reports a non-object body itself; schema-checking {} again would add noise.

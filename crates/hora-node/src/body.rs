@@ -41,10 +41,12 @@ impl ParsedRequest {
         self.inner.as_ref().err().map(|e| e.clone().into())
     }
 
-    /// Top-level fields other than `series` and `future_covariates`, for schema validation.
+    /// Top-level fields other than `series` and `future_covariates` as JSON text, for schema
+    /// validation. Text for `JSON.parse`, not an object built key by key: a `__proto__` key must
+    /// arrive as an own property the schema sees, not set the object's prototype.
     #[napi(getter)]
-    pub fn top(&self) -> Value {
-        self.inner.as_ref().map(|b| Value::Object(b.top.clone())).unwrap_or(Value::Null)
+    pub fn top_json(&self) -> String {
+        self.inner.as_ref().map(|b| Value::Object(b.top.clone()).to_string()).unwrap_or_else(|_| "null".into())
     }
 
     /// Validation errors found in the rows and in the shape of the body (at most 10 listed).
