@@ -119,6 +119,10 @@ describe('hard inputs return finite, monotone quantiles in the right scale', () 
     ['a single spike', hourlyRows('s', 100, (i) => (i === 50 ? 1000 : 1)), 12, (m) => m > -10 && m < 500],
     ['huge magnitudes (1e12)', hourlyRows('big', 100, (i) => 1e12 + 1e9 * Math.sin(i / 4)), 12, (m) => m > 5e11 && m < 2e12],
     ['tiny magnitudes (1e-9)', hourlyRows('tiny', 100, (i) => 1e-9 * (2 + Math.sin(i / 4))), 12, (m) => m > 1e-10 && m < 1e-8],
+    // Found by fuzzing: squares inside the graph's scaler left f32's range (a retryable 503 before).
+    ['one spike of 1e20 among ones', hourlyRows('s20', 100, (i) => (i === 60 ? 1e20 : 1)), 12, (m) => Math.abs(m) < 1e20],
+    ['a ramp to 2e20', hourlyRows('r20', 100, (i) => 2e18 * i), 12, (m) => m > 1e20 && m < 1e21],
+    ['a constant at the largest double', hourlyRows('max', 100, () => Number.MAX_VALUE), 12, (m) => m > 1e308],
     ['exactly 16 points', hourlyRows('m', 16, (i) => 10 + (i % 4)), 12, (m) => m > 5 && m < 20],
     ['4,096 points', seasonalRows('l', 4096, 3), 12, (m) => m > 70 && m < 130],
     ['h = 1', seasonalRows('h1', 200, 4), 1, (m) => m > 70 && m < 130],

@@ -23,10 +23,11 @@ pub struct ForecastOptions {
 /// Rows per graph run: bounds the tensor memory of one run (rows × 4096 × 4 bytes).
 const MAX_BATCH_ROWS: usize = 256;
 
-/// Values this far from 1 in magnitude would leave f32's range inside the graph; such a series is
-/// brought into range by an exact power-of-two factor and multiplied back (no rounding).
-const F32_SAFE_MAX: f64 = 1e30;
-const F32_SAFE_MIN: f64 = 1e-30;
+/// Values this far from 1 in magnitude would leave f32's range inside the graph, whose scaler
+/// sums squares of up to 4,096 values (a 1e20 spike squared is past f32's 3.4e38); such a series
+/// is brought into range by an exact power-of-two factor and multiplied back (no rounding).
+const F32_SAFE_MAX: f64 = 1e15;
+const F32_SAFE_MIN: f64 = 1e-15;
 
 /// Forecasts `h` steps for every context (NaN = missing). Returns per entity `h × Q` values,
 /// row-major by step, in the order of `spec.quantiles`.
@@ -62,7 +63,9 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: Forec
         for step in forecast.chunks_mut(q) {
             step.sort_by(|a, b| a.total_cmp(b));
             for v in step.iter_mut() {
-                *v /= factors[e];
+                // A history at the edge of f64 (1.7e308) can forecast just past it: the nearest
+                // representable value is the answer JSON can carry.
+                *v = (*v / factors[e]).clamp(f64::MIN, f64::MAX);
                 if clip && *v < 0.0 {
                     *v = 0.0;
                 }
@@ -80,7 +83,8 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: Forec
 fn range_factor(values: &[f64]) -> f64 {
     let max = values.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
     if max > F32_SAFE_MAX || (max > 0.0 && max < F32_SAFE_MIN) {
-        2f64.powi(-(max.log2().round() as i32))
+        // exp2, not powi: 2^-1024 (for values near f64::MAX) is a subnormal that powi rounds to 0.
+        (-max.log2().round()).exp2()
     } else {
         1.0
     }
