@@ -16,7 +16,7 @@ export interface ForecastDeps {
   /** Step 7: reserves points of the daily quota, or throws 429 (forecast-daily-points). */
   reserveQuota(points: number): Promise<QuotaHold>;
   /** Step 9: runs the model call in a model slot within the request budget (MODEL_BUSY, GATEWAY_TIMEOUT). */
-  runInference<T>(task: () => Promise<T>): Promise<T>;
+  runInference<T>(task: (budgetMs: number) => Promise<T>): Promise<T>;
 }
 
 export interface ForecastInput {
@@ -64,7 +64,7 @@ export async function handleForecast(input: ForecastInput, deps: ForecastDeps): 
   // its MODEL_BUSY / GATEWAY_TIMEOUT (step 8 before step 9).
   const cleaning = await runForecastCleaning(parsed, params);
   if (cleaning.error) throw fromEngineError(cleaning.error as Parameters<typeof fromEngineError>[0]);
-  const outcome = await deps.runInference(() => runForecast(cleaning, params));
+  const outcome = await deps.runInference((budgetMs) => runForecast(cleaning, { ...params, budgetMs }));
   if (outcome.error) throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
   const parts = outcome.parts!;
   hold.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });

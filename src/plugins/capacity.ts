@@ -99,13 +99,15 @@ export class Capacity {
   /**
    * Step 9: waits for a model run slot (503 MODEL_BUSY when the queue is full or the wait ends),
    * then runs `task` within the request budget (504 GATEWAY_TIMEOUT past it). The slot stays
-   * taken until the task itself settles, even after a 504, so a late run cannot overbook.
+   * taken until the task itself settles, even after a 504, so a late run cannot overbook; the
+   * task is given the budget so that it can stop itself soon after (the model checks it between
+   * batches).
    */
-  async runInference<T>(task: () => Promise<T>): Promise<T> {
+  async runInference<T>(task: (budgetMs: number) => Promise<T>): Promise<T> {
     const slot = await this.inference.acquire(modelBusy);
     let running: Promise<T>;
     try {
-      running = task();
+      running = task(this.budgetMs);
     } catch (err) {
       slot.release();
       throw err;

@@ -41,6 +41,7 @@ error_codes! {
     HorizonExceedsModel => "HORIZON_EXCEEDS_MODEL",
     QuantileUnsupported => "QUANTILE_UNSUPPORTED",
     ServiceUnavailable => "SERVICE_UNAVAILABLE",
+    GatewayTimeout => "GATEWAY_TIMEOUT",
     InternalServerError => "INTERNAL_SERVER_ERROR",
 }
 

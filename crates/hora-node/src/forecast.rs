@@ -11,6 +11,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The validated forecast controls; field names follow the contract.
 #[napi(object)]
@@ -26,6 +27,9 @@ pub struct ForecastParams {
     pub nonnegative: String,
     /// The cleaning options with the resolved preset and version (see hora_core::clean::CleanOptions).
     pub cleaning: Value,
+    /// The request budget of the model call: past it the model stops between batches (the
+    /// service has answered 504 by then).
+    pub budget_ms: Option<f64>,
 }
 
 #[napi(object)]
@@ -77,7 +81,12 @@ fn to_request(p: &ForecastParams) -> std::result::Result<ForecastRequest, HoraEr
         h: p.h as usize,
         freq: p.freq.clone(),
         quantiles: quantile_request(p),
-        model: ForecastOptions { flip_average: p.flip_average, nonnegative },
+        // The budget runs from here: the model task builds its request as it starts.
+        model: ForecastOptions {
+            flip_average: p.flip_average,
+            nonnegative,
+            deadline: p.budget_ms.filter(|ms| ms.is_finite() && *ms >= 0.0).map(|ms| Instant::now() + Duration::from_secs_f64(ms / 1000.0)),
+        },
         clean,
     })
 }

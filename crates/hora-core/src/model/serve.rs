@@ -4,6 +4,7 @@
 use super::session::ModelSession;
 use crate::error::{ErrorCode, HoraError};
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 /// `model_options.nonnegative`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +19,9 @@ pub enum Nonnegative {
 pub struct ForecastOptions {
     pub flip_average: bool,
     pub nonnegative: Nonnegative,
+    /// Past this instant the run stops between batches with `GATEWAY_TIMEOUT`, so a request
+    /// over its budget frees the model soon instead of running to its end.
+    pub deadline: Option<Instant>,
 }
 
 /// Rows per graph run: bounds the tensor memory of one run (rows × 4096 × 4 bytes).
@@ -46,7 +50,7 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: Forec
     let mut produced = 0;
     while produced < h {
         let steps = (h - produced).min(spec.native_horizon);
-        let round = run_round(model, &work, opts.flip_average)?;
+        let round = run_round(model, &work, opts.flip_average, opts.deadline)?;
         for (e, quantiles) in round.into_iter().enumerate() {
             out[e].extend_from_slice(&quantiles[..steps * q]);
             // Rollout: the median path joins the context as if observed.
@@ -91,7 +95,7 @@ fn range_factor(values: &[f64]) -> f64 {
 }
 
 /// One graph pass for every entity: `native_horizon × Q` values each.
-fn run_round(model: &ModelSession, work: &[Vec<f64>], flip: bool) -> Result<Vec<Vec<f64>>, HoraError> {
+fn run_round(model: &ModelSession, work: &[Vec<f64>], flip: bool, deadline: Option<Instant>) -> Result<Vec<Vec<f64>>, HoraError> {
     let spec = &model.spec;
     let (hn, q) = (spec.native_horizon, spec.quantiles.len());
     // Entities are grouped by padded length so that an entity's input never depends on its batch.
@@ -105,6 +109,9 @@ fn run_round(model: &ModelSession, work: &[Vec<f64>], flip: bool) -> Result<Vec<
     let per_entity = if flip { 2 } else { 1 };
     for (time, entities) in buckets {
         for chunk in entities.chunks((MAX_BATCH_ROWS / per_entity).max(1)) {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(HoraError::new(ErrorCode::GatewayTimeout, "The model run passed the request budget.").with("stage", "inference"));
+            }
             let rows = chunk.len() * per_entity;
             let mut context = vec![0f32; rows * time];
             let mut mask = vec![0f32; rows * time];
