@@ -76,6 +76,8 @@ export const runForecastCleaning = addon.runForecastCleaningTask;
 /** Step 9: the model call over a cleaned request (each cleaning is taken once). */
 export const runForecast = addon.runForecastTask;
 export const runClean = addon.runCleanTask;
+/** Validation step 3 for `ds`: reads every stamp once (kept for the cleaning); the error, or null. */
+export const readStamps = addon.readStampsTask;
 /** The pre-cleaning SERIES_TOO_LONG check (validation order step 6): the error, or null. */
 export const runLengthCheck = addon.runLengthCheckTask;
 export const checkQuantiles = addon.checkQuantiles;

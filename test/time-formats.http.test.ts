@@ -87,6 +87,15 @@ describe('every timestamp format of the contract is read', () => {
 
 describe('bad timestamps are a 422 naming the row', () => {
   const base = hourly(24, JAN1, isoZ);
+
+  it('an unreadable ds is refused with the body (step 3), before the preset, the model and the quota', async () => {
+    const series: Json[] = rows(base);
+    series[3]!.ds = 'garbage';
+    for (const extra of [{}, { model: 'nope' }, { h: 1500 }, { options: { cleaning: { preset: 'bogus' } } }]) {
+      const { status, json } = await forecast({ series, h: 1, ...extra });
+      expect([status, json.error.code, fieldOf(json)], JSON.stringify(extra)).toEqual([422, 'VALIDATION_ERROR', 'series[3].ds']);
+    }
+  });
   const bad: [string, unknown][] = [
     ['an empty string', ''],
     ['February 30', '2024-02-30T00:00:00Z'],

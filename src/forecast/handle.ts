@@ -3,7 +3,7 @@
 import { fromEngineError } from '../errors.js';
 import { loadModel, runForecast, runForecastCleaning, type ForecastParts } from '../native.js';
 import { checkCleaningOptions, resolvePolicy, type CleaningDefaultsByLevel, type EffectivePolicy } from '../policy/effective.js';
-import { parseAndValidate } from '../validation/body.js';
+import { checkRowCap, checkStamps, parseAndValidate } from '../validation/body.js';
 import { checkForecastModel, forecastParams } from './params.js';
 import { forecastBody } from './response.js';
 
@@ -52,9 +52,11 @@ export function serverTiming(t: Partial<StageTimings>): string {
 export async function handleForecast(input: ForecastInput, deps: ForecastDeps): Promise<ForecastResult> {
   const started = performance.now();
   const { parsed, top } = await parseAndValidate(input.raw, true);
-  const parse = performance.now() - started;
   const policy = resolvePolicy(top.options?.cleaning, input.defaults);
   const params = forecastParams(top, policy);
+  await checkStamps(parsed, params.cleaning as Record<string, unknown>, params.freq ?? undefined);
+  const parse = performance.now() - started;
+  checkRowCap(parsed);
   checkCleaningOptions(top, policy, params.cleaning as Record<string, unknown>, 'forecast');
   const model = loadModel();
   await checkForecastModel(top, params, parsed, model, policy);

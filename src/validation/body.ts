@@ -2,8 +2,8 @@
 // fields are checked here against the typebox schema. One 422 lists both kinds of errors.
 import { Compile } from 'typebox/compile';
 import { MAX_ROWS } from '../config.js';
-import { ApiError, jsonPointerToPath, MAX_VALIDATION_ERRORS } from '../errors.js';
-import { isKnownTimeZone, parseRequest, type FieldError, type ParsedRequest } from '../native.js';
+import { ApiError, fromEngineError, jsonPointerToPath, MAX_VALIDATION_ERRORS } from '../errors.js';
+import { isKnownTimeZone, parseRequest, readStamps, type FieldError, type ParsedRequest } from '../native.js';
 import { TopLevelFields } from '../schemas/request.js';
 
 const topLevel = Compile(TopLevelFields);
@@ -49,8 +49,9 @@ export interface ValidatedBody {
 }
 
 /**
- * Step 3 (MALFORMED_JSON, VALIDATION_ERROR, FUTURE_COVARIATES_INVALID, COVARIATE_COLUMN_MISMATCH)
- * and step 4 (POINTS_EXCEEDED). `requireH` is true on /v1/forecast.
+ * Step 3 for the body's shape and fields (MALFORMED_JSON, VALIDATION_ERROR,
+ * FUTURE_COVARIATES_INVALID, COVARIATE_COLUMN_MISMATCH); `checkStamps` and `checkRowCap` follow.
+ * `requireH` is true on /v1/forecast.
  */
 export async function parseAndValidate(raw: Buffer, requireH: boolean): Promise<ValidatedBody> {
   const parsed = await parseRequest(raw);
@@ -90,11 +91,25 @@ export async function parseAndValidate(raw: Buffer, requireH: boolean): Promise<
       future_only: futureOnly,
     });
   }
+  return { parsed, top: top as TopLevelFields };
+}
+
+/**
+ * The rest of step 3: every `ds` (and future `ds`) read in the request's zone and day/month order,
+ * so an unreadable stamp is the VALIDATION_ERROR it is before the later steps. The stamps read
+ * stay with `parsed`, and the cleaning reuses them instead of reading them again.
+ */
+export async function checkStamps(parsed: ParsedRequest, cleaning: Record<string, unknown>, freq: string | undefined): Promise<void> {
+  const error = await readStamps(parsed, { freq, h: 0, cleaning });
+  if (error) throw fromEngineError(error as Parameters<typeof fromEngineError>[0]);
+}
+
+/** Step 4: `series` plus `future_covariates` rows at most 200,000. */
+export function checkRowCap(parsed: ParsedRequest): void {
   if (parsed.rowCount > MAX_ROWS) {
     throw new ApiError('POINTS_EXCEEDED', `The request holds ${parsed.rowCount} rows; the cap is ${MAX_ROWS}.`, {
       points: parsed.rowCount,
       cap: MAX_ROWS,
     });
   }
-  return { parsed, top: top as TopLevelFields };
 }

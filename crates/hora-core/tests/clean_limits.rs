@@ -56,7 +56,7 @@ fn an_implied_grid_too_large_is_points_exceeded_before_allocating() {
     let rows: Vec<Row> = vec![("a".into(), "2000-01-01T00:00:00Z".into(), Some(1.0)), ("a".into(), "2090-01-01T00:00:00Z".into(), Some(1.0))];
     let t = table(&rows);
     let o = opts(json!({}));
-    let err = clean::run(&CleanRequest { series: &t, future: None, freq: Some("s"), h: 0, options: &o, model_limits: None }).unwrap_err();
+    let err = clean::run(&CleanRequest { series: &t, future: None, freq: Some("s"), h: 0, options: &o, model_limits: None, stamps: None }).unwrap_err();
     assert_eq!(err.code, ErrorCode::PointsExceeded);
     assert!(err.details["points"].as_u64().unwrap() > err.details["cap"].as_u64().unwrap());
 }
@@ -85,7 +85,7 @@ fn an_omitted_freq_is_inferred_and_echoed_as_its_canonical_token() {
 fn clean_without_a_model_has_no_maximum_context() {
     let t = table(&hourly("a", 5000));
     let o = opts(json!({}));
-    let out = clean::run(&CleanRequest { series: &t, future: None, freq: Some("h"), h: 0, options: &o, model_limits: None }).unwrap();
+    let out = clean::run(&CleanRequest { series: &t, future: None, freq: Some("h"), h: 0, options: &o, model_limits: None, stamps: None }).unwrap();
     assert_eq!(out.entities[0].values.len(), 5000);
     assert!(out.entities[0].forecast_stamps.is_empty());
 }

@@ -6,7 +6,8 @@ use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
-use std::sync::Arc;
+use hora_core::clean::EntityStamps;
+use std::sync::{Arc, Mutex};
 
 #[napi(object)]
 pub struct FieldErrorJs {
@@ -24,12 +25,22 @@ impl From<&FieldError> for FieldErrorJs {
 #[napi]
 pub struct ParsedRequest {
     pub(crate) inner: std::result::Result<Arc<ParsedBody>, HoraError>,
+    /// The entities' stamps as validation read them (`readStampsTask`), for the cleaning to reuse.
+    pub(crate) stamps: ReadStamps,
 }
+
+/// Stamps read once at validation, shared with the tasks that clean the same request.
+pub(crate) type ReadStamps = Arc<Mutex<Option<Arc<Vec<EntityStamps>>>>>;
 
 impl ParsedRequest {
     /// The parsed columns, for a task to take to the thread pool (by reference count).
     pub(crate) fn body(&self) -> Result<Arc<ParsedBody>> {
         self.inner.as_ref().cloned().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))
+    }
+
+    /// The stamps read at validation, if they were.
+    pub(crate) fn read_stamps(&self) -> Option<Arc<Vec<EntityStamps>>> {
+        self.stamps.lock().ok().and_then(|s| s.clone())
     }
 }
 
@@ -116,7 +127,7 @@ impl Task for ParseTask {
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ParsedRequest> {
-        Ok(ParsedRequest { inner: output.map(Arc::new) })
+        Ok(ParsedRequest { inner: output.map(Arc::new), stamps: ReadStamps::default() })
     }
 }
 

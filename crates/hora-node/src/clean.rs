@@ -2,7 +2,8 @@
 
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
-use hora_core::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits};
+use crate::body::ReadStamps;
+use hora_core::clean::{self, CleanOptions, CleanRequest, EntityStamps, ModelLimits};
 use hora_core::ingest::ParsedBody;
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
@@ -61,12 +62,15 @@ pub struct CleanOutcome {
 
 pub struct CleanTask {
     body: Arc<ParsedBody>,
+    stamps: Option<Arc<Vec<EntityStamps>>>,
     params: CleanParams,
 }
 
-/// Builds the engine's request from the parsed body and `p`, and runs `stage` on it.
+/// Builds the engine's request from the parsed body, the stamps read at validation and `p`, and
+/// runs `stage` on it.
 fn with_request<T>(
     body: &ParsedBody,
+    stamps: Option<&[EntityStamps]>,
     p: &CleanParams,
     stage: impl FnOnce(&CleanRequest) -> std::result::Result<T, HoraError>,
 ) -> std::result::Result<T, HoraError> {
@@ -82,11 +86,8 @@ fn with_request<T>(
         h: p.h as usize,
         options: &options,
         model_limits,
+        stamps,
     })
-}
-
-fn run(body: &ParsedBody, p: &CleanParams) -> std::result::Result<Cleaned, HoraError> {
-    with_request(body, p, clean::run)
 }
 
 impl Task for CleanTask {
@@ -95,7 +96,7 @@ impl Task for CleanTask {
 
     fn compute(&mut self) -> Result<Self::Output> {
         let start = std::time::Instant::now();
-        Ok(run(&self.body, &self.params).map(|c| SerialisedClean {
+        Ok(with_request(&self.body, self.stamps.as_deref().map(Vec::as_slice), &self.params, clean::run).map(|c| SerialisedClean {
             freq: c.freq,
             report_json: json(&c.report),
             data_quality_json: json(&c.data_quality),
@@ -125,11 +126,12 @@ impl Task for CleanTask {
 #[napi(ts_return_type = "Promise<CleanOutcome>")]
 pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CleanTask>> {
     let body = request.body()?;
-    Ok(AsyncTask::new(CleanTask { body, params }))
+    Ok(AsyncTask::new(CleanTask { body, stamps: request.read_stamps(), params }))
 }
 
 pub struct LengthCheckTask {
     body: Arc<ParsedBody>,
+    stamps: Option<Arc<Vec<EntityStamps>>>,
     params: CleanParams,
 }
 
@@ -138,7 +140,7 @@ impl Task for LengthCheckTask {
     type JsValue = Option<EngineError>;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(with_request(&self.body, &self.params, clean::check_length).err())
+        Ok(with_request(&self.body, self.stamps.as_deref().map(Vec::as_slice), &self.params, clean::check_length).err())
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -152,7 +154,42 @@ impl Task for LengthCheckTask {
 #[napi(ts_return_type = "Promise<EngineError | null>")]
 pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<LengthCheckTask>> {
     let body = request.body()?;
-    Ok(AsyncTask::new(LengthCheckTask { body, params }))
+    Ok(AsyncTask::new(LengthCheckTask { body, stamps: request.read_stamps(), params }))
+}
+
+pub struct ReadStampsTask {
+    body: Arc<ParsedBody>,
+    keep: ReadStamps,
+    params: CleanParams,
+}
+
+impl Task for ReadStampsTask {
+    type Output = Option<HoraError>;
+    type JsValue = Option<EngineError>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(match with_request(&self.body, None, &self.params, clean::read_stamps) {
+            Ok(read) => {
+                if let Ok(mut slot) = self.keep.lock() {
+                    *slot = read.map(Arc::new);
+                }
+                None
+            }
+            Err(e) => Some(e),
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(output.map(Into::into))
+    }
+}
+
+/// Validation order step 3 for the stamps on the thread pool: every `ds` (and future `ds`) read in
+/// the request's zone and day/month order; the `VALIDATION_ERROR` of an unreadable one, or null.
+/// The stamps read stay with the request for its cleaning.
+#[napi(ts_return_type = "Promise<EngineError | null>")]
+pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<ReadStampsTask>> {
+    Ok(AsyncTask::new(ReadStampsTask { body: request.body()?, keep: request.stamps.clone(), params }))
 }
 
 /// `indptr` as entity bounds, once checked against the columns it slices.

@@ -2,7 +2,7 @@
 
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
-use hora_core::clean::ModelLimits;
+use hora_core::clean::{EntityStamps, ModelLimits};
 use hora_core::forecast::{clean_for_forecast, forecast_cleaned, CleanedForecast, ForecastOutput, ForecastRequest};
 use hora_core::model::{plan_quantiles, ForecastOptions, ModelSession, Nonnegative, QuantilePolicy, QuantileRequest};
 use hora_core::{ErrorCode, HoraError};
@@ -180,6 +180,7 @@ impl ForecastCleaning {
 
 pub struct CleanForecastTask {
     body: Arc<ParsedBody>,
+    stamps: Option<Arc<Vec<EntityStamps>>>,
     params: ForecastParams,
 }
 
@@ -190,7 +191,7 @@ impl Task for CleanForecastTask {
     fn compute(&mut self) -> Result<Self::Output> {
         Ok(loaded_model().and_then(|model| {
             let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
-            to_request(&self.params).and_then(|r| clean_for_forecast(&self.body, &r, limits))
+            to_request(&self.params).and_then(|r| clean_for_forecast(&self.body, &r, limits, self.stamps.as_deref().map(Vec::as_slice)))
         }))
     }
 
@@ -203,7 +204,7 @@ impl Task for CleanForecastTask {
 #[napi(ts_return_type = "Promise<ForecastCleaning>")]
 pub fn run_forecast_cleaning_task(request: &ParsedRequest, params: ForecastParams) -> Result<AsyncTask<CleanForecastTask>> {
     let body = request.body()?;
-    Ok(AsyncTask::new(CleanForecastTask { body, params }))
+    Ok(AsyncTask::new(CleanForecastTask { body, stamps: request.read_stamps(), params }))
 }
 
 pub struct ForecastTask {

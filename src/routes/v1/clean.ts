@@ -8,16 +8,18 @@ import { loadModel, runClean } from '../../native.js';
 import { checkCleaningOptions, resolvePolicy } from '../../policy/effective.js';
 import { requireTenant } from '../../plugins/types.js';
 import { isEmptyJsonArray, spliceObject, type JsonMember } from '../../serialize.js';
-import { parseAndValidate } from '../../validation/body.js';
+import { checkRowCap, checkStamps, parseAndValidate } from '../../validation/body.js';
 
 export default async function cleanRoute(app: FastifyInstance): Promise<void> {
   app.post('/v1/clean', async (req, reply) => {
     const tenant = requireTenant(req);
     const started = performance.now();
     const { parsed, top } = await parseAndValidate(req.rawBody, false);
-    const parse = performance.now() - started;
     const policy = resolvePolicy(top.options?.cleaning, tenant.defaults);
     const cleaning = cleaningOptions(top, policy);
+    await checkStamps(parsed, cleaning, top.freq);
+    const parse = performance.now() - started;
+    checkRowCap(parsed);
     checkCleaningOptions(top, policy, cleaning, 'clean');
     // With a model, the model's length checks apply exactly as on the forecast.
     const model = top.model !== undefined ? (checkModelId(top), loadModel()) : undefined;

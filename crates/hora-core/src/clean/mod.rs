@@ -18,7 +18,8 @@ mod report;
 mod stamps;
 
 pub use options::{Bounds, CleanOptions, ModelLimits};
-pub use pipeline::{check_length, run};
+pub use pipeline::{check_length, read_stamps, run};
+pub use stamps::EntityStamps;
 pub use report::SCHEMA_VERSION;
 
 use crate::ingest::RowTable;
@@ -35,6 +36,9 @@ pub struct CleanRequest<'a> {
     pub options: &'a CleanOptions,
     /// `{min_context: 16, max_context: 4096}`; `None` on `/clean` without `model`.
     pub model_limits: Option<ModelLimits>,
+    /// Every entity's stamps as [`read_stamps`] parsed them at validation (same zone and
+    /// day/month order), so the cleaning does not parse them again; `None` parses here.
+    pub stamps: Option<&'a [EntityStamps]>,
 }
 
 /// The result of a cleaning run that may proceed to the model.

@@ -10,7 +10,7 @@ use super::options::{Preset, Resolved};
 use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
 use super::report::{self, ReportInput};
-use super::stamps::{self, Zone};
+use super::stamps::{self, EntityStamps, Zone};
 use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
@@ -33,11 +33,12 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
     let ds_format = stamps::day_month_order(req.options.ds_format.as_deref())?;
-    let prepared = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res))
+    let cached = |e: usize| req.stamps.and_then(|s| s.get(e));
+    let prepared = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res, cached(e)))
         .into_iter()
         .collect::<Result<Vec<Prepared>>>()?;
     // Future rows read as their entity's history was (zone, day/month order).
-    let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| proven_order(&prepared[e])))?;
+    let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| proven_order(prepared[e].parsed.format)))?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
     if let Some(p) = prepared.iter().find(|p| !p.has_values()) {
         st.blocks.push(Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
@@ -111,6 +112,35 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     })
 }
 
+/// Validation order step 3 for `ds` (and `future_covariates[].ds`): every entity's stamps read in
+/// the request's zone and day/month order. An unreadable stamp is the `VALIDATION_ERROR` it is,
+/// before the later steps; the stamps read are returned for the cleaning step to reuse. `None`
+/// when there is nothing to keep: under `raw`, which reads its stamps its own way (its violations
+/// are `RAW_INPUT_INVALID`), or when an entity's day/month order is unproven, which the cleaning
+/// step answers with `AMBIGUOUS_DATE_FORMAT` (a data code, not a validation one).
+pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
+    // Options, zone and format are judged by their own checks (an unknown preset at step 5 comes
+    // after this one, so it does not stop the reading).
+    let (Ok(zone), Ok(ds_format)) = (stamps::parse_zone(req.options.timezone.as_deref()), stamps::day_month_order(req.options.ds_format.as_deref()))
+    else {
+        return Ok(None);
+    };
+    if req.options.resolve().is_ok_and(|res| res.preset == Preset::Raw) {
+        return Ok(None);
+    }
+    let table = req.series;
+    let read = par::map_indexed(table.entity_count(), par::threads_for(table.row_count()), |e| stamps::parse_entity(table, e, &zone, ds_format));
+    let invalid = |r: &Result<EntityStamps>| r.as_ref().err().filter(|e| e.code == ErrorCode::ValidationError).cloned();
+    if let Some(err) = read.iter().find_map(invalid) {
+        return Err(err);
+    }
+    let Ok(read) = read.into_iter().collect::<Result<Vec<EntityStamps>>>() else { return Ok(None) };
+    match covariates::read_future(req, &zone, |e| ds_format.or_else(|| proven_order(read[e].format))) {
+        Err(err) if err.code == ErrorCode::ValidationError => Err(err),
+        _ => Ok(Some(read)),
+    }
+}
+
 /// Validation order step 6, before the quota and the cleaning: `SERIES_TOO_LONG` when an entity
 /// has more distinct timestamps (rows under `raw`) than the maximum context, unless the cleaning's
 /// long-gap split keeps only its latest segment. Only the entities over the limit are cleaned to
@@ -129,7 +159,8 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
         return Ok(());
     };
     let threads = par::threads_for(table.row_count());
-    let Ok(prepared) = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res))
+    let cached = |e: usize| req.stamps.and_then(|s| s.get(e));
+    let Ok(prepared) = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res, cached(e)))
         .into_iter()
         .collect::<Result<Vec<Prepared>>>()
     else {
@@ -162,9 +193,9 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
     if blocks.is_empty() { Ok(()) } else { Err(block_error(&blocks)) }
 }
 
-/// The day/month order an entity's history proved, if it was written that way.
-fn proven_order(p: &Prepared) -> Option<DayMonthOrder> {
-    match p.parsed.format {
+/// The day/month order an entity's history proved (its `format`), if it was written that way.
+fn proven_order(format: &str) -> Option<DayMonthOrder> {
+    match format {
         "dmy" => Some(DayMonthOrder::Dmy),
         "mdy" => Some(DayMonthOrder::Mdy),
         _ => None,
@@ -304,10 +335,35 @@ mod tests {
         let body = parse_body(messy_body().as_bytes()).unwrap();
         for preset in ["default", "strict"] {
             let options: CleanOptions = serde_json::from_value(json!({"preset": preset})).unwrap();
-            let req = CleanRequest { series: &body.series, future: None, freq: Some("h"), h: 24, options: &options, model_limits: None };
+            let req = CleanRequest { series: &body.series, future: None, freq: Some("h"), h: 24, options: &options, model_limits: None, stamps: None };
             let one = format!("{:?}", run_on(&req, 1));
             assert_eq!(format!("{:?}", run_on(&req, 3)), one, "{preset}");
             assert!(one.starts_with(if preset == "default" { "Ok" } else { "Err" }), "{preset}: {}", &one[..200]);
         }
+    }
+
+    #[test]
+    fn stamps_read_at_validation_give_exactly_the_cleaning_that_parses_them_itself() {
+        let body = parse_body(messy_body().as_bytes()).unwrap();
+        for options in [json!({}), json!({"timezone": "Europe/Berlin"}), json!({"preset": "strict"})] {
+            let options: CleanOptions = serde_json::from_value(options).unwrap();
+            let req = CleanRequest { series: &body.series, future: None, freq: None, h: 24, options: &options, model_limits: None, stamps: None };
+            let stamps = read_stamps(&req).unwrap().expect("every stamp is readable");
+            let reused = CleanRequest { stamps: Some(&stamps), ..req };
+            assert_eq!(format!("{:?}", run(&reused)), format!("{:?}", run(&req)));
+        }
+    }
+
+    #[test]
+    fn an_unreadable_stamp_is_a_validation_error_at_read_stamps_and_raw_reads_nothing() {
+        let text = messy_body().replacen(r#""ds":"2026-01-01T05:00:00Z""#, r#""ds":"yesterday""#, 1);
+        let body = parse_body(text.as_bytes()).unwrap();
+        let options: CleanOptions = serde_json::from_value(json!({})).unwrap();
+        let req = CleanRequest { series: &body.series, future: None, freq: None, h: 0, options: &options, model_limits: None, stamps: None };
+        let err = read_stamps(&req).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ValidationError);
+        assert!(err.details["errors"][0]["field"].as_str().unwrap().ends_with("].ds"), "{:?}", err.details);
+        let raw: CleanOptions = serde_json::from_value(json!({"preset": "raw"})).unwrap();
+        assert!(read_stamps(&CleanRequest { options: &raw, ..req }).unwrap().is_none());
     }
 }

@@ -23,9 +23,13 @@ pub struct Prepared {
     pub decisions: Vec<Decision>,
 }
 
-pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved) -> Result<Prepared> {
+/// `parsed`: the entity's stamps when validation already read them in the same zone and order.
+pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved, parsed: Option<&EntityStamps>) -> Result<Prepared> {
     let name = &table.entities[e];
-    let parsed = stamps::parse_entity(table, e, zone, ds_format)?;
+    let parsed = match parsed {
+        Some(p) => p.clone(),
+        None => stamps::parse_entity(table, e, zone, ds_format)?,
+    };
     let rows = table.entity_range(e);
     let values = table.entity_y(e);
     let t = &parsed.instants;

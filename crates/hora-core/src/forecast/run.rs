@@ -1,7 +1,7 @@
 //! Orchestrates one forecast: the cleaning stage, one batched model call, the response parts.
 
 use super::assemble::forecast_rows_json;
-use crate::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits};
+use crate::clean::{self, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits};
 use crate::error::HoraError;
 use crate::ingest::ParsedBody;
 use crate::model::{forecast, plan_quantiles, ForecastOptions, ModelSession, QuantileRequest};
@@ -53,7 +53,8 @@ pub struct CleanedForecast {
 
 /// The cleaning stage of a forecast against the model's context `limits`. It runs before a model
 /// slot is taken, so a request the data refuses never waits for (or is refused by) the model.
-pub fn clean_for_forecast(body: &ParsedBody, req: &ForecastRequest, limits: ModelLimits) -> Result<CleanedForecast, HoraError> {
+/// `stamps`: the entities' stamps as validation read them ([`clean::read_stamps`]), if it did.
+pub fn clean_for_forecast(body: &ParsedBody, req: &ForecastRequest, limits: ModelLimits, stamps: Option<&[EntityStamps]>) -> Result<CleanedForecast, HoraError> {
     let t = Instant::now();
     let cleaned = clean::run(&CleanRequest {
         series: &body.series,
@@ -62,6 +63,7 @@ pub fn clean_for_forecast(body: &ParsedBody, req: &ForecastRequest, limits: Mode
         h: req.h,
         options: &req.clean,
         model_limits: Some(limits),
+        stamps,
     })?;
     Ok(CleanedForecast { cleaned, clean_ms: ms(t) })
 }

@@ -72,11 +72,11 @@ pub fn opts(json: Value) -> CleanOptions {
 }
 
 pub fn run(t: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
-    clean::run(&CleanRequest { series: t, future: None, freq, h, options: o, model_limits: Some(LIMITS) })
+    clean::run(&CleanRequest { series: t, future: None, freq, h, options: o, model_limits: Some(LIMITS), stamps: None })
 }
 
 pub fn run_future(t: &RowTable, f: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
-    clean::run(&CleanRequest { series: t, future: Some(f), freq, h, options: o, model_limits: Some(LIMITS) })
+    clean::run(&CleanRequest { series: t, future: Some(f), freq, h, options: o, model_limits: Some(LIMITS), stamps: None })
 }
 
 pub fn report_of(err: &HoraError) -> &Value {
