@@ -152,7 +152,7 @@ fn successful_reports_validate_against_the_schema() {
         (table(&shuffled), json!({})),
         (table(&shuffled), json!({"long_gap": "mask"})),
         (table(&gapped(60, 10..12)), json!({"preset": "strict", "accept": ["grid.regrid", "gap.impute", "x"]})),
-        (table(&gapped(60, 10..12)), json!({"version": "2026-11", "bounds": {"lower": 0}})),
+        (table(&gapped(60, 10..12)), json!({"version": "2026-11", "bounds": {"lower": 0, "upper": 1000}})),
         (table(&naive), json!({})),
         (table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]), json!({})),
     ];

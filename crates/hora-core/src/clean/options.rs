@@ -227,13 +227,10 @@ impl CleanOptions {
             }
         }
         if let Some(b) = self.bounds {
-            let ok = match (b.lower, b.upper) {
-                (None, None) => false,
-                (Some(l), Some(u)) => l.is_finite() && u.is_finite() && l <= u,
-                (Some(v), None) | (None, Some(v)) => v.is_finite(),
-            };
+            // The contract: "an object with numeric lower and upper" (both; the schema requires them).
+            let ok = matches!((b.lower, b.upper), (Some(l), Some(u)) if l.is_finite() && u.is_finite() && l <= u);
             if !ok {
-                return Err(HoraError::field("options.cleaning.bounds", "needs numeric lower and/or upper with lower <= upper"));
+                return Err(HoraError::field("options.cleaning.bounds", "needs numeric lower and upper with lower <= upper"));
             }
         }
         let long_gap_mask = match self.long_gap.as_deref() {
