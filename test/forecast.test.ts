@@ -209,6 +209,19 @@ describe('validation order steps 3 to 6', () => {
     expect((await post({ ...base(), point_quantile: 0.123 })).res.statusCode).toBe(200);
   });
 
+  it('future covariate rows: a string or boolean is not_numeric, and the last row of a stamp wins', async () => {
+    const history = hourlyRows('a', 48, (i) => 10 + (i % 24)).map((r, i) => ({ ...r, t: i }));
+    const at = (k: number) => isoZ(Date.UTC(2024, 0, 1, 48 + k));
+    const reason = async (future: Record<string, unknown>[]) => {
+      const r = await post({ series: history, h: 2, freq: 'h', future_covariates: future });
+      expect(r.res.statusCode, JSON.stringify(r.json).slice(0, 300)).toBe(200);
+      return r.json.model_input[0].covariates[0].reason;
+    };
+    expect(await reason([{ unique_id: 'a', ds: at(0), t: 1 }, { unique_id: 'a', ds: at(1), t: 2 }])).toBe('model_unsupported');
+    expect(await reason([{ unique_id: 'a', ds: at(0), t: true }, { unique_id: 'a', ds: at(1), t: 'hot' }])).toBe('not_numeric');
+    expect(await reason([{ unique_id: 'a', ds: at(0), t: 1 }, { unique_id: 'a', ds: at(1), t: 2 }, { unique_id: 'a', ds: at(1), t: null }])).toBe('future_values_missing');
+  });
+
   it('more than 200,000 rows is POINTS_EXCEEDED with points and cap', async () => {
     const rows = Array.from({ length: 200_001 }, (_, i) => `{"unique_id":"e${i % 100}","ds":"2024-01-01T00:00:00Z","y":1}`);
     const r = await post(`{"h":1,"freq":"h","series":[${rows.join(',')}]}`);

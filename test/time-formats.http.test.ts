@@ -294,6 +294,25 @@ describe('calendar edges found by audit', () => {
     expect(fds(json)).toEqual(['2024-04-30T00:30:00Z', '2024-05-31T00:30:00Z']);
   });
 
+  it('a local day the zone skipped whole (Pacific/Apia, 2011-12-30) is neither a gap nor a repeated forecast stamp', async () => {
+    const days = (from: number, n: number) => daily(n, from, (d) => d.toISOString().slice(0, 10));
+    // Every day that existed in Apia from 2011-12-10 to 2012-01-19: 2011-12-30 did not.
+    const history = days(Date.UTC(2011, 11, 10), 41).filter((s) => s !== '2011-12-30');
+    const full = await forecast({ series: rows(history), h: 1, freq: 'D', options: { timezone: 'Pacific/Apia' } });
+    expect(full.status, JSON.stringify(full.json).slice(0, 300)).toBe(200);
+    expect(full.json.data_quality.missing_ratio).toBe(0);
+    expect(full.json.model_input[0].context_points).toBe(40);
+    expect(full.json.cleaning_report.decisions.map((d: Json) => d.id)).not.toContain('grid.regrid');
+    expect(full.json.cleaning_report.decisions.map((d: Json) => d.id)).not.toContain('gap.impute');
+    // A forecast across the skipped day: h distinct stamps, one per local day that exists.
+    const before = await forecast({ series: rows(days(Date.UTC(2011, 10, 28), 30)), h: 7, freq: 'D', options: { timezone: 'Pacific/Apia' } });
+    expect(before.status).toBe(200);
+    const stamps: string[] = fds(before.json);
+    expect(stamps).toHaveLength(7);
+    expect(new Set(stamps).size).toBe(7);
+    expect(stamps.slice(0, 4)).toEqual(['2011-12-28T10:00:00Z', '2011-12-29T10:00:00Z', '2011-12-30T10:00:00Z', '2011-12-31T10:00:00Z']);
+  });
+
   it('a forecast that would pass 9999-12-31 is VALIDATION_ERROR on h, never a short answer', async () => {
     const years = Array.from({ length: 20 }, (_, k) => `${9970 + k}-01-01T00:00:00Z`);
     const short = await forecast({ series: rows(years), h: 20, freq: 'YS' });

@@ -95,14 +95,18 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         let interior = |r: &(usize, usize)| r.0 > 0 && r.0 + r.1 < values.len();
         let fillable = runs.iter().all(|r| interior(r) && r.1 <= short_limit);
         let gaps_ok = runs.is_empty() || (ctx.res.clean_exog && fillable);
+        // Each forecast stamp needs a number in the last future row sent for it (the last row of
+        // a stamp wins, as in `series`).
         let covers = match (future_stamps, future_col) {
             (_, None) => o.forecast_stamps.is_empty(),
             (Some((stamps_, rows)), Some(fc)) => o.forecast_stamps.iter().all(|t| {
-                stamps_.iter().zip(rows).any(|(s, r)| s == t && fc.values[*r as usize].is_finite())
+                stamps_.iter().zip(rows).rev().find(|(s, _)| *s == t).is_some_and(|(_, r)| fc.values[*r as usize].is_finite())
             }),
             (None, Some(_)) => o.forecast_stamps.is_empty(),
         };
-        let reason = if col.non_numeric_rows > 0 {
+        // A string or boolean in the history or in the future rows.
+        let non_numeric = col.non_numeric_rows > 0 || future_col.is_some_and(|fc| fc.non_numeric_rows > 0);
+        let reason = if non_numeric {
             "not_numeric"
         } else if !gaps_ok {
             if ctx.res.clean_exog { "long_gaps" } else { "gaps" }
@@ -111,7 +115,7 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         } else {
             "model_unsupported"
         };
-        if col.non_numeric_rows == 0 && !runs.is_empty() && gaps_ok {
+        if !non_numeric && !runs.is_empty() && gaps_ok {
             let filled: usize = runs.iter().map(|r| r.1).sum();
             for &r in &runs {
                 kernels::fill_run(&mut values, r, ImputeMethod::Linear, 0);

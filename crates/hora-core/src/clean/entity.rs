@@ -172,12 +172,34 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     limits(&mut out, name, p.ts.len(), split, ctx);
     out.blocks.extend(blocking::unapplied(&d, res.policy.masked_tail_max));
     if end > lo {
-        // Each stamp stepped from the grid's origin as the grid itself was, not chained from the
-        // last slot, which a DST gap may have moved off its wall-clock time (docs/time.md). Stamps
-        // past year 9999 end the list short; the pipeline refuses that.
-        out.forecast_stamps = (1..=ctx.h).map_while(|k| stamps::step(grid[0], (end - 1 + k) as i64, ctx.freq, ctx.zone)).collect();
+        out.forecast_stamps = forecast_stamps(&grid, end - 1, ctx);
     }
     out.decisions = d;
+    out
+}
+
+/// The `h` stamps after grid slot `last`, each stepped from the grid's origin as the grid itself
+/// was, not chained from the last slot, which a DST gap may have moved off its wall-clock time
+/// (docs/time.md). A step that lands on an instant already passed (a local day the zone skipped
+/// whole) is skipped, as in the grid; a slot's step index is at least its position, so the search
+/// starts there. Stamps past year 9999 end the list short; the pipeline refuses that.
+fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> {
+    let mut out = Vec::with_capacity(ctx.h);
+    let mut prev = grid[last];
+    // Skipped whole days are rare: a bounded search, never an endless one.
+    for k in (last + 1)..=(last + 2 * ctx.h + 64) {
+        if out.len() == ctx.h {
+            break;
+        }
+        match stamps::step(grid[0], k as i64, ctx.freq, ctx.zone) {
+            Some(t) if t > prev => {
+                out.push(t);
+                prev = t;
+            }
+            Some(_) => {}
+            None => break,
+        }
+    }
     out
 }
 

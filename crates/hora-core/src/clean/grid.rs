@@ -75,7 +75,13 @@ fn calendar_grid(p: &Prepared, a: usize, freq: &FreqSpec, zone: &Zone) -> (Vec<i
     let mut grid = Vec::new();
     for k in 0.. {
         match stamps::step(origin, k, freq, zone) {
-            Some(t) if t <= last => grid.push(t),
+            // A local day a zone skipped whole (Pacific/Apia, 2011-12-30) steps onto the next
+            // day's instant: the grid keeps each instant once.
+            Some(t) if t <= last => {
+                if grid.last().is_none_or(|&prev| t > prev) {
+                    grid.push(t);
+                }
+            }
             _ => break,
         }
     }
