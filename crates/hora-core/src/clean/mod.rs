@@ -16,9 +16,11 @@ mod prepare;
 mod raw;
 mod report;
 mod stamps;
+mod validate;
 
 pub use options::{Bounds, CleanOptions, ModelLimits};
-pub use pipeline::{check_length, read_stamps, run};
+pub use pipeline::run;
+pub use validate::{check_length, read_stamps};
 pub use stamps::EntityStamps;
 pub use report::SCHEMA_VERSION;
 

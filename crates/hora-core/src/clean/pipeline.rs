@@ -10,11 +10,10 @@ use super::options::{Preset, Resolved};
 use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
 use super::report::{self, ReportInput};
-use super::stamps::{self, EntityStamps, Zone};
-use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
+use super::stamps::{self, Zone};
+use super::{covariates, grid, raw, validate, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
-use crate::time::DayMonthOrder;
 
 pub fn run(req: &CleanRequest) -> Result<Cleaned> {
     run_on(req, par::threads_for(req.series.row_count()))
@@ -38,7 +37,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         .into_iter()
         .collect::<Result<Vec<Prepared>>>()?;
     // Future rows read as their entity's history was (zone, day/month order).
-    let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| proven_order(prepared[e].parsed.format)))?;
+    let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| validate::proven_order(prepared[e].parsed.format)))?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
     if let Some(p) = prepared.iter().find(|p| !p.has_values()) {
         st.blocks.push(Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
@@ -112,96 +111,6 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     })
 }
 
-/// Validation order step 3 for `ds` (and `future_covariates[].ds`): every entity's stamps read in
-/// the request's zone and day/month order. An unreadable stamp is the `VALIDATION_ERROR` it is,
-/// before the later steps; the stamps read are returned for the cleaning step to reuse. `None`
-/// when there is nothing to keep: under `raw`, which reads its stamps its own way (its violations
-/// are `RAW_INPUT_INVALID`), or when an entity's day/month order is unproven, which the cleaning
-/// step answers with `AMBIGUOUS_DATE_FORMAT` (a data code, not a validation one).
-pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
-    // Options, zone and format are judged by their own checks (an unknown preset at step 5 comes
-    // after this one, so it does not stop the reading).
-    let (Ok(zone), Ok(ds_format)) = (stamps::parse_zone(req.options.timezone.as_deref()), stamps::day_month_order(req.options.ds_format.as_deref()))
-    else {
-        return Ok(None);
-    };
-    if req.options.resolve().is_ok_and(|res| res.preset == Preset::Raw) {
-        return Ok(None);
-    }
-    let table = req.series;
-    let read = par::map_indexed(table.entity_count(), par::threads_for(table.row_count()), |e| stamps::parse_entity(table, e, &zone, ds_format));
-    let invalid = |r: &Result<EntityStamps>| r.as_ref().err().filter(|e| e.code == ErrorCode::ValidationError).cloned();
-    if let Some(err) = read.iter().find_map(invalid) {
-        return Err(err);
-    }
-    let Ok(read) = read.into_iter().collect::<Result<Vec<EntityStamps>>>() else { return Ok(None) };
-    match covariates::read_future(req, &zone, |e| ds_format.or_else(|| proven_order(read[e].format))) {
-        Err(err) if err.code == ErrorCode::ValidationError => Err(err),
-        _ => Ok(Some(read)),
-    }
-}
-
-/// Validation order step 6, before the quota and the cleaning: `SERIES_TOO_LONG` when an entity
-/// has more distinct timestamps (rows under `raw`) than the maximum context, unless the cleaning's
-/// long-gap split keeps only its latest segment. Only the entities over the limit are cleaned to
-/// decide, and any other finding is left to the cleaning step; an entity that cannot be cleaned
-/// (its stamps give no frequency, say) is not exempt. Unreadable stamps are left to step 8 too.
-pub fn check_length(req: &CleanRequest) -> Result<()> {
-    // Options, zone and format were judged at earlier steps; only the length verdict is given here.
-    let Some(limits) = req.model_limits else { return Ok(()) };
-    let Ok(res) = req.options.resolve() else { return Ok(()) };
-    if res.preset == Preset::Raw {
-        return raw::check_rows(req.series, limits);
-    }
-    let table = req.series;
-    let (Ok(zone), Ok(ds_format)) = (stamps::parse_zone(req.options.timezone.as_deref()), stamps::day_month_order(req.options.ds_format.as_deref()))
-    else {
-        return Ok(());
-    };
-    let threads = par::threads_for(table.row_count());
-    let cached = |e: usize| req.stamps.and_then(|s| s.get(e));
-    let Ok(prepared) = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res, cached(e)))
-        .into_iter()
-        .collect::<Result<Vec<Prepared>>>()
-    else {
-        return Ok(());
-    };
-    let long: Vec<usize> = (0..prepared.len()).filter(|&e| prepared[e].ts.len() > limits.max_context).collect();
-    if long.is_empty() {
-        return Ok(());
-    }
-    let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
-    let cut: Vec<bool> = match freq::resolve(req.freq, &prepared, &zones, &res) {
-        Err(_) => vec![false; long.len()],
-        Ok(choice) => {
-            let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(&choice.spec));
-            let ctx = entity::Ctx { freq: &choice.spec, zone: &zone, res: &res, limits: req.model_limits, h: req.h, period };
-            long.iter()
-                .map(|&e| {
-                    let ctx = entity::Ctx { zone: &zones[e], ..ctx };
-                    grid::place(&prepared[e], &choice.spec, ctx.zone).is_ok_and(|placed| entity::clean(&prepared[e], placed, &ctx).cut_by_split())
-                })
-                .collect()
-        }
-    };
-    let blocks: Vec<Block> = long
-        .iter()
-        .zip(cut)
-        .filter(|(_, cut)| !cut)
-        .map(|(&e, _)| entity::too_long(&prepared[e].unique_id, prepared[e].ts.len(), "timestamps", limits.max_context))
-        .collect();
-    if blocks.is_empty() { Ok(()) } else { Err(block_error(&blocks)) }
-}
-
-/// The day/month order an entity's history proved (its `format`), if it was written that way.
-fn proven_order(format: &str) -> Option<DayMonthOrder> {
-    match format {
-        "dmy" => Some(DayMonthOrder::Dmy),
-        "mdy" => Some(DayMonthOrder::Mdy),
-        _ => None,
-    }
-}
-
 /// `h` steps after an entity's last stamp would pass 9999-12-31, the last stamp the contract's
 /// format can write: a wrong `h` for this data rather than a short forecast.
 pub(super) fn horizon_past_calendar(unique_id: &str) -> HoraError {
@@ -209,7 +118,7 @@ pub(super) fn horizon_past_calendar(unique_id: &str) -> HoraError {
 }
 
 /// The error for `blocks`: the first decides the code; details follow the contract per code.
-fn block_error(blocks: &[Block]) -> HoraError {
+pub(super) fn block_error(blocks: &[Block]) -> HoraError {
     let first = &blocks[0];
     let same: Vec<&Block> = blocks.iter().filter(|b| b.code == first.code).collect();
     let mut err = HoraError::new(first.code, message(first))
@@ -300,7 +209,7 @@ fn message(b: &Block) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clean::CleanOptions;
+    use crate::clean::{read_stamps, CleanOptions};
     use crate::ingest::parse_body;
 
     /// 40 entities x 800 hourly rows, shuffled, with gaps, duplicates and nulls.
