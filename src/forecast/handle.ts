@@ -2,8 +2,8 @@
 // 3 to 10. The service frame is reached only through ForecastDeps.
 import { fromEngineError } from '../errors.js';
 import { loadModel, runForecast, runForecastCleaning, type ForecastParts } from '../native.js';
-import { checkCleaningOptions, resolvePolicy, type CleaningDefaultsByLevel, type EffectivePolicy } from '../policy/effective.js';
-import { checkRowCap, checkStamps, parseAndValidate } from '../validation/body.js';
+import type { CleaningDefaultsByLevel, EffectivePolicy } from '../policy/effective.js';
+import { validateRequest } from '../validation/request.js';
 import { checkForecastModel, forecastParams } from './params.js';
 import { forecastBody } from './response.js';
 
@@ -50,23 +50,17 @@ export function serverTiming(t: Partial<StageTimings>): string {
 }
 
 export async function handleForecast(input: ForecastInput, deps: ForecastDeps): Promise<ForecastResult> {
-  const started = performance.now();
-  const { parsed, top } = await parseAndValidate(input.raw, true);
-  const policy = resolvePolicy(top.options?.cleaning, input.defaults);
-  const params = forecastParams(top, policy);
-  await checkStamps(parsed, params.cleaning as Record<string, unknown>, params.freq ?? undefined);
-  const parse = performance.now() - started;
-  checkRowCap(parsed);
-  checkCleaningOptions(top, policy, params.cleaning as Record<string, unknown>, 'forecast');
+  const { parsed, top, policy, cleaning, parseMs: parse } = await validateRequest(input.raw, { endpoint: 'forecast', defaults: input.defaults });
+  const params = forecastParams(top, cleaning);
   const model = loadModel();
   await checkForecastModel(top, params, parsed, model, policy);
 
   const hold = await deps.reserveQuota(parsed.rowCount + params.h * parsed.entityCount);
   // Cleaning before the model slot: data the cleaning refuses never waits for the model or gets
   // its MODEL_BUSY / GATEWAY_TIMEOUT (step 8 before step 9).
-  const cleaning = await runForecastCleaning(parsed, params);
-  if (cleaning.error) throw fromEngineError(cleaning.error as Parameters<typeof fromEngineError>[0]);
-  const outcome = await deps.runInference((budgetMs) => runForecast(cleaning, { ...params, budgetMs }));
+  const cleaned = await runForecastCleaning(parsed, params);
+  if (cleaned.error) throw fromEngineError(cleaned.error as Parameters<typeof fromEngineError>[0]);
+  const outcome = await deps.runInference((budgetMs) => runForecast(cleaned, { ...params, budgetMs }));
   if (outcome.error) throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
   const parts = outcome.parts!;
   hold.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });

@@ -22,7 +22,8 @@ export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): R
   };
 }
 
-export function forecastParams(top: TopLevelFields, policy: EffectivePolicy): ForecastParams {
+/** The engine parameters of a forecast; `cleaning` from `cleaningOptions`. */
+export function forecastParams(top: TopLevelFields, cleaning: Record<string, unknown>): ForecastParams {
   const nonnegative = top.model_options?.nonnegative ?? 'auto';
   return {
     h: top.h ?? 0,
@@ -32,7 +33,7 @@ export function forecastParams(top: TopLevelFields, policy: EffectivePolicy): Fo
     quantilePolicy: top.quantile_policy ?? 'nearest',
     flipAverage: top.model_options?.flip_average ?? true,
     nonnegative: String(nonnegative),
-    cleaning: cleaningOptions(top, policy),
+    cleaning,
   };
 }
 

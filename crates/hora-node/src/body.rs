@@ -32,15 +32,23 @@ pub struct ParsedRequest {
 /// Stamps read once at validation, shared with the tasks that clean the same request.
 pub(crate) type ReadStamps = Arc<Mutex<Option<Arc<Vec<EntityStamps>>>>>;
 
-impl ParsedRequest {
-    /// The parsed columns, for a task to take to the thread pool (by reference count).
-    pub(crate) fn body(&self) -> Result<Arc<ParsedBody>> {
-        self.inner.as_ref().cloned().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))
-    }
+/// What a task takes to the thread pool (by reference count): the parsed columns and the stamps
+/// validation read, if it did.
+pub(crate) struct RequestRows {
+    pub(crate) body: Arc<ParsedBody>,
+    read: Option<Arc<Vec<EntityStamps>>>,
+}
 
-    /// The stamps read at validation, if they were.
-    pub(crate) fn read_stamps(&self) -> Option<Arc<Vec<EntityStamps>>> {
-        self.stamps.lock().ok().and_then(|s| s.clone())
+impl RequestRows {
+    pub(crate) fn stamps(&self) -> Option<&[EntityStamps]> {
+        self.read.as_deref().map(Vec::as_slice)
+    }
+}
+
+impl ParsedRequest {
+    pub(crate) fn rows(&self) -> Result<RequestRows> {
+        let body = self.inner.as_ref().cloned().map_err(|_| Error::new(Status::InvalidArg, "the request body did not parse"))?;
+        Ok(RequestRows { body, read: self.stamps.lock().ok().and_then(|s| s.clone()) })
     }
 }
 

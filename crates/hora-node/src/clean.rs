@@ -2,9 +2,8 @@
 
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
-use crate::body::ReadStamps;
-use hora_core::clean::{self, CleanOptions, CleanRequest, EntityStamps, ModelLimits};
-use hora_core::ingest::ParsedBody;
+use crate::body::{ReadStamps, RequestRows};
+use hora_core::clean::{self, CleanOptions, CleanRequest, ModelLimits};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -61,16 +60,13 @@ pub struct CleanOutcome {
 }
 
 pub struct CleanTask {
-    body: Arc<ParsedBody>,
-    stamps: Option<Arc<Vec<EntityStamps>>>,
+    rows: RequestRows,
     params: CleanParams,
 }
 
-/// Builds the engine's request from the parsed body, the stamps read at validation and `p`, and
-/// runs `stage` on it.
+/// Builds the engine's request from the request's rows and `p`, and runs `stage` on it.
 fn with_request<T>(
-    body: &ParsedBody,
-    stamps: Option<&[EntityStamps]>,
+    rows: &RequestRows,
     p: &CleanParams,
     stage: impl FnOnce(&CleanRequest) -> std::result::Result<T, HoraError>,
 ) -> std::result::Result<T, HoraError> {
@@ -80,13 +76,13 @@ fn with_request<T>(
         _ => None,
     };
     stage(&CleanRequest {
-        series: &body.series,
-        future: body.future.as_ref(),
+        series: &rows.body.series,
+        future: rows.body.future.as_ref(),
         freq: p.freq.as_deref(),
         h: p.h as usize,
         options: &options,
         model_limits,
-        stamps,
+        stamps: rows.stamps(),
     })
 }
 
@@ -96,7 +92,7 @@ impl Task for CleanTask {
 
     fn compute(&mut self) -> Result<Self::Output> {
         let start = std::time::Instant::now();
-        Ok(with_request(&self.body, self.stamps.as_deref().map(Vec::as_slice), &self.params, clean::run).map(|c| SerialisedClean {
+        Ok(with_request(&self.rows, &self.params, clean::run).map(|c| SerialisedClean {
             freq: c.freq,
             report_json: json(&c.report),
             data_quality_json: json(&c.data_quality),
@@ -125,22 +121,23 @@ impl Task for CleanTask {
 /// Runs the cleaning stage of a parsed request on the thread pool.
 #[napi(ts_return_type = "Promise<CleanOutcome>")]
 pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CleanTask>> {
-    let body = request.body()?;
-    Ok(AsyncTask::new(CleanTask { body, stamps: request.read_stamps(), params }))
+    Ok(AsyncTask::new(CleanTask { rows: request.rows()?, params }))
 }
 
-pub struct LengthCheckTask {
-    body: Arc<ParsedBody>,
-    stamps: Option<Arc<Vec<EntityStamps>>>,
+/// One check of the validation order that reads the rows: the error, or null.
+pub struct CheckTask {
+    rows: RequestRows,
     params: CleanParams,
+    check: Box<dyn FnMut(&CleanRequest) -> std::result::Result<(), HoraError> + Send>,
 }
 
-impl Task for LengthCheckTask {
+impl Task for CheckTask {
     type Output = Option<HoraError>;
     type JsValue = Option<EngineError>;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(with_request(&self.body, self.stamps.as_deref().map(Vec::as_slice), &self.params, clean::check_length).err())
+        let CheckTask { rows, params, check } = self;
+        Ok(with_request(rows, params, |r| check(r)).err())
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -152,44 +149,24 @@ impl Task for LengthCheckTask {
 /// error, or null. Only entities over the maximum context are cleaned, to see whether a long gap
 /// cuts them.
 #[napi(ts_return_type = "Promise<EngineError | null>")]
-pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<LengthCheckTask>> {
-    let body = request.body()?;
-    Ok(AsyncTask::new(LengthCheckTask { body, stamps: request.read_stamps(), params }))
-}
-
-pub struct ReadStampsTask {
-    body: Arc<ParsedBody>,
-    keep: ReadStamps,
-    params: CleanParams,
-}
-
-impl Task for ReadStampsTask {
-    type Output = Option<HoraError>;
-    type JsValue = Option<EngineError>;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(match with_request(&self.body, None, &self.params, clean::read_stamps) {
-            Ok(read) => {
-                if let Ok(mut slot) = self.keep.lock() {
-                    *slot = read.map(Arc::new);
-                }
-                None
-            }
-            Err(e) => Some(e),
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(output.map(Into::into))
-    }
+pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CheckTask>> {
+    Ok(AsyncTask::new(CheckTask { rows: request.rows()?, params, check: Box::new(clean::check_length) }))
 }
 
 /// Validation order step 3 for the stamps on the thread pool: every `ds` (and future `ds`) read in
 /// the request's zone and day/month order; the `VALIDATION_ERROR` of an unreadable one, or null.
 /// The stamps read stay with the request for its cleaning.
 #[napi(ts_return_type = "Promise<EngineError | null>")]
-pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<ReadStampsTask>> {
-    Ok(AsyncTask::new(ReadStampsTask { body: request.body()?, keep: request.stamps.clone(), params }))
+pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CheckTask>> {
+    let keep: ReadStamps = request.stamps.clone();
+    let check = Box::new(move |req: &CleanRequest| {
+        let read = clean::read_stamps(req)?;
+        if let Ok(mut slot) = keep.lock() {
+            *slot = read.map(Arc::new);
+        }
+        Ok(())
+    });
+    Ok(AsyncTask::new(CheckTask { rows: request.rows()?, params, check }))
 }
 
 /// `indptr` as entity bounds, once checked against the columns it slices.

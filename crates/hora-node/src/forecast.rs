@@ -2,11 +2,11 @@
 
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
-use hora_core::clean::{EntityStamps, ModelLimits};
+use crate::body::RequestRows;
+use hora_core::clean::ModelLimits;
 use hora_core::forecast::{clean_for_forecast, forecast_cleaned, CleanedForecast, ForecastOutput, ForecastRequest};
 use hora_core::model::{plan_quantiles, ForecastOptions, ModelSession, Nonnegative, QuantilePolicy, QuantileRequest};
 use hora_core::{ErrorCode, HoraError};
-use hora_core::ingest::ParsedBody;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
@@ -179,8 +179,7 @@ impl ForecastCleaning {
 }
 
 pub struct CleanForecastTask {
-    body: Arc<ParsedBody>,
-    stamps: Option<Arc<Vec<EntityStamps>>>,
+    rows: RequestRows,
     params: ForecastParams,
 }
 
@@ -191,7 +190,7 @@ impl Task for CleanForecastTask {
     fn compute(&mut self) -> Result<Self::Output> {
         Ok(loaded_model().and_then(|model| {
             let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
-            to_request(&self.params).and_then(|r| clean_for_forecast(&self.body, &r, limits, self.stamps.as_deref().map(Vec::as_slice)))
+            to_request(&self.params).and_then(|r| clean_for_forecast(&self.rows.body, &r, limits, self.rows.stamps()))
         }))
     }
 
@@ -203,8 +202,7 @@ impl Task for CleanForecastTask {
 /// The forecast's cleaning stage on the thread pool (validation order step 8), before a model slot.
 #[napi(ts_return_type = "Promise<ForecastCleaning>")]
 pub fn run_forecast_cleaning_task(request: &ParsedRequest, params: ForecastParams) -> Result<AsyncTask<CleanForecastTask>> {
-    let body = request.body()?;
-    Ok(AsyncTask::new(CleanForecastTask { body, stamps: request.read_stamps(), params }))
+    Ok(AsyncTask::new(CleanForecastTask { rows: request.rows()?, params }))
 }
 
 pub struct ForecastTask {

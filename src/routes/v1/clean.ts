@@ -3,24 +3,16 @@
 import type { FastifyInstance } from 'fastify';
 import { fromEngineError } from '../../errors.js';
 import { serverTiming } from '../../forecast/handle.js';
-import { checkModelId, cleaningOptions, checkSeriesLength } from '../../forecast/params.js';
+import { checkModelId, checkSeriesLength } from '../../forecast/params.js';
 import { loadModel, runClean } from '../../native.js';
-import { checkCleaningOptions, resolvePolicy } from '../../policy/effective.js';
 import { requireTenant } from '../../plugins/types.js';
 import { isEmptyJsonArray, spliceObject, type JsonMember } from '../../serialize.js';
-import { checkRowCap, checkStamps, parseAndValidate } from '../../validation/body.js';
+import { validateRequest } from '../../validation/request.js';
 
 export default async function cleanRoute(app: FastifyInstance): Promise<void> {
   app.post('/v1/clean', async (req, reply) => {
     const tenant = requireTenant(req);
-    const started = performance.now();
-    const { parsed, top } = await parseAndValidate(req.rawBody, false);
-    const policy = resolvePolicy(top.options?.cleaning, tenant.defaults);
-    const cleaning = cleaningOptions(top, policy);
-    await checkStamps(parsed, cleaning, top.freq);
-    const parse = performance.now() - started;
-    checkRowCap(parsed);
-    checkCleaningOptions(top, policy, cleaning, 'clean');
+    const { parsed, top, policy, cleaning, parseMs: parse } = await validateRequest(req.rawBody, { endpoint: 'clean', defaults: tenant.defaults });
     // With a model, the model's length checks apply exactly as on the forecast.
     const model = top.model !== undefined ? (checkModelId(top), loadModel()) : undefined;
     if (model) await checkSeriesLength(parsed, model, false, { freq: top.freq, h: top.h ?? 0, cleaning });

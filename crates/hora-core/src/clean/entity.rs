@@ -183,7 +183,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
 /// (docs/time.md). A step that lands on an instant already passed (a local day the zone skipped
 /// whole) is skipped, as in the grid; a slot's step index is at least its position, so the search
 /// starts there. Stamps past year 9999 end the list short; the pipeline refuses that.
-fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> {
+pub(super) fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> {
     let mut out = Vec::with_capacity(ctx.h);
     let mut prev = grid[last];
     // Skipped whole days are rare: a bounded search, never an endless one.

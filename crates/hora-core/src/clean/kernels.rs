@@ -188,26 +188,13 @@ fn consecutive_run<T: GridInstant>(ts: &[T], step: i64) -> usize {
 /// Non-finite slots between two finite values go on the straight line between them; those before
 /// the first finite value or after the last become NaN.
 fn fill_linear_between_finite(grid: &mut [f64]) {
-    let mut last: Option<usize> = None;
-    for i in 0..grid.len() {
-        if !grid[i].is_finite() {
-            continue;
-        }
-        match last {
-            Some(l) if i > l + 1 => {
-                let (lv, v, len) = (grid[l], grid[i], (i - l) as f64);
-                for (j, cell) in grid[l + 1..i].iter_mut().enumerate() {
-                    *cell = lv + (v - lv) * (j + 1) as f64 / len;
-                }
-            }
-            None => grid[..i].fill(f64::NAN),
-            _ => {}
-        }
-        last = Some(i);
+    for v in grid.iter_mut().filter(|v| !v.is_finite()) {
+        *v = f64::NAN;
     }
-    match last {
-        Some(l) => grid[l + 1..].fill(f64::NAN),
-        None => grid.fill(f64::NAN),
+    for run in missing_runs(grid) {
+        if run.0 > 0 && run.0 + run.1 < grid.len() {
+            fill_run(grid, run, ImputeMethod::Linear, 0);
+        }
     }
 }
 

@@ -9,9 +9,10 @@ use super::freq::{self, FreqChoice};
 use super::options::{Preset, Resolved};
 use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
+use crate::time::DayMonthOrder;
 use super::report::{self, ReportInput};
-use super::stamps::{self, Zone};
-use super::{covariates, grid, raw, validate, CleanEntity, CleanRequest, Cleaned};
+use super::stamps::{self, FreqSpec, Zone};
+use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
 
@@ -25,19 +26,15 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     if res.preset == Preset::Raw {
         return raw::run(req, &res);
     }
-    let zone = stamps::parse_zone(req.options.timezone.as_deref())?;
+    let (zone, ds_format) = stamps::reading(req.options)?;
     covariates::validate_future(req)?;
     let table = req.series;
     if table.entity_count() == 0 {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
-    let ds_format = stamps::day_month_order(req.options.ds_format.as_deref())?;
-    let cached = |e: usize| req.stamps.and_then(|s| s.get(e));
-    let prepared = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res, cached(e)))
-        .into_iter()
-        .collect::<Result<Vec<Prepared>>>()?;
+    let prepared = prepare_all(req, &zone, ds_format, &res, threads)?;
     // Future rows read as their entity's history was (zone, day/month order).
-    let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| validate::proven_order(prepared[e].parsed.format)))?;
+    let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| prepared[e].parsed.proven_order()))?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
     if let Some(p) = prepared.iter().find(|p| !p.has_values()) {
         st.blocks.push(Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
@@ -53,8 +50,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
             .with("points", implied)
             .with("cap", GRID_CAP));
     }
-    let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(&choice.spec));
-    let ctx = entity::Ctx { freq: &choice.spec, zone: &zone, res: &res, limits: req.model_limits, h: req.h, period };
+    let ctx = entity_ctx(req, &res, &choice.spec, &zone);
     // Each entity's grid, cleaning and covariates on its own (in parallel for large requests),
     // then merged in entity order exactly as one loop would.
     let per_entity = par::map_indexed(prepared.len(), threads, |e| {
@@ -136,6 +132,19 @@ pub(super) fn block_error(blocks: &[Block]) -> HoraError {
         err = err.with("series", series).with("series_count", same.len());
     }
     err
+}
+
+/// Every entity prepared: stamps parsed (or taken as validation read them), sorted, de-duplicated.
+pub(super) fn prepare_all(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved, threads: usize) -> Result<Vec<Prepared>> {
+    let table = req.series;
+    let read = |e: usize| req.stamps.and_then(|s| s.get(e));
+    par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, zone, ds_format, res, read(e))).into_iter().collect()
+}
+
+/// The context every entity is cleaned in; the seasonal period is the knob's or the frequency's.
+pub(super) fn entity_ctx<'a>(req: &CleanRequest, res: &'a Resolved, freq: &'a FreqSpec, zone: &'a Zone) -> entity::Ctx<'a> {
+    let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(freq));
+    entity::Ctx { freq, zone, res, limits: req.model_limits, h: req.h, period }
 }
 
 /// What has been decided so far; turns into the report or into the error that carries it.

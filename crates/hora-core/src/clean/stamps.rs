@@ -3,6 +3,7 @@
 
 use chrono_tz::Tz;
 
+use super::options::CleanOptions;
 use crate::error::{HoraError, Result};
 use crate::ingest::RowTable;
 use crate::time::{self, DayMonthOrder, Freq, FreqUnit};
@@ -54,6 +55,23 @@ pub struct EntityStamps {
     /// The zone calendar steps run in: `options.timezone`; without it UTC, or `Etc/GMT∓h` when
     /// every row carries the same whole-hour offset (docs/time.md).
     pub zone: Tz,
+}
+
+/// How the request's stamps are read: `options.timezone` and `options.ds_format`.
+pub fn reading(options: &CleanOptions) -> Result<(Zone, Option<DayMonthOrder>)> {
+    Ok((parse_zone(options.timezone.as_deref())?, day_month_order(options.ds_format.as_deref())?))
+}
+
+impl EntityStamps {
+    /// The day/month order these stamps proved, if they were written that way: future rows of
+    /// the entity are read in the same order.
+    pub fn proven_order(&self) -> Option<DayMonthOrder> {
+        match self.format {
+            "dmy" => Some(DayMonthOrder::Dmy),
+            "mdy" => Some(DayMonthOrder::Mdy),
+            _ => None,
+        }
+    }
 }
 
 pub fn day_month_order(ds_format: Option<&str>) -> Result<Option<DayMonthOrder>> {

@@ -3,13 +3,11 @@
 
 use super::blocking::Block;
 use super::options::Preset;
-use super::pipeline::block_error;
-use super::prepare::{prepare, Prepared};
+use super::pipeline::{block_error, entity_ctx, prepare_all};
 use super::stamps::{self, EntityStamps, Zone};
 use super::{covariates, entity, freq, grid, raw, CleanRequest};
 use crate::error::{ErrorCode, Result};
 use crate::par;
-use crate::time::DayMonthOrder;
 
 /// Validation order step 3 for `ds` (and `future_covariates[].ds`): every entity's stamps read in
 /// the request's zone and day/month order. An unreadable stamp is the `VALIDATION_ERROR` it is,
@@ -20,10 +18,7 @@ use crate::time::DayMonthOrder;
 pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
     // Options, zone and format are judged by their own checks (an unknown preset at step 5 comes
     // after this one, so it does not stop the reading).
-    let (Ok(zone), Ok(ds_format)) = (stamps::parse_zone(req.options.timezone.as_deref()), stamps::day_month_order(req.options.ds_format.as_deref()))
-    else {
-        return Ok(None);
-    };
+    let Ok((zone, ds_format)) = stamps::reading(req.options) else { return Ok(None) };
     if req.options.resolve().is_ok_and(|res| res.preset == Preset::Raw) {
         return Ok(None);
     }
@@ -34,7 +29,7 @@ pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
         return Err(err);
     }
     let Ok(read) = read.into_iter().collect::<Result<Vec<EntityStamps>>>() else { return Ok(None) };
-    match covariates::read_future(req, &zone, |e| ds_format.or_else(|| proven_order(read[e].format))) {
+    match covariates::read_future(req, &zone, |e| ds_format.or_else(|| read[e].proven_order())) {
         Err(err) if err.code == ErrorCode::ValidationError => Err(err),
         _ => Ok(Some(read)),
     }
@@ -52,19 +47,8 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
     if res.preset == Preset::Raw {
         return raw::check_rows(req.series, limits);
     }
-    let table = req.series;
-    let (Ok(zone), Ok(ds_format)) = (stamps::parse_zone(req.options.timezone.as_deref()), stamps::day_month_order(req.options.ds_format.as_deref()))
-    else {
-        return Ok(());
-    };
-    let threads = par::threads_for(table.row_count());
-    let cached = |e: usize| req.stamps.and_then(|s| s.get(e));
-    let Ok(prepared) = par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, &zone, ds_format, &res, cached(e)))
-        .into_iter()
-        .collect::<Result<Vec<Prepared>>>()
-    else {
-        return Ok(());
-    };
+    let Ok((zone, ds_format)) = stamps::reading(req.options) else { return Ok(()) };
+    let Ok(prepared) = prepare_all(req, &zone, ds_format, &res, par::threads_for(req.series.row_count())) else { return Ok(()) };
     let long: Vec<usize> = (0..prepared.len()).filter(|&e| prepared[e].ts.len() > limits.max_context).collect();
     if long.is_empty() {
         return Ok(());
@@ -73,8 +57,7 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
     let cut: Vec<bool> = match freq::resolve(req.freq, &prepared, &zones, &res) {
         Err(_) => vec![false; long.len()],
         Ok(choice) => {
-            let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(&choice.spec));
-            let ctx = entity::Ctx { freq: &choice.spec, zone: &zone, res: &res, limits: req.model_limits, h: req.h, period };
+            let ctx = entity_ctx(req, &res, &choice.spec, &zone);
             long.iter()
                 .map(|&e| {
                     let ctx = entity::Ctx { zone: &zones[e], ..ctx };
@@ -90,13 +73,4 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
         .map(|(&e, _)| entity::too_long(&prepared[e].unique_id, prepared[e].ts.len(), "timestamps", limits.max_context))
         .collect();
     if blocks.is_empty() { Ok(()) } else { Err(block_error(&blocks)) }
-}
-
-/// The day/month order an entity's history proved (its `format`), if it was written that way.
-pub(super) fn proven_order(format: &str) -> Option<DayMonthOrder> {
-    match format {
-        "dmy" => Some(DayMonthOrder::Dmy),
-        "mdy" => Some(DayMonthOrder::Mdy),
-        _ => None,
-    }
 }
