@@ -173,6 +173,16 @@ describe('time zones', () => {
     const autumn = await forecast({ series: rows(ds2), h: 2, options: { timezone: 'Europe/Berlin' } });
     expect(fds(autumn.json)).toEqual(['2024-10-26T22:00:00Z', '2024-10-27T23:00:00Z']);
   });
+
+  it('monthly data written at one half-hour offset steps on that offset: month starts stay month starts', async () => {
+    const ds = Array.from({ length: 26 }, (_, k) => `${month(k)[0]}-${pad(month(k)[1])}-01T00:00:00+05:30`);
+    const { status, json } = await forecast({ series: rows(ds), h: 2 });
+    expect(status).toBe(200);
+    expect(json.freq).toBe('MS');
+    // Local midnight +05:30 on 1 March and 1 April 2025.
+    expect(fds(json)).toEqual(['2025-02-28T18:30:00Z', '2025-03-31T18:30:00Z']);
+    expect(series0(json).timezone).toMatchObject({ used: '+05:30', source: 'explicit_offset', explicit_offsets: ['+05:30'] });
+  });
 });
 
 describe('frequency strings', () => {

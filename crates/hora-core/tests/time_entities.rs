@@ -30,12 +30,12 @@ fn entities_inferring_different_freqs_are_freq_ambiguous() {
 fn a_tiny_input_implying_a_huge_grid_is_points_exceeded_before_allocation() {
     let f = Freq::parse("s", false).unwrap();
     let (start, end) = (micros("2000-01-01T00:00:00Z"), micros("2099-12-31T00:00:00Z"));
-    let err = time::check_grid_size(start, end, &f, chrono_tz::Tz::UTC, 200_000).unwrap_err();
+    let err = time::check_grid_size(start, end, &f, time::ZoneRule::UTC, 200_000).unwrap_err();
     assert_eq!(err.code, ErrorCode::PointsExceeded);
     assert_eq!(err.details["cap"], 200_000);
     assert!(err.details["points"].as_u64().unwrap() > 3_000_000_000);
     let hourly = Freq::parse("h", false).unwrap();
-    let ok = time::check_grid_size(start, start + 47 * 3_600_000_000, &hourly, chrono_tz::Tz::UTC, 200_000);
+    let ok = time::check_grid_size(start, start + 47 * 3_600_000_000, &hourly, time::ZoneRule::UTC, 200_000);
     assert_eq!(ok.unwrap(), 48);
 }
 

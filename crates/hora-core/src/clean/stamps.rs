@@ -1,12 +1,12 @@
 //! The cleaning stage's narrow view of the time engine: parse an entity's stamps, read a
 //! frequency, step along it. Everything the pipeline needs from `time` goes through here.
 
-use chrono_tz::Tz;
+use std::borrow::Cow;
 
 use super::options::CleanOptions;
 use crate::error::{HoraError, Result};
 use crate::ingest::RowTable;
-use crate::time::{self, DayMonthOrder, Freq, FreqUnit};
+use crate::time::{self, DayMonthOrder, Freq, FreqUnit, ZoneRule};
 
 pub use crate::time::format_utc;
 pub const MICROS_PER_DAY: i64 = time::MICROS_PER_DAY;
@@ -14,20 +14,20 @@ pub const MICROS_PER_DAY: i64 = time::MICROS_PER_DAY;
 /// The zone naive stamps are read in.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Zone {
-    pub tz: Tz,
+    pub tz: ZoneRule,
     /// True when `options.timezone` named it; false for the UTC fallback.
     pub from_option: bool,
 }
 
 pub fn parse_zone(name: Option<&str>) -> Result<Zone> {
     match name {
-        None => Ok(Zone { tz: Tz::UTC, from_option: false }),
+        None => Ok(Zone { tz: ZoneRule::UTC, from_option: false }),
         Some(n) => time::parse_zone(n).map(|tz| Zone { tz, from_option: true }),
     }
 }
 
 impl Zone {
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> Cow<'static, str> {
         self.tz.name()
     }
 
@@ -36,7 +36,7 @@ impl Zone {
         Zone { tz: stamps.zone, from_option: self.from_option }
     }
 
-    fn option(&self) -> Option<Tz> {
+    fn option(&self) -> Option<ZoneRule> {
         self.from_option.then_some(self.tz)
     }
 }
@@ -52,9 +52,9 @@ pub struct EntityStamps {
     pub naive_rows: usize,
     pub explicit_rows: usize,
     pub explicit_offsets: Vec<String>,
-    /// The zone calendar steps run in: `options.timezone`; without it UTC, or `Etc/GMT∓h` when
-    /// every row carries the same whole-hour offset (docs/time.md).
-    pub zone: Tz,
+    /// The zone calendar steps run in: `options.timezone`; without it UTC, or the zone of the one
+    /// offset every row carries (docs/time.md).
+    pub zone: ZoneRule,
 }
 
 /// How the request's stamps are read: `options.timezone` and `options.ds_format`.

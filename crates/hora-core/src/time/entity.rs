@@ -1,10 +1,9 @@
 //! Parsing one entity's `ds` column: one format per entity, day/month order proven from the data,
 //! naive stamps read in the zone, explicit offsets always winning.
 
-use chrono_tz::Tz;
 
 use super::lex::{lex, Lexed, Shape};
-use super::zone::{LocalKind, WallConverter};
+use super::zone::{LocalKind, WallConverter, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 use crate::ingest::RowTable;
@@ -111,8 +110,8 @@ pub struct ParsedStamps {
     pub instants: Vec<Micros>,
     pub format: DsFormat,
     /// Zone used for naive stamps and calendar stepping: `options.timezone`; without it UTC, or
-    /// `Etc/GMT∓h` when every row carries the same whole-hour offset.
-    pub zone: Tz,
+    /// the zone of the one offset every row carries (`Etc/GMT∓h`, or the offset itself).
+    pub zone: ZoneRule,
     pub source: ZoneSource,
     pub naive_rows: usize,
     /// Rows with `Z` / `±HH:MM`, and Unix-time rows (absolute instants, shown as `+00:00`).
@@ -141,7 +140,7 @@ fn ds_field(row: u32) -> String {
 pub fn parse_entity(
     table: &RowTable,
     e: usize,
-    zone: Option<Tz>,
+    zone: Option<ZoneRule>,
     ds_format: Option<DayMonthOrder>,
 ) -> Result<ParsedStamps, HoraError> {
     parse_stamps(table.entity_ds(e), zone, ds_format)
@@ -151,7 +150,7 @@ pub fn parse_entity(
 /// order is known only once every row is seen).
 pub fn parse_stamps<'a>(
     stamps: impl IntoIterator<Item = (u32, &'a str)>,
-    zone: Option<Tz>,
+    zone: Option<ZoneRule>,
     ds_format: Option<DayMonthOrder>,
 ) -> Result<ParsedStamps, HoraError> {
     let iter = stamps.into_iter();
@@ -202,8 +201,8 @@ struct Accumulator {
 }
 
 impl Accumulator {
-    fn new(zone: Option<Tz>, rows: usize) -> Self {
-        let used = zone.unwrap_or(Tz::UTC);
+    fn new(zone: Option<ZoneRule>, rows: usize) -> Self {
+        let used = zone.unwrap_or(ZoneRule::UTC);
         let out = ParsedStamps {
             instants: Vec::with_capacity(rows),
             format: DsFormat::Iso8601,
@@ -305,13 +304,15 @@ fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<DayMonthOrder
     Ok(order)
 }
 
-/// The IANA `Etc/GMT∓h` zone of a whole-hour offset (POSIX signs: `+02:00` is `Etc/GMT-2`).
-fn fixed_offset_zone(secs: i32) -> Option<Tz> {
-    if secs == 0 || secs % 3600 != 0 {
+/// The zone of one constant offset: IANA's `Etc/GMT∓h` for a whole hour (POSIX signs: `+02:00` is
+/// `Etc/GMT-2`), else the offset itself (`+05:30` has no IANA name). UTC needs none.
+fn fixed_offset_zone(secs: i32) -> Option<ZoneRule> {
+    if secs == 0 {
         return None;
     }
     let h = -secs / 3600;
-    format!("Etc/GMT{}{}", if h > 0 { "+" } else { "-" }, h.abs()).parse().ok()
+    let etc = (secs % 3600 == 0).then(|| format!("Etc/GMT{}{}", if h > 0 { "+" } else { "-" }, h.abs()).parse().ok()).flatten();
+    Some(etc.map_or(ZoneRule::Fixed(secs), ZoneRule::Iana))
 }
 
 /// `±HH:MM`; UTC shows as `+00:00`.

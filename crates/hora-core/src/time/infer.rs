@@ -16,7 +16,6 @@
 //! (else `FREQ_INFERENCE_FAILED`); two different candidates with the same best share are
 //! `FREQ_AMBIGUOUS`.
 
-use chrono_tz::Tz;
 
 use super::civil::{
     civil_from_days, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY, MICROS_PER_HOUR,
@@ -24,7 +23,7 @@ use super::civil::{
 };
 use super::freq::{Freq, FreqUnit};
 use super::step::anchor_day;
-use super::zone::to_wall;
+use super::zone::{to_wall, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 
@@ -57,7 +56,7 @@ fn failed(message: String) -> HoraError {
 }
 
 /// Infers the frequency of one entity's instants (sorted; duplicates allowed).
-pub fn infer_freq(instants_sorted: &[Micros], zone: Tz, allow_business: bool) -> Result<InferredFreq, HoraError> {
+pub fn infer_freq(instants_sorted: &[Micros], zone: ZoneRule, allow_business: bool) -> Result<InferredFreq, HoraError> {
     let mut t: Vec<Micros> = instants_sorted.to_vec();
     if !t.is_sorted() {
         t.sort_unstable();

@@ -21,4 +21,4 @@ pub use freq::{Freq, FreqUnit};
 pub use infer::{infer_freq, InferredFreq, MIN_DISTINCT_STAMPS, MIN_ON_GRID_SHARE};
 pub use report::agree_on_freq;
 pub use step::{check_grid_size, grid_len, step};
-pub use zone::{from_wall, parse_zone, to_wall, LocalKind};
+pub use zone::{from_wall, parse_zone, to_wall, LocalKind, ZoneRule};

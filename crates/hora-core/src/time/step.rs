@@ -8,19 +8,18 @@
 //! grid point and back returns to it. Callers build a grid as `step(origin, k)` for k = 0..n
 //! rather than chaining steps, so a DST-shifted point never drifts the rest of the grid.
 
-use chrono_tz::Tz;
 
 use super::civil::{
     civil_from_days, days_from_civil, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY,
 };
 use super::freq::{Freq, FreqUnit};
-use super::zone::{from_wall, to_wall};
+use super::zone::{from_wall, to_wall, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 
 /// `t` moved by `n` steps of `freq` (n may be negative). `None` when `t` or the result lies
 /// outside years 1 to 9999 or the arithmetic would overflow.
-pub fn step(t: Micros, n: i64, freq: &Freq, zone: Tz) -> Option<Micros> {
+pub fn step(t: Micros, n: i64, freq: &Freq, zone: ZoneRule) -> Option<Micros> {
     if !in_supported_range(t) {
         return None;
     }
@@ -40,12 +39,12 @@ pub fn step(t: Micros, n: i64, freq: &Freq, zone: Tz) -> Option<Micros> {
     in_supported_range(out).then_some(out)
 }
 
-fn shift_days(t: Micros, days: i64, zone: Tz) -> Option<Micros> {
+fn shift_days(t: Micros, days: i64, zone: ZoneRule) -> Option<Micros> {
     let wall = to_wall(t, zone).checked_add(days.checked_mul(MICROS_PER_DAY)?)?;
     in_supported_range(wall).then(|| from_wall(wall, zone).0)
 }
 
-fn business(t: Micros, n: i64, zone: Tz) -> Option<Micros> {
+fn business(t: Micros, n: i64, zone: ZoneRule) -> Option<Micros> {
     let (days, tod) = split_day(to_wall(t, zone));
     let wd = i64::from(weekday(days));
     // A weekend start counts as the Friday before (forward) or the Monday after (backward).
@@ -70,7 +69,7 @@ pub fn anchor_day(unit: FreqUnit, y: i64, m: u32) -> u32 {
     }
 }
 
-fn months(t: Micros, add: i64, unit: FreqUnit, zone: Tz) -> Option<Micros> {
+fn months(t: Micros, add: i64, unit: FreqUnit, zone: ZoneRule) -> Option<Micros> {
     let (days, tod) = split_day(to_wall(t, zone));
     let (y, m, _) = civil_from_days(days);
     let idx = (y.checked_mul(12)? + i64::from(m) - 1).checked_add(add)?;
@@ -86,7 +85,7 @@ fn months(t: Micros, add: i64, unit: FreqUnit, zone: Tz) -> Option<Micros> {
 /// without building the grid (so a two-row input spanning centuries at `1s` is refused by its
 /// size, not by running out of memory). `None` when `end < start` or either lies outside
 /// years 1 to 9999.
-pub fn grid_len(start: Micros, end: Micros, freq: &Freq, zone: Tz) -> Option<u64> {
+pub fn grid_len(start: Micros, end: Micros, freq: &Freq, zone: ZoneRule) -> Option<u64> {
     if end < start || !in_supported_range(start) || !in_supported_range(end) {
         return None;
     }
@@ -120,7 +119,7 @@ pub fn grid_len(start: Micros, end: Micros, freq: &Freq, zone: Tz) -> Option<u64
 
 /// The size of the grid from `start` to `end`, refused with `POINTS_EXCEEDED` above `cap` before
 /// anything is allocated. An empty range (`end < start`) has 0 points.
-pub fn check_grid_size(start: Micros, end: Micros, freq: &Freq, zone: Tz, cap: u64) -> Result<u64, HoraError> {
+pub fn check_grid_size(start: Micros, end: Micros, freq: &Freq, zone: ZoneRule, cap: u64) -> Result<u64, HoraError> {
     let points = if end < start { 0 } else { grid_len(start, end, freq, zone).unwrap_or(u64::MAX) };
     if points > cap {
         return Err(HoraError::new(

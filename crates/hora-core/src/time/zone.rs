@@ -1,20 +1,76 @@
-//! IANA zones: name lookup, wall clock <-> instant, and the one rule for DST gaps and overlaps.
+//! Zones: IANA name lookup, fixed offsets, wall clock <-> instant, and the one rule for DST gaps
+//! and overlaps.
 //!
 //! The DST rule (same as JavaScript `Date` and Temporal's `compatible`):
 //! - a local time repeated at fall-back is read as its EARLIER instant (the first occurrence);
 //! - a local time skipped at spring-forward is shifted forward by the gap's length
 //!   (02:30 on a day where 02:00 jumps to 03:00 becomes 03:30).
 
+use std::borrow::Cow;
+
 use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeZone};
 use chrono_tz::Tz;
 
 use super::civil::{MICROS_PER_DAY, MICROS_PER_SECOND};
+use super::entity::format_offset;
 use super::Micros;
 use crate::error::HoraError;
 
+/// The rule from instants to wall clocks that naive stamps are read in and calendar steps run in:
+/// an IANA zone, or a fixed offset for data written with one offset that no IANA zone names
+/// (`+05:30`; whole hours have `Etc/GMT∓h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZoneRule {
+    Iana(Tz),
+    /// Seconds east of UTC, never 0 (UTC is `Iana(Tz::UTC)`).
+    Fixed(i32),
+}
+
+impl ZoneRule {
+    pub const UTC: ZoneRule = ZoneRule::Iana(Tz::UTC);
+
+    /// The IANA name, or `±HH:MM` for a fixed offset (the cleaning report's `timezone.used`).
+    pub fn name(self) -> Cow<'static, str> {
+        match self {
+            ZoneRule::Iana(tz) => Cow::Borrowed(tz.name()),
+            ZoneRule::Fixed(secs) => Cow::Owned(format_offset(secs)),
+        }
+    }
+
+    pub fn is_utc(self) -> bool {
+        self == ZoneRule::UTC
+    }
+
+    fn offset_from_utc(self, n: &NaiveDateTime) -> i32 {
+        match self {
+            ZoneRule::Iana(tz) => tz.offset_from_utc_datetime(n).fix().local_minus_utc(),
+            ZoneRule::Fixed(secs) => secs,
+        }
+    }
+
+    fn offset_from_local(self, n: &NaiveDateTime) -> LocalResult<i32> {
+        match self {
+            ZoneRule::Iana(tz) => tz.offset_from_local_datetime(n).map(|o| o.fix().local_minus_utc()),
+            ZoneRule::Fixed(secs) => LocalResult::Single(secs),
+        }
+    }
+}
+
+impl Default for ZoneRule {
+    fn default() -> Self {
+        ZoneRule::UTC
+    }
+}
+
+impl From<Tz> for ZoneRule {
+    fn from(tz: Tz) -> Self {
+        ZoneRule::Iana(tz)
+    }
+}
+
 /// Looks up an IANA zone name (case-sensitive, as the tz database spells it).
-pub fn parse_zone(name: &str) -> Result<Tz, HoraError> {
-    name.parse::<Tz>().map_err(|_| {
+pub fn parse_zone(name: &str) -> Result<ZoneRule, HoraError> {
+    name.parse::<Tz>().map(ZoneRule::Iana).map_err(|_| {
         HoraError::field(
             "options.timezone",
             format!("options.timezone {name:?} is not an IANA time zone name (for example Europe/Berlin)"),
@@ -38,36 +94,33 @@ fn naive(wall: Micros) -> Option<NaiveDateTime> {
 }
 
 /// Offset (seconds east of UTC) in force at an instant.
-pub fn offset_at(t: Micros, zone: Tz) -> i32 {
+pub fn offset_at(t: Micros, zone: ZoneRule) -> i32 {
     match naive(t) {
-        Some(n) => zone.offset_from_utc_datetime(&n).fix().local_minus_utc(),
+        Some(n) => zone.offset_from_utc(&n),
         None => 0,
     }
 }
 
 /// The zone's wall clock at an instant, as micros (days and time of day read as if UTC).
-pub fn to_wall(t: Micros, zone: Tz) -> Micros {
-    if zone == Tz::UTC {
+pub fn to_wall(t: Micros, zone: ZoneRule) -> Micros {
+    if zone.is_utc() {
         return t;
     }
     t.saturating_add(i64::from(offset_at(t, zone)) * MICROS_PER_SECOND)
 }
 
 /// The instant of a wall-clock time in `zone`, under the module's DST rule.
-pub fn from_wall(wall: Micros, zone: Tz) -> (Micros, LocalKind) {
-    if zone == Tz::UTC {
+pub fn from_wall(wall: Micros, zone: ZoneRule) -> (Micros, LocalKind) {
+    if zone.is_utc() {
         return (wall, LocalKind::Unique);
     }
     let Some(n) = naive(wall) else {
         return (wall, LocalKind::Unique);
     };
-    match zone.offset_from_local_datetime(&n) {
-        LocalResult::Single(o) => (wall.saturating_sub(secs(o.fix().local_minus_utc())), LocalKind::Unique),
+    match zone.offset_from_local(&n) {
+        LocalResult::Single(o) => (wall.saturating_sub(secs(o)), LocalKind::Unique),
         LocalResult::Ambiguous(a, b) => {
-            let (ta, tb) = (
-                wall.saturating_sub(secs(a.fix().local_minus_utc())),
-                wall.saturating_sub(secs(b.fix().local_minus_utc())),
-            );
+            let (ta, tb) = (wall.saturating_sub(secs(a)), wall.saturating_sub(secs(b)));
             (ta.min(tb), LocalKind::Repeated)
         }
         LocalResult::None => {
@@ -85,7 +138,7 @@ fn secs(s: i32) -> i64 {
 /// Wall clock -> instant for many stamps, caching one whole local day at a time: parsing 200,000
 /// stamps must not cost 200,000 zone look-ups.
 pub struct WallConverter {
-    zone: Tz,
+    zone: ZoneRule,
     utc: bool,
     day: i64,
     /// Offset valid for the whole cached day, if the day has no transition.
@@ -93,8 +146,8 @@ pub struct WallConverter {
 }
 
 impl WallConverter {
-    pub fn new(zone: Tz) -> Self {
-        WallConverter { zone, utc: zone == Tz::UTC, day: i64::MIN, day_offset: None }
+    pub fn new(zone: ZoneRule) -> Self {
+        WallConverter { zone, utc: zone.is_utc(), day: i64::MIN, day_offset: None }
     }
 
     pub fn convert(&mut self, wall: Micros) -> (Micros, LocalKind) {

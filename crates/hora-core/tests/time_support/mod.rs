@@ -1,7 +1,7 @@
 //! Helpers shared by the time test files.
 #![allow(dead_code)]
 
-use chrono_tz::Tz;
+use hora_core::time::{self, ZoneRule};
 use hora_core::ingest::{RowTable, StrColumn};
 use serde_json::Value;
 
@@ -15,8 +15,8 @@ pub fn micros(s: &str) -> i64 {
     chrono::DateTime::parse_from_rfc3339(s).unwrap_or_else(|e| panic!("{s}: {e}")).timestamp_micros()
 }
 
-pub fn zone_of(name: &str) -> Tz {
-    name.parse().unwrap()
+pub fn zone_of(name: &str) -> ZoneRule {
+    time::parse_zone(name).unwrap()
 }
 
 /// A one-entity table whose rows hold `ds` in order.
