@@ -222,6 +222,21 @@ describe('validation order steps 3 to 6', () => {
     expect(await reason([{ unique_id: 'a', ds: at(0), t: 1 }, { unique_id: 'a', ds: at(1), t: 2 }, { unique_id: 'a', ds: at(1), t: null }])).toBe('future_values_missing');
   });
 
+  it('a string in one entity makes the covariate not_numeric for that entity only, rows shuffled or not', async () => {
+    const history = [...hourlyRows('a', 48, (i) => 10 + (i % 24)), ...hourlyRows('b', 48, (i) => 20 + (i % 24))].map((r, i) => ({
+      ...r,
+      t: r.unique_id === 'b' && i % 48 === 30 ? 'holiday' : i,
+    }));
+    const at = (k: number) => isoZ(Date.UTC(2024, 0, 1, 48 + k));
+    const future = ['a', 'b'].map((unique_id) => ({ unique_id, ds: at(0), t: 1 }));
+    for (const series of [history, [...history].reverse()]) {
+      const r = await post({ series, h: 1, freq: 'h', future_covariates: future });
+      expect(r.res.statusCode, JSON.stringify(r.json).slice(0, 300)).toBe(200);
+      const reasons = Object.fromEntries(r.json.model_input.map((m: { unique_id: string; covariates: { reason: string }[] }) => [m.unique_id, m.covariates[0].reason]));
+      expect(reasons).toEqual({ a: 'model_unsupported', b: 'not_numeric' });
+    }
+  });
+
   it('more than 200,000 rows is POINTS_EXCEEDED with points and cap', async () => {
     const rows = Array.from({ length: 200_001 }, (_, i) => `{"unique_id":"e${i % 100}","ds":"2024-01-01T00:00:00Z","y":1}`);
     const r = await post(`{"h":1,"freq":"h","series":[${rows.join(',')}]}`);

@@ -39,9 +39,34 @@ fn a_column_not_covering_every_forecast_stamp_is_not_used() {
 #[test]
 fn a_non_numeric_column_is_not_used() {
     let mut t = table_with(&hourly("a", 30), &[("kind", vec![None; 30])]);
-    t.covariates[0].non_numeric_rows = 30;
+    t.covariates[0].non_numeric = (0..30).collect();
     let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(column(&out, "kind")["reason"], "not_numeric");
+}
+
+#[test]
+fn text_in_one_entity_makes_the_column_not_numeric_for_that_entity_only() {
+    let rows: Vec<Row> = hourly("a", 30).into_iter().chain(hourly("b", 30)).collect();
+    let mut t = table_with(&rows, &[("temp", (0..60).map(|k| Some(k as f64)).collect())]);
+    t.covariates[0].non_numeric = vec![45]; // b's 16th row
+    let mut f = future("a", 30, 1, "temp", Some(1.0));
+    f.entities.push("b".into());
+    f.ds.push(&hour_stamp(30));
+    f.y.push(f64::NAN);
+    f.rows.push(1);
+    f.indptr.push(2);
+    f.covariates[0].values.push(2.0);
+    let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
+    let reason = |e: usize| out.entities[e].model_input["covariates"][0]["reason"].clone();
+    assert_eq!(reason(0), "model_unsupported");
+    assert_eq!(reason(1), "not_numeric");
+    // Text in b's future row of the forecast stamp: b's column only.
+    t.covariates[0].non_numeric.clear();
+    f.covariates[0].non_numeric = vec![1];
+    let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
+    let reason = |e: usize| out.entities[e].model_input["covariates"][0]["reason"].clone();
+    assert_eq!(reason(0), "model_unsupported");
+    assert_eq!(reason(1), "not_numeric");
 }
 
 #[test]

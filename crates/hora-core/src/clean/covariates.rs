@@ -10,6 +10,7 @@ use super::options::ImputeMethod;
 use super::prepare::Prepared;
 use super::stamps::{self, Zone};
 use super::CleanRequest;
+use crate::ingest::CovariateColumn;
 use crate::time::DayMonthOrder;
 use std::collections::HashMap;
 use crate::error::{ErrorCode, HoraError, Result};
@@ -95,17 +96,24 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         let interior = |r: &(usize, usize)| r.0 > 0 && r.0 + r.1 < values.len();
         let fillable = runs.iter().all(|r| interior(r) && r.1 <= short_limit);
         let gaps_ok = runs.is_empty() || (ctx.res.clean_exog && fillable);
-        // Each forecast stamp needs a number in the last future row sent for it (the last row of
-        // a stamp wins, as in `series`).
-        let covers = match (future_stamps, future_col) {
-            (_, None) => o.forecast_stamps.is_empty(),
-            (Some((stamps_, rows)), Some(fc)) => o.forecast_stamps.iter().all(|t| {
-                stamps_.iter().zip(rows).rev().find(|(s, _)| *s == t).is_some_and(|(_, r)| fc.values[*r as usize].is_finite())
-            }),
-            (None, Some(_)) => o.forecast_stamps.is_empty(),
+        // The future row of each forecast stamp: the last one sent for it (as in `series`).
+        let future_rows: Option<Vec<Option<u32>>> = match (future_stamps, future_col) {
+            (Some((stamps_, rows)), Some(_)) => Some(
+                o.forecast_stamps.iter().map(|t| stamps_.iter().zip(rows).rev().find(|(s, _)| *s == t).map(|(_, r)| *r)).collect(),
+            ),
+            _ => None,
         };
-        // A string or boolean in the history or in the future rows.
-        let non_numeric = col.non_numeric_rows > 0 || future_col.is_some_and(|fc| fc.non_numeric_rows > 0);
+        // Each forecast stamp needs a number in its future row.
+        let covers = match (&future_rows, future_col) {
+            (Some(rows), Some(fc)) => rows.iter().all(|r| r.is_some_and(|r| fc.values[r as usize].is_finite())),
+            _ => o.forecast_stamps.is_empty(),
+        };
+        // A string or boolean in a row of this entity that counts: a kept history row, or the
+        // future row of a forecast stamp. Another entity's text does not make this one's column
+        // unusable.
+        let text = |c: &CovariateColumn, pos: u32| c.non_numeric.binary_search(&pos).is_ok();
+        let non_numeric = (!col.non_numeric.is_empty() && p.rows.iter().any(|&r| text(col, r)))
+            || future_col.zip(future_rows.as_ref()).is_some_and(|(fc, rows)| rows.iter().flatten().any(|&r| text(fc, r)));
         let reason = if non_numeric {
             "not_numeric"
         } else if !gaps_ok {

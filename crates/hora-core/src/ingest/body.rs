@@ -221,7 +221,8 @@ mod tests {
         let temp = &p.series.covariates[0];
         assert_eq!(temp.name, "temp");
         assert!(temp.values[0].is_nan() && temp.values[1].is_nan() && temp.values[2] == 3.5);
-        assert_eq!(temp.non_numeric_rows, 1);
+        // Body row 2 ("hot") is table position 1: b's second row.
+        assert_eq!(temp.non_numeric, vec![1]);
         assert_eq!(p.top.get("h"), Some(&Value::from(2)));
     }
 

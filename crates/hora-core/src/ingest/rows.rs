@@ -142,7 +142,7 @@ impl TableBuilder {
         if self.covariates.len() >= MAX_COVARIATE_COLUMNS {
             return None;
         }
-        self.covariates.push(CovariateColumn { name: name.to_owned(), values: Vec::new(), non_numeric_rows: 0 });
+        self.covariates.push(CovariateColumn { name: name.to_owned(), values: Vec::new(), non_numeric: Vec::new() });
         Some(self.covariates.len() - 1)
     }
 
@@ -198,12 +198,23 @@ impl TableBuilder {
             RowTable { entities: self.entities, indptr, rows, ds: StrColumn { bytes, offsets }, y, covariates: Vec::new() }
         };
         // Covariates are read by body row while parsing (rare and few): put them in table order.
+        let mut position_of_row: Vec<u32> = Vec::new();
         table.covariates = self
             .covariates
             .into_iter()
             .map(|mut c| {
                 c.values.resize(n, f64::NAN);
                 c.values = table.rows.iter().map(|&r| c.values[r as usize]).collect();
+                if !c.non_numeric.is_empty() {
+                    if position_of_row.is_empty() {
+                        position_of_row = vec![0; n];
+                        for (pos, &r) in table.rows.iter().enumerate() {
+                            position_of_row[r as usize] = pos as u32;
+                        }
+                    }
+                    c.non_numeric.iter_mut().for_each(|r| *r = position_of_row[*r as usize]);
+                    c.non_numeric.sort_unstable();
+                }
                 c
             })
             .collect();
@@ -469,7 +480,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                         Cell::Null => col.values.push(f64::NAN),
                         Cell::Str(_) | Cell::Bool => {
                             col.values.push(f64::NAN);
-                            col.non_numeric_rows += 1;
+                            col.non_numeric.push(row as u32); // a body row until `finish`
                         }
                         Cell::Nested => {
                             col.values.push(f64::NAN);

@@ -51,8 +51,9 @@ pub struct CovariateColumn {
     /// Numeric value by table position; NaN where the row holds null, a string, a boolean or
     /// lacks the key.
     pub values: Vec<f64>,
-    /// Rows holding a string or a boolean: such a column is not numeric.
-    pub non_numeric_rows: usize,
+    /// Table positions (ascending) of the rows holding a string or a boolean: the column is not
+    /// numeric for the entities those rows belong to.
+    pub non_numeric: Vec<u32>,
 }
 
 /// Rows of one array of the body, grouped by entity.

@@ -46,7 +46,7 @@ pub fn table_with(rows: &[Row], covariates: &[(&str, Vec<Option<f64>>)]) -> RowT
         t.covariates.push(CovariateColumn {
             name: name.to_string(),
             values: t.rows.iter().map(|&r| values[r as usize].unwrap_or(f64::NAN)).collect(),
-            non_numeric_rows: 0,
+            non_numeric: Vec::new(),
         });
     }
     t
