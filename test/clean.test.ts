@@ -130,6 +130,22 @@ describe('POST /v1/clean', () => {
     }
   });
 
+  it('AMBIGUOUS_DATE_FORMAT carries the cleaning report, listing the entities whose stamps were read', async () => {
+    const dates = (id: string, fmt: (d: Date) => string) =>
+      Array.from({ length: 20 }, (_, i) => ({ unique_id: id, ds: fmt(new Date(START + i * 24 * HOUR)), y: i }));
+    const iso = dates('iso', (d) => d.toISOString().slice(0, 10));
+    // Day 1 to 12 of January only: never proves day before month or month before day.
+    const slash = dates('slash', (d) => `${d.getUTCDate()}/${d.getUTCMonth() + 1}/${d.getUTCFullYear()}`).slice(0, 12);
+    for (const send of [clean, forecast]) {
+      const r = await send({ series: [...iso, ...slash], h: 1 });
+      expectError(r, 422, 'AMBIGUOUS_DATE_FORMAT');
+      const report = r.json.error.details.cleaning_report;
+      expectValidReport(report);
+      expect(report.series.map((s: any) => s.unique_id)).toEqual(['iso']);
+      expect(report.overall.series_count).toBe(1);
+    }
+  });
+
   it('more than 200,000 input points is POINTS_EXCEEDED', async () => {
     const rows = Array.from({ length: 200_001 }, (_, i) => ({ unique_id: `s${i % 100}`, ds: isoZ(START + Math.floor(i / 100) * HOUR), y: 1 }));
     expectError(await clean({ series: rows, freq: 'h' }), 422, 'POINTS_EXCEEDED');

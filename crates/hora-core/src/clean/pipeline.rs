@@ -32,7 +32,10 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     if table.entity_count() == 0 {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
-    let prepared = prepare_all(req, &zone, ds_format, &res, threads)?;
+    let prepared = match prepare_all(req, &zone, ds_format, &res, threads) {
+        Err(err) if err.code == ErrorCode::AmbiguousDateFormat => return Err(ambiguous_with_report(req, &zone, ds_format, &res, err)),
+        other => other?,
+    };
     // Future rows read as their entity's history was (zone, day/month order).
     let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| prepared[e].parsed.proven_order()))?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
@@ -139,6 +142,16 @@ pub(super) fn prepare_all(req: &CleanRequest, zone: &Zone, ds_format: Option<Day
     let table = req.series;
     let read = |e: usize| req.stamps.and_then(|s| s.get(e));
     par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, zone, ds_format, res, read(e))).into_iter().collect()
+}
+
+/// AMBIGUOUS_DATE_FORMAT is a cleaning-step data error, so it carries the report (contract: errors
+/// of the cleaning group include `details.cleaning_report`): its `series[]` lists the entities
+/// whose stamps could be read, and `series_count` counts them. Only on this error path.
+fn ambiguous_with_report(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved, err: HoraError) -> HoraError {
+    let read = |e: usize| req.stamps.and_then(|s| s.get(e));
+    let prepared: Vec<Prepared> =
+        (0..req.series.entity_count()).filter_map(|e| prepare(req.series, e, zone, ds_format, res, read(e)).ok()).collect();
+    State::new(res, zone, &prepared, req.series.row_count()).attach(err, None, &[])
 }
 
 /// The context every entity is cleaned in; the seasonal period is the knob's or the frequency's.
