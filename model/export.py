@@ -20,17 +20,17 @@ from net import QUANTILES, Exported, HoraNet  # noqa: E402
 RECIPE_FILES = ("config.json", "generator.py", "net.py", "train.py")
 
 
-def recipe_hash(cfg, steps):
-    """sha256 over the config (with the step count used) and the code that makes the data and model."""
+def recipe_hash(cfg, steps, long_steps):
+    """sha256 over the config (with the step counts used) and the code that makes the data and model."""
     h = hashlib.sha256()
-    h.update(json.dumps({**cfg, "steps_used": steps}, sort_keys=True).encode())
+    h.update(json.dumps({**cfg, "steps_used": steps, "long_steps_used": long_steps}, sort_keys=True).encode())
     for name in RECIPE_FILES[1:]:
         h.update(name.encode())
         h.update((HERE / name).read_bytes())
     return h.hexdigest()[:16]
 
 
-def metadata(cfg, steps):
+def metadata(cfg, steps, long_steps):
     return {
         "hora.name": "hora-1.0",
         "hora.quantiles": ",".join(f"{q:g}" for q in QUANTILES),
@@ -39,12 +39,12 @@ def metadata(cfg, steps):
         "hora.max_horizon": "1024",
         "hora.native_horizon": str(cfg["model"]["horizon"]),
         "hora.context_multiple": str(cfg["model"]["patch"]),
-        "hora.recipe_hash": recipe_hash(cfg, steps),
-        "hora.train_steps": str(steps),
+        "hora.recipe_hash": recipe_hash(cfg, steps, long_steps),
+        "hora.train_steps": str(steps + long_steps),
     }
 
 
-def export(net, cfg, out_path, steps):
+def export(net, cfg, out_path, steps, long_steps):
     net.eval()
     wrapper = Exported(net)
     t = 8 * cfg["model"]["patch"]
@@ -61,7 +61,7 @@ def export(net, cfg, out_path, steps):
         )
     model = onnx.load(str(out_path))
     del model.metadata_props[:]
-    for k, v in metadata(cfg, steps).items():
+    for k, v in metadata(cfg, steps, long_steps).items():
         model.metadata_props.add(key=k, value=v)
     model.doc_string = "hora-1.0: patch-transformer quantile forecaster trained on synthetic series"
     onnx.checker.check_model(model)
@@ -94,13 +94,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--config", default=str(HERE / "config.json"))
     ap.add_argument("--checkpoint", default=str(HERE / "runs" / "checkpoint.pt"))
-    ap.add_argument("--steps", type=int, help="step count the checkpoint was trained for")
+    ap.add_argument("--steps", type=int, help="first-phase step count the checkpoint was trained for")
+    ap.add_argument("--long-steps", type=int, help="long-context step count the checkpoint was trained for")
     ap.add_argument("--out", default=str(HERE.parent / "models" / "hora-1.0.onnx"))
     args = ap.parse_args()
     cfg = json.loads(Path(args.config).read_text())
     net = HoraNet(**cfg["model"])
     net.load_state_dict(torch.load(args.checkpoint))
-    export(net, cfg, args.out, args.steps or cfg["train"]["steps"])
+    long_steps = cfg["long_context"]["steps"] if args.long_steps is None else args.long_steps
+    export(net, cfg, args.out, args.steps or cfg["train"]["steps"], long_steps)
 
 
 if __name__ == "__main__":
