@@ -1,9 +1,8 @@
 //! Parsing one entity's `ds` column: one format per entity, day/month order proven from the data,
 //! naive stamps read in the zone, explicit offsets always winning.
 
-
 use super::lex::{lex, Lexed, Shape};
-use super::zone::{LocalKind, WallConverter, ZoneRule};
+use super::zone::{format_offset, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 use crate::ingest::RowTable;
@@ -253,7 +252,7 @@ impl Accumulator {
         } else if !self.zone_given && self.out.explicit_offsets.len() == 1 {
             // One constant offset and no zone option: calendar steps use that offset's clock, so
             // monthly data written at local midnight stays month-start data.
-            if let Some(zone) = self.last_offset.and_then(fixed_offset_zone) {
+            if let Some(zone) = self.last_offset.and_then(ZoneRule::of_offset) {
                 self.out.zone = zone;
             }
         }
@@ -302,22 +301,4 @@ fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<DayMonthOrder
         }
     }
     Ok(order)
-}
-
-/// The zone of one constant offset: IANA's `Etc/GMT∓h` for a whole hour (POSIX signs: `+02:00` is
-/// `Etc/GMT-2`), else the offset itself (`+05:30` has no IANA name). UTC needs none.
-fn fixed_offset_zone(secs: i32) -> Option<ZoneRule> {
-    if secs == 0 {
-        return None;
-    }
-    let h = -secs / 3600;
-    let etc = (secs % 3600 == 0).then(|| format!("Etc/GMT{}{}", if h > 0 { "+" } else { "-" }, h.abs()).parse().ok()).flatten();
-    Some(etc.map_or(ZoneRule::Fixed(secs), ZoneRule::Iana))
-}
-
-/// `±HH:MM`; UTC shows as `+00:00`.
-pub fn format_offset(secs: i32) -> String {
-    let sign = if secs < 0 { '-' } else { '+' };
-    let a = secs.unsigned_abs();
-    format!("{sign}{:02}:{:02}", a / 3600, a / 60 % 60)
 }

@@ -16,9 +16,9 @@ mod zone;
 pub type Micros = i64;
 
 pub use civil::{format_utc, write_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND};
-pub use entity::{format_offset, parse_entity, parse_stamps, DayMonthOrder, DsFormat, ParsedStamps, ZoneSource};
+pub use entity::{parse_entity, parse_stamps, DayMonthOrder, DsFormat, ParsedStamps, ZoneSource};
 pub use freq::{Freq, FreqUnit};
 pub use infer::{infer_freq, InferredFreq, MIN_DISTINCT_STAMPS, MIN_ON_GRID_SHARE};
 pub use report::agree_on_freq;
 pub use step::{check_grid_size, grid_len, step};
-pub use zone::{from_wall, parse_zone, to_wall, LocalKind, ZoneRule};
+pub use zone::{format_offset, from_wall, parse_zone, to_wall, LocalKind, ZoneRule};

@@ -12,7 +12,6 @@ use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeZone};
 use chrono_tz::Tz;
 
 use super::civil::{MICROS_PER_DAY, MICROS_PER_SECOND};
-use super::entity::format_offset;
 use super::Micros;
 use crate::error::HoraError;
 
@@ -37,6 +36,17 @@ impl ZoneRule {
         }
     }
 
+    /// The zone of one constant offset: IANA's `Etc/GMT∓h` for a whole hour (POSIX signs: `+02:00`
+    /// is `Etc/GMT-2`), else the offset itself (`+05:30` has no IANA name). UTC needs none.
+    pub fn of_offset(secs: i32) -> Option<ZoneRule> {
+        if secs == 0 {
+            return None;
+        }
+        let h = -secs / 3600;
+        let etc = (secs % 3600 == 0).then(|| format!("Etc/GMT{}{}", if h > 0 { "+" } else { "-" }, h.abs()).parse().ok()).flatten();
+        Some(etc.map_or(ZoneRule::Fixed(secs), ZoneRule::Iana))
+    }
+
     pub fn is_utc(self) -> bool {
         self == ZoneRule::UTC
     }
@@ -54,6 +64,13 @@ impl ZoneRule {
             ZoneRule::Fixed(secs) => LocalResult::Single(secs),
         }
     }
+}
+
+/// `±HH:MM`; UTC shows as `+00:00`.
+pub fn format_offset(secs: i32) -> String {
+    let sign = if secs < 0 { '-' } else { '+' };
+    let a = secs.unsigned_abs();
+    format!("{sign}{:02}:{:02}", a / 3600, a / 60 % 60)
 }
 
 impl Default for ZoneRule {
