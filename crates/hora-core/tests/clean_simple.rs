@@ -62,38 +62,21 @@ fn monthly_at_offset(month_end: bool, offset: &str, months: i32) -> Vec<Row> {
 
 #[test]
 fn monthly_data_at_one_fixed_offset_steps_on_that_offsets_calendar() {
-    for (month_end, freq) in [(true, "ME"), (false, "MS")] {
-        let out = run(&table(&monthly_at_offset(month_end, "+01:00", 30)), None, 2, &opts(json!({}))).unwrap();
-        assert_eq!(out.inferred_freq.as_deref(), Some(freq), "month_end {month_end}");
-        let report = out.report.unwrap();
-        assert_eq!(report["series"][0]["timezone"]["used"], "Etc/GMT-1");
-        assert_eq!(report["decisions"], json!([]));
-        // The next two periods after June 2024, at local midnight +01:00.
-        let want = if month_end {
-            ["2024-07-30T23:00:00Z", "2024-08-30T23:00:00Z"]
-        } else {
-            ["2024-06-30T23:00:00Z", "2024-07-31T23:00:00Z"]
-        };
-        let got: Vec<String> = out.entities[0].forecast_stamps.iter().map(|&t| hora_core::time::format_utc(t)).collect();
-        assert_eq!(got, want, "month_end {month_end}");
-    }
-}
-
-#[test]
-fn monthly_data_at_one_half_hour_offset_steps_on_that_offset_itself() {
-    // +05:30 has no IANA `Etc/` zone: the offset itself is the calendar (docs/time.md).
-    for (month_end, freq) in [(true, "ME"), (false, "MS")] {
-        let out = run(&table(&monthly_at_offset(month_end, "+05:30", 30)), None, 2, &opts(json!({}))).unwrap();
-        assert_eq!(out.inferred_freq.as_deref(), Some(freq), "month_end {month_end}");
-        let report = out.report.unwrap();
-        assert_eq!(report["series"][0]["timezone"]["used"], "+05:30");
-        assert_eq!(report["decisions"], json!([]));
-        let want = if month_end {
-            ["2024-07-30T18:30:00Z", "2024-08-30T18:30:00Z"]
-        } else {
-            ["2024-06-30T18:30:00Z", "2024-07-31T18:30:00Z"]
-        };
-        let got: Vec<String> = out.entities[0].forecast_stamps.iter().map(|&t| hora_core::time::format_utc(t)).collect();
-        assert_eq!(got, want, "month_end {month_end}");
+    // A whole hour is IANA's Etc/GMT zone; +05:30 has none, so the offset itself is the calendar
+    // (docs/time.md). The next two periods after June 2024 come at local midnight.
+    let cases = [
+        ("+01:00", "Etc/GMT-1", ["2024-07-30T23:00:00Z", "2024-08-30T23:00:00Z"], ["2024-06-30T23:00:00Z", "2024-07-31T23:00:00Z"]),
+        ("+05:30", "+05:30", ["2024-07-30T18:30:00Z", "2024-08-30T18:30:00Z"], ["2024-06-30T18:30:00Z", "2024-07-31T18:30:00Z"]),
+    ];
+    for (offset, used, ends, starts) in cases {
+        for (month_end, freq) in [(true, "ME"), (false, "MS")] {
+            let out = run(&table(&monthly_at_offset(month_end, offset, 30)), None, 2, &opts(json!({}))).unwrap();
+            assert_eq!(out.inferred_freq.as_deref(), Some(freq), "{offset} month_end {month_end}");
+            let report = out.report.unwrap();
+            assert_eq!(report["series"][0]["timezone"]["used"], used);
+            assert_eq!(report["decisions"], json!([]));
+            let got: Vec<String> = out.entities[0].forecast_stamps.iter().map(|&t| hora_core::time::format_utc(t)).collect();
+            assert_eq!(got, if month_end { ends } else { starts }, "{offset} month_end {month_end}");
+        }
     }
 }
