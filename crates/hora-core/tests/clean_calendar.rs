@@ -66,3 +66,33 @@ fn a_non_iso_format_is_recorded_as_a_timestamp_format_issue() {
     let issues = &out.report.unwrap()["series"][0]["issues"];
     assert!(issues.as_array().unwrap().iter().any(|i| i["code"] == "timestamp_format" && i["format"] == "compact_date"));
 }
+
+/// First days of every third month from `first_month` (1-based), `n` of them.
+fn quarterly_from(first_month: i64, n: i64) -> Vec<Row> {
+    (0..n)
+        .map(|q| {
+            let idx = first_month - 1 + 3 * q;
+            ("a".to_string(), format!("{}-{:02}-01", 2010 + idx / 12, idx % 12 + 1), Some(q as f64))
+        })
+        .collect()
+}
+
+#[test]
+fn quarter_and_year_frequencies_are_calendar_quarters_and_years() {
+    // On calendar quarters, QS works and forecasts the next quarter starts.
+    let out = run(&table(&quarterly_from(1, 20)), Some("QS"), 2, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros_of("2015-01-01T00:00:00Z"), micros_of("2015-04-01T00:00:00Z")]);
+    // Starts of February, May, August and November are not quarter starts: every stamp is off the
+    // QS grid, as inference would say (it finds 3MS for them).
+    let err = run(&table(&quarterly_from(2, 20)), Some("QS"), 2, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, hora_core::ErrorCode::FreqInferenceFailed);
+    let out = run(&table(&quarterly_from(2, 20)), None, 2, &opts(json!({}))).unwrap();
+    assert_eq!(out.freq, "3MS");
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros_of("2015-02-01T00:00:00Z"), micros_of("2015-05-01T00:00:00Z")]);
+    // Yearly data on 30 June is not year-end data; on 31 December it is.
+    let june: Vec<Row> = (0..20).map(|y| ("a".to_string(), format!("{}-06-30", 2000 + y), Some(y as f64))).collect();
+    assert_eq!(run(&table(&june), Some("YE"), 1, &opts(json!({}))).unwrap_err().code, hora_core::ErrorCode::FreqInferenceFailed);
+    let december: Vec<Row> = (0..20).map(|y| ("a".to_string(), format!("{}-12-31", 2000 + y), Some(y as f64))).collect();
+    let out = run(&table(&december), Some("YE"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros_of("2020-12-31T00:00:00Z")]);
+}

@@ -48,6 +48,15 @@ fn raw_preset_lists_each_violation_reason() {
 }
 
 #[test]
+fn raw_preset_reads_a_leap_second_as_a_ds_format_violation() {
+    // The contract's shape has seconds 00 to 59; chrono alone would read :60.
+    let mut rows = hourly("a", 20);
+    rows[5].1 = "2026-01-01T05:00:60Z".into();
+    let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+    assert_eq!(err.details["violations"][0], json!({"unique_id": "a", "index": 5, "reason": "ds_format"}));
+}
+
+#[test]
 fn raw_preset_refuses_calendar_and_unknown_freq() {
     let t = table(&hourly("a", 20));
     let err = run(&t, Some("MS"), 1, &raw()).unwrap_err();

@@ -80,3 +80,12 @@ fn monthly_data_at_one_fixed_offset_steps_on_that_offsets_calendar() {
         }
     }
 }
+
+#[test]
+fn naive_stamps_read_in_utc_under_another_name_are_not_normalized() {
+    let rows: Vec<Row> = (0..20).map(|k| ("a".to_string(), format!("2026-01-01T{:02}:00:00", k), Some(k as f64))).collect();
+    for (zone, normalized) in [("UTC", false), ("Etc/UTC", false), ("GMT", false), ("Zulu", false), ("Europe/London", true), ("Asia/Tokyo", true)] {
+        let out = run(&table(&rows), Some("h"), 1, &opts(json!({"timezone": zone}))).unwrap();
+        assert_eq!(out.data_quality["timezone_normalized"], normalized, "{zone}");
+    }
+}

@@ -44,11 +44,14 @@ pub fn place(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> Result<Placed, f64> 
             (grid, on, off)
         }
         // Calendar steps: the grid runs from one of the first stamps (the one that puts the most
-        // stamps on it), built as `step(origin, k)` so a DST shift never drifts it.
-        None => (0..p.ts.len().min(3))
+        // stamps on it), built as `step(origin, k)` so a DST shift never drifts it. Quarters and
+        // years are calendar ones: only a stamp in an anchor month can be the origin.
+        None => (0..p.ts.len())
+            .filter(|&a| stamps::in_anchor_month(p.ts[a], freq, zone))
+            .take(3)
             .map(|a| calendar_grid(p, a, freq, zone))
             .max_by_key(|(_, on, _)| on.len())
-            .unwrap_or_default(),
+            .unwrap_or_else(|| (Vec::new(), Vec::new(), (0..p.ts.len()).collect())),
     };
     let share = off.len() as f64 / p.ts.len() as f64;
     if share > MAX_OFF_GRID_SHARE || on.is_empty() {

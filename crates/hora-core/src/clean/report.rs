@@ -115,7 +115,7 @@ fn ratio(a: usize, b: usize) -> f64 {
 fn timezone_normalized(prepared: &[Prepared], zone: &Zone) -> bool {
     let utc = |o: &String| o == "Z" || o == "+00:00" || o == "-00:00";
     prepared.iter().any(|p| {
-        p.parsed.explicit_offsets.iter().any(|o| !utc(o)) || (p.parsed.naive_rows > 0 && zone.name() != "UTC")
+        p.parsed.explicit_offsets.iter().any(|o| !utc(o)) || (p.parsed.naive_rows > 0 && !zone.tz.is_utc())
     })
 }
 

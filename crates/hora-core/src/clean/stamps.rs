@@ -1,8 +1,6 @@
 //! The cleaning stage's narrow view of the time engine: parse an entity's stamps, read a
 //! frequency, step along it. Everything the pipeline needs from `time` goes through here.
 
-use std::borrow::Cow;
-
 use super::options::CleanOptions;
 use crate::error::{HoraError, Result};
 use crate::ingest::RowTable;
@@ -27,10 +25,6 @@ pub fn parse_zone(name: Option<&str>) -> Result<Zone> {
 }
 
 impl Zone {
-    pub fn name(&self) -> Cow<'static, str> {
-        self.tz.name()
-    }
-
     /// The zone an entity's grid steps in: the request's, or the entity's own fixed offset.
     pub fn of_entity(&self, stamps: &EntityStamps) -> Zone {
         Zone { tz: stamps.zone, from_option: self.from_option }
@@ -145,6 +139,11 @@ pub fn infer_freq(sorted: &[i64], zone: &Zone, allow_business: bool) -> Result<(
 /// `t` moved `n` steps along `freq`; `None` outside the supported years.
 pub fn step(t: i64, n: i64, freq: &FreqSpec, zone: &Zone) -> Option<i64> {
     time::step(t, n, &freq.freq, zone.tz)
+}
+
+/// Whether `t` lies in a month `freq` steps through (calendar quarters and years for Q and Y).
+pub fn in_anchor_month(t: i64, freq: &FreqSpec, zone: &Zone) -> bool {
+    time::in_anchor_month(t, &freq.freq, zone.tz)
 }
 
 /// Grid slots from `start` to `end` inclusive, computed without allocating.

@@ -11,7 +11,9 @@ use crate::time::write_utc;
 /// keeps the quantiles in order and 0 at 0. Checked finite before this point.
 fn push_number(out: &mut String, buf: &mut zmij::Buffer, v: f64) {
     let single = v as f32;
-    if single == 0.0 || (single.is_finite() && single.abs() >= f32::MIN_POSITIVE) {
+    // Only a true 0 prints as the f32 0: a value that rounds to 0 in f32 (a series of 1e-50 scaled
+    // back) is not 0.
+    if v == 0.0 || (single.is_finite() && single.abs() >= f32::MIN_POSITIVE) {
         out.push_str(buf.format_finite(single));
     } else {
         out.push_str(buf.format_finite(v));
@@ -82,5 +84,8 @@ mod tests {
         // Outside f32's normal range the f64 form is kept (never inf, never a flushed subnormal).
         assert_eq!(printed(1e300).parse::<f64>().unwrap(), 1e300);
         assert_eq!(printed(-3e-40).parse::<f64>().unwrap(), -3e-40);
+        // Values that round to 0 in f32 keep their size and sign.
+        assert_eq!(printed(8.7e-51).parse::<f64>().unwrap(), 8.7e-51);
+        assert_eq!(printed(-1e-100).parse::<f64>().unwrap(), -1e-100);
     }
 }

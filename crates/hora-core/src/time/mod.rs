@@ -20,5 +20,5 @@ pub use entity::{parse_entity, parse_stamps, DayMonthOrder, DsFormat, ParsedStam
 pub use freq::{Freq, FreqUnit};
 pub use infer::{infer_freq, InferredFreq, MIN_DISTINCT_STAMPS, MIN_ON_GRID_SHARE};
 pub use report::agree_on_freq;
-pub use step::{check_grid_size, grid_len, step};
+pub use step::{check_grid_size, grid_len, in_anchor_month, step};
 pub use zone::{format_offset, from_wall, parse_zone, to_wall, LocalKind, ZoneRule};

@@ -59,6 +59,21 @@ fn business(t: Micros, n: i64, zone: ZoneRule) -> Option<Micros> {
     in_supported_range(wall).then(|| from_wall(wall, zone).0)
 }
 
+/// Whether `t` lies in a month that `freq` steps through in `zone`: calendar quarters for `QS`
+/// (January, April, July, October) and `QE` (March, June, September, December), January for `YS`,
+/// December for `YE`, every month for the other units.
+pub fn in_anchor_month(t: Micros, freq: &Freq, zone: ZoneRule) -> bool {
+    let (days, _) = split_day(to_wall(t, zone));
+    let (_, m, _) = civil_from_days(days);
+    match freq.unit {
+        FreqUnit::QuarterStart => m % 3 == 1,
+        FreqUnit::QuarterEnd => m % 3 == 0,
+        FreqUnit::YearStart => m == 1,
+        FreqUnit::YearEnd => m == 12,
+        _ => true,
+    }
+}
+
 /// The anchored day of a month-family frequency in month `m` of year `y`.
 pub fn anchor_day(unit: FreqUnit, y: i64, m: u32) -> u32 {
     let dim = days_in_month(y, m);

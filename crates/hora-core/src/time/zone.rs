@@ -47,8 +47,18 @@ impl ZoneRule {
         Some(etc.map_or(ZoneRule::Fixed(secs), ZoneRule::Iana))
     }
 
+    /// UTC under any of its IANA names (`UTC`, `Etc/UTC`, `GMT`, `Zulu`, ...): offset 0 at every
+    /// instant. `Europe/London` is not: it keeps summer time.
     pub fn is_utc(self) -> bool {
-        self == ZoneRule::UTC
+        match self {
+            ZoneRule::Iana(tz) => matches!(
+                tz,
+                Tz::UTC | Tz::Etc__UTC | Tz::Etc__UCT | Tz::UCT | Tz::Etc__Universal | Tz::Universal | Tz::Etc__Zulu | Tz::Zulu
+                    | Tz::GMT | Tz::Etc__GMT | Tz::Etc__GMTPlus0 | Tz::Etc__GMTMinus0 | Tz::Etc__GMT0 | Tz::GMTPlus0
+                    | Tz::GMTMinus0 | Tz::GMT0 | Tz::Etc__Greenwich | Tz::Greenwich
+            ),
+            ZoneRule::Fixed(secs) => secs == 0,
+        }
     }
 
     fn offset_from_utc(self, n: &NaiveDateTime) -> i32 {
