@@ -10,6 +10,7 @@ import idempotencyPlugin from './plugins/idempotency.js';
 import limitsPlugin from './plugins/limits.js';
 import requestIdPlugin, { newRequestId } from './plugins/request-id.js';
 import storePlugin from './plugins/store.js';
+import { clientErrorHandler, frameworkErrors } from './plugins/transport-errors.js';
 import type { Clock } from './plugins/types.js';
 import cleanRoute from './routes/v1/clean.js';
 import forecastRoute from './routes/v1/forecast.js';
@@ -32,6 +33,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
+    clientErrorHandler,
+    frameworkErrors,
   });
   app.decorate('config', config);
   app.decorate('clock', overrides.clock ?? { now: () => Date.now() });

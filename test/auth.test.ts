@@ -37,8 +37,10 @@ describe('authentication', () => {
     expectError(await post({ authorization: 'Bearer' }), 401, 'INVALID_API_KEY');
   });
 
-  it('the Bearer scheme is case-insensitive', async () => {
+  it('the Bearer scheme is case-insensitive and may be followed by several spaces', async () => {
     expect((await post({ authorization: `bearer ${t.key}` })).statusCode).toBe(200);
+    expect((await post({ authorization: `Bearer   ${t.key}` })).statusCode).toBe(200);
+    expectError(await post({ authorization: `Bearer ${t.key} extra` }), 401, 'INVALID_API_KEY');
   });
 
   it('a key with the test prefix is rejected with 401 even when its rest matches a live key', async () => {

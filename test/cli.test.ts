@@ -73,6 +73,9 @@ describe('npx hora', () => {
     const two = await hora('key', 'create', '--account', 'acct', '--name', 'two', '--scopes', 'forecast:write,forecast:read');
     expect(two.out.scopes).toEqual(['forecast:write', 'forecast:read']);
     expect((await hora('key', 'create', '--account', 'acct', '--name', 'x'.repeat(65))).code).not.toBe(0);
+    // 64 characters, counted as characters: 64 emoji (128 UTF-16 units) fit, 65 do not.
+    expect((await hora('key', 'create', '--account', 'acct', '--name', '😀'.repeat(64))).code).toBe(0);
+    expect((await hora('key', 'create', '--account', 'acct', '--name', '😀'.repeat(65))).code).not.toBe(0);
     expect((await hora('key', 'create', '--account', 'ghost', '--name', 'k')).code).not.toBe(0);
     expect((await hora('key', 'create', '--account', 'acct', '--name', 'k', '--preset', 'fancy')).code).not.toBe(0);
   });

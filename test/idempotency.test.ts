@@ -153,6 +153,13 @@ describe('idempotency', () => {
     const viaNew = await post({ 'idempotency-key': 'legacy-1' }, { n: 1 });
     expect(viaNew.headers['x-idempotent-replayed']).toBe('true');
     expect(viaNew.headers.deprecation).toBeUndefined();
+    // Every response to the alias alone carries it, refusals before the key is read included.
+    const unauthorized = await post({ 'x-idempotency-key': 'legacy-2' }, { n: 1 }, 'hora_live_unknown');
+    expect(unauthorized.statusCode).toBe(401);
+    expect(unauthorized.headers.deprecation).toBe(DEPRECATION_HEADER_VALUE);
+    const malformed = await post({ 'x-idempotency-key': 'x'.repeat(300) }, {});
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.headers.deprecation).toBe(DEPRECATION_HEADER_VALUE);
   });
 
   it('both headers with different values are 400 VALIDATION_ERROR with details.field Idempotency-Key', async () => {

@@ -123,6 +123,9 @@ describe('hard inputs return finite, monotone quantiles in the right scale', () 
     ['one spike of 1e20 among ones', hourlyRows('s20', 100, (i) => (i === 60 ? 1e20 : 1)), 12, (m) => Math.abs(m) < 1e20],
     ['a ramp to 2e20', hourlyRows('r20', 100, (i) => 2e18 * i), 12, (m) => m > 1e20 && m < 1e21],
     ['a constant at the largest double', hourlyRows('max', 100, () => Number.MAX_VALUE), 12, (m) => m > 1e308],
+    // Found by audit: values below f32's range printed as 0, losing size and sign.
+    ['magnitudes of 1e-50', hourlyRows('e50', 100, (i) => 1e-50 * (10 + 3 * Math.sin(i / 4))), 12, (m) => m > 5e-50 && m < 2e-49],
+    ['negative magnitudes of 1e-100', hourlyRows('n100', 100, (i) => -1e-100 * (10 + 3 * Math.sin(i / 4))), 12, (m) => m < -5e-100 && m > -2e-99],
     ['exactly 16 points', hourlyRows('m', 16, (i) => 10 + (i % 4)), 12, (m) => m > 5 && m < 20],
     ['4,096 points', seasonalRows('l', 4096, 3), 12, (m) => m > 70 && m < 130],
     ['h = 1', seasonalRows('h1', 200, 4), 1, (m) => m > 70 && m < 130],

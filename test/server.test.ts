@@ -1,5 +1,6 @@
 // The same codes and headers through a real listening server (port 0), not only inject.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
@@ -173,6 +174,47 @@ describe('over a listening server', () => {
       expect(result.status, result.body.slice(0, 200)).toBe(200);
       expect(JSON.parse(result.body).forecast, result.body.slice(0, 300)).toHaveLength(3);
     }
+  });
+});
+
+/** Sends raw bytes and returns everything the server answers before it closes the connection. */
+function rawExchange(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+    let text = '';
+    socket.on('data', (c) => (text += c));
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
+describe('bytes the HTTP parser refuses', () => {
+  const head = (extra: string) =>
+    `POST /v1/forecast HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+
+  it('a malformed Content-Length, chunk or header gets the envelope with a request id, never a bare 400', async () => {
+    const cases: Array<[string, number, string]> = [
+      [head('Content-Length: abc\r\n') + '{"a":1}', 400, 'MALFORMED_JSON'],
+      [head('Content-Length: 7\r\nTransfer-Encoding: chunked\r\n') + '{"a":1}', 400, 'MALFORMED_JSON'],
+      [head('Transfer-Encoding: chunked\r\n') + 'zz\r\n{"a":1}\r\n0\r\n\r\n', 400, 'MALFORMED_JSON'],
+      [head('Idempotency-Key: a\x7fb\r\nContent-Length: 7\r\n') + '{"a":1}', 400, 'VALIDATION_ERROR'],
+      [head(`X-Filler: ${'x'.repeat(20_000)}\r\nContent-Length: 7\r\n`) + '{"a":1}', 400, 'VALIDATION_ERROR'],
+    ];
+    for (const [bytes, status, code] of cases) {
+      const text = await rawExchange(bytes);
+      const [headers, body] = text.split('\r\n\r\n');
+      expect(headers.split('\r\n')[0], bytes.slice(0, 200)).toBe(`HTTP/1.1 ${status} Bad Request`);
+      const json = JSON.parse(body);
+      expect(json.error.code).toBe(code);
+      expect(json.error.request_id).toMatch(/^req_/);
+      expect(headers).toContain(`X-Request-Id: ${json.error.request_id}`);
+    }
+  });
+
+  it('a URL that cannot be decoded is an unopened path: the plain 404', async () => {
+    const r = await post({}, {}, '/v1/forecast%zz');
+    expect(r.status).toBe(404);
+    expect(r.text).toBe('Not Found');
   });
 });
 

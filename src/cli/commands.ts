@@ -197,8 +197,10 @@ async function key(ctx: CliContext, verb: string | undefined, args: string[]): P
     );
     const accountId = required('account', values.account);
     const keyName = required('name', values.name);
-    // The contract: a key has a name of 1 to 64 characters.
-    if (keyName.length < 1 || keyName.length > 64) throw new CliError('invalid_value', '--name must be 1 to 64 characters');
+    // The contract: a key has a name of 1 to 64 characters (code points, not UTF-16 units: an
+    // emoji is one character).
+    const nameChars = [...keyName].length;
+    if (nameChars < 1 || nameChars > 64) throw new CliError('invalid_value', '--name must be 1 to 64 characters');
     const owner = await ctx.store.getAccount(accountId);
     if (!owner) throw new CliError('not_found', `account "${accountId}" does not exist`);
     const generated = generateKey(ctx.keyPrefix);

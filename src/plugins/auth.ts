@@ -11,8 +11,9 @@ export const REQUIRED_SCOPE = 'forecast:write';
 /** Seconds a caller is told to wait while an endpoint is paused (docs/service.md). */
 export const PAUSED_RETRY_AFTER_S = 30;
 
-// Exactly the contract's form: the scheme, one space, the key.
-const BEARER_RE = /^Bearer ([^\s]+)$/i;
+// The contract's form: the scheme (any case), one or more spaces as RFC 7235 allows, the key,
+// nothing after it.
+const BEARER_RE = /^Bearer +(\S+)$/i;
 
 function defaults(d: CleaningDefaults): PolicyDefaults {
   const out: PolicyDefaults = {};

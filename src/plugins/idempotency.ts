@@ -73,13 +73,21 @@ export default fp(
       await app.store.idempotencyAbandon(state.scope);
     }
 
-    app.addHook('onRequest', async (req, reply) => {
+    app.addHook('onRequest', async (req) => {
       const policy = routePolicy(req);
       if (!policy?.idempotent) return;
       const read = readIdempotencyKey(req);
       if (!read) return;
-      if (read.deprecatedAlias) reply.header('Deprecation', DEPRECATION_HEADER_VALUE);
       req.idempotency = { ...read, scope: null, replayed: false, finished: false };
+    });
+
+    // On every response to a request that sent the deprecated alias alone, whatever refused it
+    // (a 401 from step 1's key check runs before the header is read above).
+    app.addHook('onSend', async (req, reply, payload) => {
+      if (routePolicy(req)?.idempotent && req.headers['idempotency-key'] === undefined && req.headers['x-idempotency-key'] !== undefined) {
+        reply.header('Deprecation', DEPRECATION_HEADER_VALUE);
+      }
+      return payload;
     });
 
     app.addHook('preHandler', async (req, reply: FastifyReply) => {

@@ -83,6 +83,10 @@ fn raw_preset_refuses_accept_decline_and_knobs() {
         assert_eq!(err.code, ErrorCode::CleaningOptionUnsupported, "{o}");
         assert!(err.details["field"].as_str().unwrap().starts_with("options.cleaning."));
     }
+    // An empty list asks for nothing: no combination with raw (docs/cleaning-policy.md).
+    for o in [json!({"preset": "raw", "accept": []}), json!({"preset": "raw", "decline": []})] {
+        assert!(run(&t, Some("h"), 1, &opts(o.clone())).is_ok(), "{o}");
+    }
 }
 
 #[test]
