@@ -54,6 +54,15 @@ function str(env: Env, name: string, fallback: string): string {
   return raw === undefined || raw.trim() === '' ? fallback : raw.trim();
 }
 
+/** pino's levels, which Fastify's logger takes. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function oneOf(env: Env, name: string, fallback: string, allowed: string[]): string {
+  const value = str(env, name, fallback);
+  if (!allowed.includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${env[name]}".`);
+  return value;
+}
+
 // A 200,000-row body is about 12 MB; 320 bytes per row leaves room for long ids, eight
 // covariate columns and whitespace (docs/service.md).
 export const MAX_ROWS = 200_000;
@@ -91,6 +100,6 @@ export function loadConfig(env: Env = process.env): Config {
     inferenceWaitMs: int(env, 'HORA_INFERENCE_WAIT_MS', Math.min(5_000, requestBudgetMs), 0),
     inferenceThreads: inferenceThreads(env),
     bodyLimitBytes: int(env, 'HORA_BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, 1024),
-    logLevel: str(env, 'HORA_LOG_LEVEL', 'info'),
+    logLevel: oneOf(env, 'HORA_LOG_LEVEL', 'info', LOG_LEVELS),
   };
 }

@@ -23,7 +23,19 @@ try {
   process.exit(1);
 }
 
-const app = await buildApp(config);
+/** Start-up stops with one sentence, never a stack trace. */
+function stop(what: string, err: unknown): never {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`hora: ${what}: ${message.split('\n')[0]}\n`);
+  process.exit(1);
+}
+
+let app: Awaited<ReturnType<typeof buildApp>>;
+try {
+  app = await buildApp(config);
+} catch (err) {
+  stop(`the store under HORA_DATA_DIR=${config.dataDir} could not be opened`, err);
+}
 // A failure inside one request never takes the server down.
 process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -31,4 +43,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void app.close().then(() => process.exit(0));
   });
 }
-await app.listen({ host: config.host, port: config.port });
+try {
+  await app.listen({ host: config.host, port: config.port });
+} catch (err) {
+  stop(`could not listen on ${config.host}:${config.port}`, err);
+}

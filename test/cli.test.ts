@@ -98,6 +98,12 @@ describe('npx hora', () => {
     expect((await hora('org', 'create', 'x', '--colour', 'red')).code).not.toBe(0);
   });
 
+  it('a malformed HORA_* value is a malformed value: exit 2 with invalid_value', async () => {
+    const failed = await run(process.execPath, [BIN, 'org', 'list'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir, HORA_KEY_PREFIX: 'a_b' } }).catch((e) => e);
+    expect(failed.code).toBe(2);
+    expect(JSON.parse(failed.stderr).error).toMatchObject({ code: 'invalid_value', message: expect.stringMatching(/HORA_KEY_PREFIX/) });
+  });
+
   it('`npx hora` run from the repository root resolves to this package bin', async () => {
     const { stdout } = await run('npx', ['--no-install', 'hora', 'endpoint', 'resume', 'forecast'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir } });
     expect(JSON.parse(stdout)).toEqual({ endpoint: 'forecast', paused: false });

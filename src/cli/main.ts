@@ -1,6 +1,6 @@
 // Entry of `npx hora`: one JSON object on stdout and exit 0, or a JSON object with `error` on
 // stderr and a non-zero exit.
-import { loadStoreConfig } from '../config.js';
+import { ConfigError, loadStoreConfig } from '../config.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { CliError, runCommand } from './commands.js';
 
@@ -16,10 +16,12 @@ async function main(argv: string[]): Promise<number> {
       await store.close();
     }
   } catch (err) {
-    const code = err instanceof CliError ? err.code : 'failed';
-    const message = err instanceof Error ? err.message : String(err);
+    // A malformed HORA_* value is a malformed value, like a bad option: exit 2.
+    const cli = err instanceof ConfigError ? new CliError('invalid_value', err.message) : err;
+    const code = cli instanceof CliError ? cli.code : 'failed';
+    const message = cli instanceof Error ? cli.message : String(cli);
     process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
-    return err instanceof CliError ? err.exitCode : 1;
+    return cli instanceof CliError ? cli.exitCode : 1;
   }
 }
 

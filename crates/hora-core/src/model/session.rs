@@ -40,7 +40,9 @@ impl ModelSession {
             return Err(ModelLoadError(format!("The model file {path} does not exist.")));
         }
         let fail = |e: &dyn std::fmt::Display| {
-            ModelLoadError(format!("The model file {path} could not be loaded: {}.", e.to_string().trim_end_matches('.')))
+            // One sentence: ONNX Runtime's text may span lines and end in dots.
+            let detail = e.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+            ModelLoadError(format!("The model file {path} could not be loaded: {}.", detail.trim_end_matches('.')))
         };
         let open = || {
             Session::builder()

@@ -2,6 +2,9 @@
 
 use std::collections::HashMap;
 
+/// The model this service serves (`model_used` in every response).
+pub const MODEL_NAME: &str = "hora-1.0";
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSpec {
     pub name: String,
@@ -20,7 +23,10 @@ pub struct ModelSpec {
 impl ModelSpec {
     /// Reads the `hora.*` metadata properties; names the first missing or malformed one.
     pub fn from_metadata(props: &HashMap<String, String>) -> Result<ModelSpec, String> {
-        let get = |k: &str| props.get(k).map(|s| s.trim().to_string()).ok_or_else(|| format!("metadata property {k} is missing"));
+        // ONNX Runtime reads an absent custom property as "": empty counts as missing.
+        let get = |k: &str| {
+            props.get(k).map(|s| s.trim()).filter(|s| !s.is_empty()).map(str::to_string).ok_or_else(|| format!("metadata property {k} is missing"))
+        };
         let int = |k: &str| -> Result<usize, String> {
             get(k)?.parse::<usize>().ok().filter(|v| *v > 0).ok_or_else(|| format!("metadata property {k} is not a positive integer"))
         };
@@ -43,6 +49,10 @@ impl ModelSpec {
             context_multiple: int("hora.context_multiple")?,
             recipe_hash: get("hora.recipe_hash")?,
         };
+        // The service serves one public model; another file would be answered as hora-1.0.
+        if spec.name != MODEL_NAME {
+            return Err(format!("metadata property hora.name is {:?}, not {MODEL_NAME:?}", spec.name));
+        }
         if spec.min_context > spec.max_context {
             return Err("metadata: hora.min_context exceeds hora.max_context".into());
         }
@@ -91,5 +101,14 @@ mod tests {
         let mut p = props();
         p.insert("hora.quantiles".into(), "0.9,0.5".into());
         assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("ascending"));
+        // ONNX Runtime returns "" for an absent property: still missing.
+        for key in ["hora.name", "hora.recipe_hash", "hora.min_context"] {
+            let mut p = props();
+            p.insert(key.into(), "".into());
+            assert_eq!(ModelSpec::from_metadata(&p).unwrap_err(), format!("metadata property {key} is missing"));
+        }
+        let mut p = props();
+        p.insert("hora.name".into(), "other-2".into());
+        assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("hora.name"));
     }
 }

@@ -1,0 +1,62 @@
+// Start-up refusals of the built server (`node dist/src/server.js`, what `npm start` runs): one
+// sentence on stderr naming what is wrong, exit 1, never a stack trace.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SERVER = join(ROOT, 'dist', 'src', 'server.js');
+const dir = mkdtempSync(join(tmpdir(), 'hora-startup-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the server with `env`; it must exit by itself (every case here refuses to start). */
+function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [SERVER], { env: { ...process.env, HORA_DATA_DIR: join(dir, 'data'), PORT: '0', ...env }, timeout: 30_000 }, (err, _stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
+    );
+  });
+}
+
+function expectOneSentence(r: { code: number | null; stderr: string }, pattern: RegExp): void {
+  expect(r.code).toBe(1);
+  const lines = r.stderr.trim().split('\n');
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^hora: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('the server refuses to start with one sentence', () => {
+  it('when the model file is missing, empty or not ONNX', async () => {
+    expectOneSentence(await start({ HORA_MODEL_PATH: join(dir, 'absent.onnx') }), /absent\.onnx does not exist\.$/);
+    writeFileSync(join(dir, 'empty.onnx'), '');
+    expectOneSentence(await start({ HORA_MODEL_PATH: join(dir, 'empty.onnx') }), /empty\.onnx could not be loaded: .*\.$/);
+    writeFileSync(join(dir, 'text.onnx'), 'not a model\n');
+    expectOneSentence(await start({ HORA_MODEL_PATH: join(dir, 'text.onnx') }), /text\.onnx could not be loaded: .*\.$/);
+  });
+
+  it('when HORA_LOG_LEVEL is not a log level', async () => {
+    expectOneSentence(await start({ HORA_LOG_LEVEL: 'bogus' }), /HORA_LOG_LEVEL must be one of .*"bogus"/);
+  });
+
+  it('when the port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      expectOneSentence(await start({ HOST: '127.0.0.1', PORT: String(port) }), new RegExp(`could not listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('when HORA_DATA_DIR is a file', async () => {
+    writeFileSync(join(dir, 'a-file'), '');
+    expectOneSentence(await start({ HORA_DATA_DIR: join(dir, 'a-file') }), /HORA_DATA_DIR=.*a-file could not be opened/);
+  });
+});
