@@ -39,7 +39,7 @@ export function forecastParams(top: TopLevelFields, cleaning: Record<string, unk
 
 /** `model`: hora-1.0 or hora, else MODEL_NOT_AVAILABLE (also used by /clean). */
 export function checkModelId(top: TopLevelFields): void {
-  const model = top.model ?? 'hora-1.0';
+  const model = top.model ?? MODEL_IDS[0];
   if (!(MODEL_IDS as readonly string[]).includes(model)) {
     throw new ApiError('MODEL_NOT_AVAILABLE', `Model "${model}" is not available.`, { model, available: [...MODEL_IDS] });
   }

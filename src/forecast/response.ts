@@ -2,6 +2,7 @@
 // are never turned into JavaScript objects or strings.
 import type { ForecastParts } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
+import { MODEL_IDS } from './params.js';
 import { isEmptyJsonArray, spliceObject, type JsonMember } from '../serialize.js';
 
 export interface ResponseContext {
@@ -19,7 +20,7 @@ export function forecastBody(parts: ForecastParts, ctx: ResponseContext): Buffer
   };
   const members: JsonMember[] = [
     ['request_id', JSON.stringify(ctx.requestId)],
-    ['model_used', '"hora-1.0"'],
+    ['model_used', JSON.stringify(MODEL_IDS[0])],
     ['freq', JSON.stringify(parts.freq)],
   ];
   if (parts.pointQuantile != null) members.push(['point_quantile', JSON.stringify(parts.pointQuantile)]);
