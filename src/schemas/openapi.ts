@@ -2,19 +2,20 @@
 import { CleanRequest, ForecastRequest } from './request.js';
 import { CleanResponse, ErrorEnvelope, ForecastResponse } from './response.js';
 
-const rateLimitHeaders = Object.fromEntries(
-  ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Limit-Type', 'X-RateLimit-Policy'].map((h) => [
-    h,
-    { schema: { type: 'string' } },
-  ]),
-);
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets.' },
+  'X-RateLimit-Limit-Type': { schema: { enum: ['rpm', 'daily'] } },
+  'X-RateLimit-Policy': { schema: { enum: ['forecast-rpm', 'clean-rpm', 'forecast-daily-points'] } },
+};
 const requestIdHeaders = {
   'X-Request-Id': { schema: { type: 'string', pattern: '^req_' } },
   'X-Client-Request-Id': { schema: { type: 'string' }, description: 'Echo of a valid client X-Request-Id.' },
 };
-const errorResponse = (description: string, retryAfter = false) => ({
+const errorResponse = (description: string, retryAfter = false, limits = false) => ({
   description,
-  headers: { ...requestIdHeaders, ...(retryAfter ? { 'Retry-After': { schema: { type: 'integer' } } } : {}) },
+  headers: { ...requestIdHeaders, ...(retryAfter ? { 'Retry-After': { schema: { type: 'integer' } } } : {}), ...(limits ? rateLimitHeaders : {}) },
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
 });
 const errors = {
@@ -22,7 +23,7 @@ const errors = {
   '401': errorResponse('INVALID_API_KEY'),
   '403': errorResponse('INSUFFICIENT_SCOPE, ACCOUNT_SUSPENDED, ORG_PENDING_DELETION'),
   '422': errorResponse('Validation, data, limit and model errors (see the contract).'),
-  '429': errorResponse('RATE_LIMIT_EXCEEDED', true),
+  '429': errorResponse('RATE_LIMIT_EXCEEDED (the X-RateLimit-* headers name the limit that refused)', true, true),
   '500': errorResponse('INTERNAL_SERVER_ERROR'),
   '503': errorResponse('SERVICE_UNAVAILABLE or MODEL_BUSY', true),
 };

@@ -40,8 +40,8 @@ export const CleaningOptions = Type.Object(
     // Unknown presets and versions are CLEANING_OPTION_UNSUPPORTED, not VALIDATION_ERROR: strings here.
     preset: Type.Optional(Type.String({ description: 'default, strict or raw.' })),
     version: Type.Optional(Type.String({ description: '2026-13 (default), 2026-12, 2026-11, 2026-10.' })),
-    impute_method: Type.Optional(Type.String({ description: 'linear (default), seasonal or locf; docs/cleaning-policy.md.' })),
-    seasonal_period: Type.Optional(Type.Integer({ minimum: 1, maximum: 4_294_967_295, description: '2 to 10000 steps.' })),
+    impute_method: Type.Optional(Type.Enum(['linear', 'seasonal', 'locf'], { default: 'linear', description: 'docs/cleaning-policy.md.' })),
+    seasonal_period: Type.Optional(Type.Integer({ minimum: 2, maximum: 10_000, description: 'Steps; the default is the frequency\'s own period.' })),
     nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()])),
     bounds: Type.Optional(
       // The contract: "an object with numeric lower and upper".
@@ -58,7 +58,7 @@ export const CleaningOptions = Type.Object(
 
 export const RequestOptions = Type.Object(
   {
-    timezone: Type.Optional(Type.String({ description: 'IANA zone name for naive timestamps.' })),
+    timezone: Type.Optional(Type.String({ default: 'UTC', description: 'IANA zone name for naive timestamps.' })),
     ds_format: Type.Optional(Type.Enum(['dmy', 'mdy'])),
     gap_split_min_steps: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295 })),
     cleaning: Type.Optional(CleaningOptions),
@@ -71,8 +71,8 @@ export const RequestOptions = Type.Object(
 export const ModelOptions = Type.Object(
   {
     // As `options.cleaning.nonnegative`: the contract's `auto`, `true` or `false`, as strings or JSON booleans.
-    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()])),
-    flip_average: Type.Optional(Type.Boolean()),
+    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()], { default: 'auto' })),
+    flip_average: Type.Optional(Type.Boolean({ default: true })),
   },
   { additionalProperties: false },
 );
@@ -80,15 +80,15 @@ export const ModelOptions = Type.Object(
 /** Every top-level field except the row arrays: what the service validates after the addon's parse. */
 export const TopLevelFields = Type.Object(
   {
-    model: Type.Optional(Type.String({ description: 'hora-1.0 or its alias hora.' })),
+    model: Type.Optional(Type.String({ default: 'hora-1.0', description: 'hora-1.0 or its alias hora.' })),
     model_options: Type.Optional(ModelOptions),
     h: Type.Optional(Type.Integer({ minimum: 1, maximum: 2048 })),
     freq: Type.Optional(Type.String()),
     level: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 99 }))),
-    quantile_policy: Type.Optional(Type.Enum(['nearest', 'strict'])),
+    quantile_policy: Type.Optional(Type.Enum(['nearest', 'strict'], { default: 'nearest' })),
     point_quantile: Type.Optional(Type.Number({ minimum: 0.01, maximum: 0.99 })),
-    clean_series: Type.Optional(Type.Boolean()),
-    clean_exog: Type.Optional(Type.Boolean()),
+    clean_series: Type.Optional(Type.Boolean({ default: true })),
+    clean_exog: Type.Optional(Type.Boolean({ default: true })),
     options: Type.Optional(RequestOptions),
   },
   { additionalProperties: false },

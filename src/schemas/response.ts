@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 export const ErrorEnvelope = Type.Object({
   error: Type.Object({
     code: Type.String(),
-    category: Type.Enum(['invalid_request', 'data_invalid', 'limit_exceeded', 'model_unavailable', 'auth', 'conflict', 'rate_limited', 'server']),
+    // The contract: new categories may be added, so clients must not close the set.
+    category: Type.String({ description: 'invalid_request, data_invalid, limit_exceeded, model_unavailable, auth, conflict, rate_limited or server; new values may be added.' }),
     retryable: Type.Boolean(),
     message: Type.String(),
     request_id: Type.String({ pattern: '^req_' }),
@@ -61,6 +62,12 @@ export const ModelInput = Type.Object(
     missing_mode: Type.String(),
     covariates_used: Type.Boolean(),
     covariates: Type.Optional(Type.Array(CovariateUse)),
+    // Only when they apply (contract: model_input[]).
+    masked_tail: Type.Optional(Type.Integer({ minimum: 1, description: 'Trailing empty steps kept, masked (policy 2026-12 and later).' })),
+    tail_handling: Type.Optional(Type.Literal('mask')),
+    long_gap_points: Type.Optional(Type.Integer({ minimum: 0, description: 'Only with options.cleaning.long_gap: mask.' })),
+    long_gap_handling: Type.Optional(Type.Literal('mask')),
+    long_gap_reason: Type.Optional(Type.String()),
   },
   { additionalProperties: true },
 );
