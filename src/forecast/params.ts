@@ -2,10 +2,7 @@
 import { ApiError, fromEngineError } from '../errors.js';
 import { checkQuantiles, runLengthCheck, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
-import type { TopLevelFields } from '../schemas/request.js';
-
-/** The public model ids: the concrete one and its floating alias. */
-export const MODEL_IDS = ['hora-1.0', 'hora'] as const;
+import { MODEL_IDS, type TopLevelFields } from '../schemas/request.js';
 
 /** The cleaning options handed to the engine: the request's, with the resolved preset and version. */
 export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): Record<string, unknown> {

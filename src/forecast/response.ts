@@ -2,7 +2,7 @@
 // are never turned into JavaScript objects or strings.
 import type { ForecastParts } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
-import { MODEL_IDS } from './params.js';
+import { MODEL_IDS } from '../schemas/request.js';
 import { isEmptyJsonArray, spliceObject, type JsonMember } from '../serialize.js';
 
 export interface ResponseContext {

@@ -19,8 +19,6 @@ const KEY_RE = /^[\x20-\x7e]{1,255}$/;
 
 export interface IdempotencyState {
   key: string;
-  /** Only the deprecated X-Idempotency-Key was sent. */
-  deprecatedAlias: boolean;
   /** Set once this request owns the record. */
   scope: IdempotencyScope | null;
   /** The response is a replay of a stored one. */
@@ -38,8 +36,13 @@ function headerValue(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
+/** Only the deprecated X-Idempotency-Key was sent (its responses carry `Deprecation`). */
+function sentAliasAlone(req: FastifyRequest): boolean {
+  return headerValue(req, 'idempotency-key') === undefined && headerValue(req, 'x-idempotency-key') !== undefined;
+}
+
 /** The key of a request, or a 400 VALIDATION_ERROR naming the header. */
-export function readIdempotencyKey(req: FastifyRequest): { key: string; deprecatedAlias: boolean } | null {
+export function readIdempotencyKey(req: FastifyRequest): string | null {
   const primary = headerValue(req, 'idempotency-key');
   const alias = headerValue(req, 'x-idempotency-key');
   if (primary !== undefined) {
@@ -47,11 +50,11 @@ export function readIdempotencyKey(req: FastifyRequest): { key: string; deprecat
     if (alias !== undefined && alias !== primary) {
       throw headerValidationError('Idempotency-Key', 'Idempotency-Key and the deprecated X-Idempotency-Key differ; send only Idempotency-Key.');
     }
-    return { key: primary, deprecatedAlias: false };
+    return primary;
   }
   if (alias !== undefined) {
     if (!KEY_RE.test(alias)) throw headerValidationError('X-Idempotency-Key', 'X-Idempotency-Key must be 1 to 255 printable ASCII characters.');
-    return { key: alias, deprecatedAlias: true };
+    return alias;
   }
   return null;
 }
@@ -76,15 +79,15 @@ export default fp(
     app.addHook('onRequest', async (req) => {
       const policy = routePolicy(req);
       if (!policy?.idempotent) return;
-      const read = readIdempotencyKey(req);
-      if (!read) return;
-      req.idempotency = { ...read, scope: null, replayed: false, finished: false };
+      const key = readIdempotencyKey(req);
+      if (key === null) return;
+      req.idempotency = { key, scope: null, replayed: false, finished: false };
     });
 
     // On every response to a request that sent the deprecated alias alone, whatever refused it
     // (a 401 from step 1's key check runs before the header is read above).
     app.addHook('onSend', async (req, reply, payload) => {
-      if (routePolicy(req)?.idempotent && req.headers['idempotency-key'] === undefined && req.headers['x-idempotency-key'] !== undefined) {
+      if (routePolicy(req)?.idempotent && sentAliasAlone(req)) {
         reply.header('Deprecation', DEPRECATION_HEADER_VALUE);
       }
       return payload;

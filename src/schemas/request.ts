@@ -33,6 +33,9 @@ export const CleaningKnobs = [
   'long_gap',
 ] as const;
 
+/** The public model ids: the concrete one (`model_used`, the engine's `hora.name`) and its alias. */
+export const MODEL_IDS = ['hora-1.0', 'hora'] as const;
+
 const DecisionIds = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 });
 
 export const CleaningOptions = Type.Object(
@@ -80,7 +83,7 @@ export const ModelOptions = Type.Object(
 /** Every top-level field except the row arrays: what the service validates after the addon's parse. */
 export const TopLevelFields = Type.Object(
   {
-    model: Type.Optional(Type.String({ default: 'hora-1.0', description: 'hora-1.0 or its alias hora.' })),
+    model: Type.Optional(Type.String({ default: MODEL_IDS[0], description: `${MODEL_IDS.join(' or its alias ')}.` })),
     model_options: Type.Optional(ModelOptions),
     h: Type.Optional(Type.Integer({ minimum: 1, maximum: 2048 })),
     freq: Type.Optional(Type.String()),

@@ -1,5 +1,6 @@
 // Response bodies as typebox schemas: the OpenAPI document and the tests' response checks.
 import { Type } from 'typebox';
+import { MODEL_IDS } from './request.js';
 
 export const ErrorEnvelope = Type.Object({
   error: Type.Object({
@@ -103,7 +104,7 @@ export const CleaningReport = Type.Object(
 
 export const ForecastResponse = Type.Object({
   request_id: Type.String({ pattern: '^req_' }),
-  model_used: Type.Literal('hora-1.0'),
+  model_used: Type.Literal(MODEL_IDS[0]),
   freq: Type.String(),
   point_quantile: Type.Optional(Type.Number()),
   forecast: Type.Array(ForecastRow),

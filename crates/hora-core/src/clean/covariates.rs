@@ -1,6 +1,8 @@
 //! Covariates: future rows checked against the history columns, past columns aligned to the
 //! cleaned grid, and per column `used`/`reason` for `model_input[].covariates`.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
 use super::decisions::{ranges_of, Decision, DecisionId};
@@ -10,10 +12,9 @@ use super::options::ImputeMethod;
 use super::prepare::Prepared;
 use super::stamps::{self, Zone};
 use super::CleanRequest;
+use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::CovariateColumn;
 use crate::time::DayMonthOrder;
-use std::collections::HashMap;
-use crate::error::{ErrorCode, HoraError, Result};
 
 /// `COVARIATE_COLUMN_MISMATCH` for future columns absent from `series`; `FUTURE_COVARIATES_INVALID`
 /// for future rows of an entity without history.
@@ -80,6 +81,11 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         return (None, Vec::new());
     }
     let short_limit = auto_split_steps(ctx.period) - 1;
+    // The future row of each forecast stamp: the last one sent for it (as in `series`).
+    let last_future_rows: Option<Vec<Option<u32>>> = future_stamps.map(|(stamps_, rows)| {
+        o.forecast_stamps.iter().map(|t| stamps_.iter().zip(rows).rev().find(|(s, _)| *s == t).map(|(_, r)| *r)).collect()
+    });
+    let text = |c: &CovariateColumn, pos: u32| c.non_numeric.binary_search(&pos).is_ok();
     let mut columns = Vec::new();
     let mut decisions = Vec::new();
     for col in &table.covariates {
@@ -96,24 +102,17 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         let interior = |r: &(usize, usize)| r.0 > 0 && r.0 + r.1 < values.len();
         let fillable = runs.iter().all(|r| interior(r) && r.1 <= short_limit);
         let gaps_ok = runs.is_empty() || (ctx.res.clean_exog && fillable);
-        // The future row of each forecast stamp: the last one sent for it (as in `series`).
-        let future_rows: Option<Vec<Option<u32>>> = match (future_stamps, future_col) {
-            (Some((stamps_, rows)), Some(_)) => Some(
-                o.forecast_stamps.iter().map(|t| stamps_.iter().zip(rows).rev().find(|(s, _)| *s == t).map(|(_, r)| *r)).collect(),
-            ),
-            _ => None,
-        };
+        let future = future_col.zip(last_future_rows.as_ref());
         // Each forecast stamp needs a number in its future row.
-        let covers = match (&future_rows, future_col) {
-            (Some(rows), Some(fc)) => rows.iter().all(|r| r.is_some_and(|r| fc.values[r as usize].is_finite())),
-            _ => o.forecast_stamps.is_empty(),
+        let covers = match future {
+            Some((fc, rows)) => rows.iter().all(|r| r.is_some_and(|r| fc.values[r as usize].is_finite())),
+            None => o.forecast_stamps.is_empty(),
         };
         // A string or boolean in a row of this entity that counts: a kept history row, or the
         // future row of a forecast stamp. Another entity's text does not make this one's column
         // unusable.
-        let text = |c: &CovariateColumn, pos: u32| c.non_numeric.binary_search(&pos).is_ok();
         let non_numeric = (!col.non_numeric.is_empty() && p.rows.iter().any(|&r| text(col, r)))
-            || future_col.zip(future_rows.as_ref()).is_some_and(|(fc, rows)| rows.iter().flatten().any(|&r| text(fc, r)));
+            || future.is_some_and(|(fc, rows)| rows.iter().flatten().any(|&r| text(fc, r)));
         let reason = if non_numeric {
             "not_numeric"
         } else if !gaps_ok {

@@ -9,12 +9,12 @@ use super::freq::{self, FreqChoice};
 use super::options::{Preset, Resolved};
 use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
-use crate::time::DayMonthOrder;
 use super::report::{self, ReportInput};
 use super::stamps::{self, FreqSpec, Zone};
 use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
+use crate::time::DayMonthOrder;
 
 pub fn run(req: &CleanRequest) -> Result<Cleaned> {
     run_on(req, par::threads_for(req.series.row_count()))
@@ -32,10 +32,18 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     if table.entity_count() == 0 {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
-    let prepared = match prepare_all(req, &zone, ds_format, &res, threads) {
-        Err(err) if err.code == ErrorCode::AmbiguousDateFormat => return Err(ambiguous_with_report(req, &zone, ds_format, &res, err)),
-        other => other?,
-    };
+    let each = prepare_each(req, &zone, ds_format, &res, threads);
+    if let Some(err) = each.iter().find_map(|r| r.as_ref().err()).cloned() {
+        // AMBIGUOUS_DATE_FORMAT is a cleaning-step data error, so it carries the report (contract:
+        // errors of the cleaning group include `details.cleaning_report`), listing the entities
+        // whose stamps could be read.
+        if err.code != ErrorCode::AmbiguousDateFormat {
+            return Err(err);
+        }
+        let read: Vec<Prepared> = each.into_iter().flatten().collect();
+        return Err(State::new(&res, &zone, &read, table.row_count()).attach(err, None, &[]));
+    }
+    let prepared: Vec<Prepared> = each.into_iter().flatten().collect();
     // Future rows read as their entity's history was (zone, day/month order).
     let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| prepared[e].parsed.proven_order()))?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
@@ -137,21 +145,16 @@ pub(super) fn block_error(blocks: &[Block]) -> HoraError {
     err
 }
 
-/// Every entity prepared: stamps parsed (or taken as validation read them), sorted, de-duplicated.
-pub(super) fn prepare_all(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved, threads: usize) -> Result<Vec<Prepared>> {
+/// Each entity prepared: stamps parsed (or taken as validation read them), sorted, de-duplicated.
+fn prepare_each(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved, threads: usize) -> Vec<Result<Prepared>> {
     let table = req.series;
     let read = |e: usize| req.stamps.and_then(|s| s.get(e));
-    par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, zone, ds_format, res, read(e))).into_iter().collect()
+    par::map_indexed(table.entity_count(), threads, |e| prepare(table, e, zone, ds_format, res, read(e)))
 }
 
-/// AMBIGUOUS_DATE_FORMAT is a cleaning-step data error, so it carries the report (contract: errors
-/// of the cleaning group include `details.cleaning_report`): its `series[]` lists the entities
-/// whose stamps could be read, and `series_count` counts them. Only on this error path.
-fn ambiguous_with_report(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved, err: HoraError) -> HoraError {
-    let read = |e: usize| req.stamps.and_then(|s| s.get(e));
-    let prepared: Vec<Prepared> =
-        (0..req.series.entity_count()).filter_map(|e| prepare(req.series, e, zone, ds_format, res, read(e)).ok()).collect();
-    State::new(res, zone, &prepared, req.series.row_count()).attach(err, None, &[])
+/// Every entity prepared, or the first entity's error.
+pub(super) fn prepare_all(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved, threads: usize) -> Result<Vec<Prepared>> {
+    prepare_each(req, zone, ds_format, res, threads).into_iter().collect()
 }
 
 /// The context every entity is cleaned in; the seasonal period is the knob's or the frequency's.

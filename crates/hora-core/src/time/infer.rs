@@ -16,7 +16,6 @@
 //! (else `FREQ_INFERENCE_FAILED`); two different candidates with the same best share are
 //! `FREQ_AMBIGUOUS`.
 
-
 use super::civil::{
     civil_from_days, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY, MICROS_PER_HOUR,
     MICROS_PER_MINUTE, MICROS_PER_SECOND,

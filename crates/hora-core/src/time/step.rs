@@ -8,7 +8,6 @@
 //! grid point and back returns to it. Callers build a grid as `step(origin, k)` for k = 0..n
 //! rather than chaining steps, so a DST-shifted point never drifts the rest of the grid.
 
-
 use super::civil::{
     civil_from_days, days_from_civil, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY,
 };

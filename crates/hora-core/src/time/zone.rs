@@ -61,26 +61,12 @@ impl ZoneRule {
         }
     }
 
-    fn offset_from_utc(self, n: &NaiveDateTime) -> i32 {
-        match self {
-            ZoneRule::Iana(tz) => tz.offset_from_utc_datetime(n).fix().local_minus_utc(),
-            ZoneRule::Fixed(secs) => secs,
-        }
-    }
-
     fn offset_from_local(self, n: &NaiveDateTime) -> LocalResult<i32> {
         match self {
             ZoneRule::Iana(tz) => tz.offset_from_local_datetime(n).map(|o| o.fix().local_minus_utc()),
             ZoneRule::Fixed(secs) => LocalResult::Single(secs),
         }
     }
-}
-
-/// `±HH:MM`; UTC shows as `+00:00`.
-pub fn format_offset(secs: i32) -> String {
-    let sign = if secs < 0 { '-' } else { '+' };
-    let a = secs.unsigned_abs();
-    format!("{sign}{:02}:{:02}", a / 3600, a / 60 % 60)
 }
 
 impl Default for ZoneRule {
@@ -93,6 +79,13 @@ impl From<Tz> for ZoneRule {
     fn from(tz: Tz) -> Self {
         ZoneRule::Iana(tz)
     }
+}
+
+/// `±HH:MM`; UTC shows as `+00:00`.
+pub fn format_offset(secs: i32) -> String {
+    let sign = if secs < 0 { '-' } else { '+' };
+    let a = secs.unsigned_abs();
+    format!("{sign}{:02}:{:02}", a / 3600, a / 60 % 60)
 }
 
 /// Looks up an IANA zone name (case-sensitive, as the tz database spells it).
@@ -122,9 +115,9 @@ fn naive(wall: Micros) -> Option<NaiveDateTime> {
 
 /// Offset (seconds east of UTC) in force at an instant.
 pub fn offset_at(t: Micros, zone: ZoneRule) -> i32 {
-    match naive(t) {
-        Some(n) => zone.offset_from_utc(&n),
-        None => 0,
+    match zone {
+        ZoneRule::Fixed(secs) => secs,
+        ZoneRule::Iana(tz) => naive(t).map_or(0, |n| tz.offset_from_utc_datetime(&n).fix().local_minus_utc()),
     }
 }
 
