@@ -28,8 +28,6 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import spread  # noqa: E402
 ROOT = HERE.parent
 DATA = ROOT.parent / "shared" / "data" / "m4"
 if not DATA.exists():
@@ -74,8 +72,7 @@ def read_m4(name):
 # ---------------------------------------------------------------- hora-1.0 through onnxruntime
 class OnnxForecaster:
     """Does what serving does: left-pad batches, flip-average, roll past the native horizon
-    (median appended as observed), sort quantiles, scale them by the in-context spread factor
-    (model/spread.py), clip at 0 when the history is nonnegative."""
+    (median appended as observed), clip at 0 when the history is nonnegative, sort quantiles."""
 
     def __init__(self, path, flip=True, threads=2, max_context=None):
         import onnxruntime as ort
@@ -119,25 +116,12 @@ class OnnxForecaster:
                 parts.append(q)
                 ctxs = [np.r_[c, q[j, :, 6]][-self.max_context:] for j, c in enumerate(ctxs)]
             q = np.concatenate(parts, axis=1)[:, :h]
-            factors = self.spread_factors(hist, h)
             for j, i in enumerate(idx):
-                q[j] = spread.apply(q[j], factors[j])
                 if np.nanmin(hist[j]) >= 0:
                     q[j] = np.maximum(q[j], 0.0)
                 result[i] = q[j]
         out = np.stack(result)
         return out[:, :, 6], out
-
-    def spread_factors(self, hist, h):
-        tests = [spread.backtest(s, h, self.native) for s in hist]
-        rows = [j for j, t in enumerate(tests) if t is not None]
-        factors = np.ones(len(hist))
-        if rows:
-            qb = np.sort(self._run([tests[j][0] for j in rows]).astype(np.float64), axis=-1)
-            for k, j in enumerate(rows):
-                after = tests[j][1]
-                factors[j] = spread.served_factor(qb[k, :len(after)], after)
-        return factors
 
 
 # ---------------------------------------------------------------- hora-1.0 through the service

@@ -7,12 +7,6 @@ Batches come from the training generator under a seed key no training phase uses
 length the service serves (up to 4096 points), run as serving runs them (flip averaging on). Per
 length: mean pinball loss over the 13 quantiles scaled by each series' mean absolute one-step change
 in its context (scale-free, like MASE), and the empirical coverage of the 80 % and 90 % intervals.
-
-    model/.venv/bin/python model/validate.py models/hora-1.0.onnx --spread 0.67 1 1.5 --calibration both
-
-checks the in-context spread calibration (model/spread.py) the same way: `--spread c` first scales
-every forecast's quantiles about their median by c (a model too narrow, c < 1, or too wide, c > 1,
-for the series it meets), and `--calibration` scores the forecasts without it, with it, or both.
 """
 from __future__ import annotations
 
@@ -27,51 +21,25 @@ import onnxruntime as ort
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from generator import make_training_batch  # noqa: E402
-import spread  # noqa: E402
 
 QUANTILES = np.array([0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99])
 HELD_OUT_KEY = 9  # training phases use () and (2,)
 LENGTHS = (256, 512, 1024, 2048, 4096)
 
 
-def forecast(sess, ctx, mask, flip=True):
+def forecast(sess, ctx, mask):
     """Flip-averaged quantiles, monotone, as serving returns them."""
     run = lambda c: sess.run(["quantiles"], {"context": c.astype(np.float32), "mask": mask.astype(np.float32)})[0]
-    q = 0.5 * (run(ctx) - run(-ctx)[:, :, ::-1]) if flip else run(ctx)
+    q = 0.5 * (run(ctx) - run(-ctx)[:, :, ::-1])
     return np.sort(q, axis=-1)
 
 
-def spread_factors(sess, ctx, mask, h, native, shift):
-    """Serving's factor per row (model/spread.py), from backtests run as one batch."""
-    series = np.where(mask > 0, ctx, np.nan)
-    tests = [spread.backtest(s, h, native) for s in series]
-    rows = [i for i, t in enumerate(tests) if t is not None]
-    factors = np.ones(len(series))
-    if not rows:
-        return factors
-    b_ctx = np.zeros((len(rows), spread.BACKTEST_CONTEXT))
-    b_mask = np.zeros_like(b_ctx)
-    for j, i in enumerate(rows):
-        before = tests[i][0]
-        ok = np.isfinite(before)
-        b_ctx[j, -len(before):] = np.where(ok, before, 0.0)
-        b_mask[j, -len(before):] = ok
-    qb = forecast(sess, b_ctx, b_mask)
-    for j, i in enumerate(rows):
-        after = tests[i][1]
-        factors[i] = spread.served_factor(spread.apply(qb[j, :len(after)], shift), after)
-    return factors
-
-
-def score(sess, seed, length, batches, batch, horizon, shift=1.0, calibrate=False):
+def score(sess, seed, length, batches, batch, horizon):
     losses, cov80, cov90 = [], [], []
     for i in range(batches):
         rng = np.random.default_rng([seed, HELD_OUT_KEY, length, i])
         ctx, mask, target = make_training_batch(rng, batch, length, horizon)
-        q = np.stack([spread.apply(r, shift) for r in forecast(sess, ctx, mask)])
-        if calibrate:
-            f = spread_factors(sess, ctx, mask, horizon, horizon, shift)
-            q = np.stack([spread.apply(r, k) for r, k in zip(q, f)])
+        q = forecast(sess, ctx, mask)
         diffs = np.abs(np.diff(ctx, axis=1)) * (mask[:, 1:] * mask[:, :-1])
         scale = diffs.sum(axis=1) / np.maximum((mask[:, 1:] * mask[:, :-1]).sum(axis=1), 1)
         keep = scale > 1e-8 * (np.abs(ctx).max(axis=1) + 1e-12)  # constant contexts have no scale
@@ -89,25 +57,17 @@ def main():
     ap.add_argument("models", nargs="+")
     ap.add_argument("--batches", type=int, default=4)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--spread", type=float, nargs="+", default=[1.0], help="scale the quantiles about the median first")
-    ap.add_argument("--calibration", choices=["off", "on", "both"], default="on",
-                    help="the in-context spread calibration serving applies (default: on, as served)")
     args = ap.parse_args()
     cfg = json.loads((HERE / "config.json").read_text())
     print("| model | " + " | ".join(f"ctx {n}: loss / cov80 / cov90" for n in LENGTHS) + " | mean loss |")
     print("|---|" + "---|" * (len(LENGTHS) + 1))
-    modes = {"off": [False], "on": [True], "both": [False, True]}[args.calibration]
     for path in args.models:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1
         sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
-        for shift in args.spread:
-            for calibrate in modes:
-                rows = [score(sess, cfg["seed"], n, args.batches, args.batch, cfg["model"]["horizon"], shift, calibrate)
-                        for n in LENGTHS]
-                cells = " | ".join(f"{l:.4f} / {c8:.1f} / {c9:.1f}" for l, c8, c9 in rows)
-                label = path + ("" if shift == 1.0 else f", spread x{shift:g}") + (", calibrated" if calibrate else "")
-                print(f"| {label} | {cells} | {np.mean([r[0] for r in rows]):.4f} |", flush=True)
+        rows = [score(sess, cfg["seed"], n, args.batches, args.batch, cfg["model"]["horizon"]) for n in LENGTHS]
+        cells = " | ".join(f"{l:.4f} / {c8:.1f} / {c9:.1f}" for l, c8, c9 in rows)
+        print(f"| {path} | {cells} | {np.mean([r[0] for r in rows]):.4f} |", flush=True)
 
 
 if __name__ == "__main__":

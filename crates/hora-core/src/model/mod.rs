@@ -1,13 +1,12 @@
-//! hora-1.0 serving: the ONNX session, its metadata contract, batching, flip averaging, the
-//! in-context spread calibration, nonnegative clipping, monotone quantiles, the rollout past the
-//! native horizon, and the mapping of requested levels onto native quantiles.
+//! hora-1.0 serving: the ONNX session, its metadata contract, batching, flip averaging,
+//! nonnegative clipping, monotone quantiles, the rollout past the native horizon, and the mapping
+//! of requested levels onto native quantiles.
 
 mod quantiles;
 mod runtime;
 mod serve;
 mod session;
 mod spec;
-mod spread;
 
 pub use quantiles::{plan_quantiles, QuantilePlan, QuantilePolicy, QuantileRequest};
 pub use runtime::init_runtime;

@@ -1,8 +1,7 @@
-//! From cleaned contexts to native-quantile forecasts: batching, flip averaging, rollout, the
-//! in-context spread calibration, nonnegative clipping and monotone quantiles.
+//! From cleaned contexts to native-quantile forecasts: batching, flip averaging, rollout,
+//! nonnegative clipping and monotone quantiles.
 
 use super::session::ModelSession;
-use super::spread;
 use crate::error::{ErrorCode, HoraError};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -47,7 +46,6 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: Forec
         work.push(c.iter().map(|v| v * f).collect());
         factors.push(f);
     }
-    let spreads = spread_factors(model, &work, h, opts)?;
     let mut out: Vec<Vec<f64>> = vec![Vec::with_capacity(h * q); contexts.len()];
     let mut produced = 0;
     while produced < h {
@@ -68,7 +66,6 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: Forec
         };
         for step in forecast.chunks_mut(q) {
             step.sort_by(|a, b| a.total_cmp(b));
-            spread::apply(step, median, spreads[e]);
             for v in step.iter_mut() {
                 // A history at the edge of f64 (1.7e308) can forecast just past it: the nearest
                 // representable value is the answer JSON can carry.
@@ -84,31 +81,6 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: Forec
         }
     }
     Ok(out)
-}
-
-/// Each entity's spread factor from a backtest on its own context (`spread`), run as the forecast
-/// runs (flip averaging included, so the forecast of -x stays the mirror of that of x); 1 where the
-/// context is too short for a backtest.
-fn spread_factors(model: &ModelSession, work: &[Vec<f64>], h: usize, opts: ForecastOptions) -> Result<Vec<f64>, HoraError> {
-    let spec = &model.spec;
-    let (q, median) = (spec.quantiles.len(), spec.median_index());
-    let window = spread::window(h, spec.native_horizon);
-    let tests: Vec<(usize, &[f64], &[f64])> =
-        work.iter().enumerate().filter_map(|(e, c)| spread::backtest(c, window).map(|(before, after)| (e, before, after))).collect();
-    let mut factors = vec![1.0; work.len()];
-    if tests.is_empty() {
-        return Ok(factors);
-    }
-    let contexts: Vec<Vec<f64>> = tests.iter().map(|t| t.1.to_vec()).collect();
-    let round = run_round(model, &contexts, opts.flip_average, opts.deadline)?;
-    for ((e, _, after), mut quantiles) in tests.into_iter().zip(round) {
-        quantiles.truncate(window * q);
-        for step in quantiles.chunks_mut(q) {
-            step.sort_by(|a, b| a.total_cmp(b));
-        }
-        factors[e] = spread::served_factor(&quantiles, after, &spec.quantiles, median);
-    }
-    Ok(factors)
 }
 
 /// A power of two that brings the series' largest magnitude into f32's comfortable range.
