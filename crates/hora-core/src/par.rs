@@ -2,6 +2,7 @@
 //! stage runs on a worker thread the host's other cores are idle.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// Below this much work (in rows) threads cost more than they save.
 pub const MIN_PARALLEL_ROWS: usize = 20_000;
@@ -12,7 +13,14 @@ pub fn threads_for(rows: usize) -> usize {
     if rows < MIN_PARALLEL_ROWS {
         return 1;
     }
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+    cores().min(4)
+}
+
+/// The host's cores, asked once: `available_parallelism` reads cgroup files on Linux (some 15 µs
+/// a call), which a sub-millisecond kernel should not pay each time.
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// `(0..n).map(f).collect()`, on up to `threads` scoped threads that take indices one at a time
