@@ -168,7 +168,7 @@ pub fn regrid_impute_into<T: GridInstant>(
 ) -> Result<(), OffGrid> {
     let threads = kernel_threads(stamps.len().min(y.len()), indptr, offsets, out.len());
     if threads <= 1 {
-        return regrid_entities(stamps, y, indptr, step, offsets, 0, out);
+        return regrid_entities(stamps, y, indptr, step, offsets, out);
     }
     // Contiguous chunks of entities of about equal output, each with its own part of `out`, taken
     // in turn by the threads (this one too): a thread that starts late (tens of µs) takes fewer.
@@ -194,7 +194,7 @@ pub fn regrid_impute_into<T: GridInstant>(
             let Some((i, (e0, e1, part))) = queue.lock().unwrap_or_else(PoisonError::into_inner).next() else {
                 return first;
             };
-            let done = regrid_entities(stamps, y, &indptr[e0..=e1], step, &offsets[e0..=e1], offsets[e0], part);
+            let done = regrid_entities(stamps, y, &indptr[e0..=e1], step, &offsets[e0..=e1], part);
             if let (Err(e), None) = (done, &first) {
                 first = Some((i, e));
             }
@@ -231,22 +231,16 @@ fn kernel_threads(columns: usize, indptr: &[usize], offsets: &[usize], rows: usi
     if fits { crate::par::threads_for(rows) } else { 1 }
 }
 
-/// The entities of `indptr` into `out`, whose first slot is `base`.
+/// The entities of `indptr` into `out`, their part of the output: its first slot is `offsets[0]`.
 fn regrid_entities<T: GridInstant>(
-    stamps: &[T],
-    y: &[f64],
-    indptr: &[usize],
-    step: i64,
-    offsets: &[usize],
-    base: usize,
-    out: &mut [f64],
+    stamps: &[T], y: &[f64], indptr: &[usize], step: i64, offsets: &[usize], out: &mut [f64],
 ) -> Result<(), OffGrid> {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: `regrid_entities_avx2` only needs the CPU to have AVX2, checked just above.
-        return unsafe { regrid_entities_avx2(stamps, y, indptr, step, offsets, base, out) };
+        return unsafe { regrid_entities_avx2(stamps, y, indptr, step, offsets, out) };
     }
-    regrid_entities_portable(stamps, y, indptr, step, offsets, base, out)
+    regrid_entities_portable(stamps, y, indptr, step, offsets, out)
 }
 
 /// The same code compiled for AVX2 (the build itself targets baseline x86-64): the run checks
@@ -254,28 +248,17 @@ fn regrid_entities<T: GridInstant>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn regrid_entities_avx2<T: GridInstant>(
-    stamps: &[T],
-    y: &[f64],
-    indptr: &[usize],
-    step: i64,
-    offsets: &[usize],
-    base: usize,
-    out: &mut [f64],
+    stamps: &[T], y: &[f64], indptr: &[usize], step: i64, offsets: &[usize], out: &mut [f64],
 ) -> Result<(), OffGrid> {
-    regrid_entities_portable(stamps, y, indptr, step, offsets, base, out)
+    regrid_entities_portable(stamps, y, indptr, step, offsets, out)
 }
 
 // Always inlined, so that it (and what it calls) is compiled for each caller's target features.
 #[inline(always)]
 fn regrid_entities_portable<T: GridInstant>(
-    stamps: &[T],
-    y: &[f64],
-    indptr: &[usize],
-    step: i64,
-    offsets: &[usize],
-    base: usize,
-    out: &mut [f64],
+    stamps: &[T], y: &[f64], indptr: &[usize], step: i64, offsets: &[usize], out: &mut [f64],
 ) -> Result<(), OffGrid> {
+    let base = offsets.first().copied().unwrap_or(0);
     for (e, w) in indptr.windows(2).enumerate() {
         let (a, b) = (w[0], w[1]);
         let grid = &mut out[offsets[e] - base..offsets[e + 1] - base];
