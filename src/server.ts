@@ -3,15 +3,19 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadModel } from './native.js';
 
+/** Start-up stops with one sentence, never a stack trace; `what` says which step failed. */
+function stop(err: unknown, what?: string): never {
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  process.stderr.write(`hora: ${what ? `${what}: ` : ''}${message}\n`);
+  process.exit(1);
+}
+
 let config;
 try {
   config = loadConfig(process.env);
 } catch (err) {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`hora: ${err.message}\n`);
-    process.exit(1);
-  }
-  throw err;
+  if (!(err instanceof ConfigError)) throw err;
+  stop(err);
 }
 
 // The model (and ONNX Runtime) must load before the server listens: a missing or malformed
@@ -19,22 +23,14 @@ try {
 try {
   loadModel(process.env);
 } catch (err) {
-  process.stderr.write(`hora: ${(err as Error).message}\n`);
-  process.exit(1);
-}
-
-/** Start-up stops with one sentence, never a stack trace. */
-function stop(what: string, err: unknown): never {
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`hora: ${what}: ${message.split('\n')[0]}\n`);
-  process.exit(1);
+  stop(err);
 }
 
 let app: Awaited<ReturnType<typeof buildApp>>;
 try {
   app = await buildApp(config);
 } catch (err) {
-  stop(`the store under HORA_DATA_DIR=${config.dataDir} could not be opened`, err);
+  stop(err);
 }
 // A failure inside one request never takes the server down.
 process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
@@ -46,5 +42,5 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (err) {
-  stop(`could not listen on ${config.host}:${config.port}`, err);
+  stop(err, `could not listen on ${config.host}:${config.port}`);
 }

@@ -1,7 +1,18 @@
 // The error envelope for everything thrown, and the plain 404 of every unopened path.
+import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { MAX_ROWS } from '../config.js';
-import { envelope, toApiError } from '../errors.js';
+import { type ApiError, envelope, toApiError } from '../errors.js';
+
+/** The contract's error envelope as the response (headers such as Retry-After set by the caller). */
+export function sendEnvelope(reply: FastifyReply, api: ApiError, requestId: string): FastifyReply {
+  return reply.code(api.status).type('application/json; charset=utf-8').send(envelope(api, requestId));
+}
+
+/** The plain 404 of every path the service does not open. */
+export function sendNotFound(reply: FastifyReply): FastifyReply {
+  return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
+}
 
 export default fp(
   async (app) => {
@@ -18,10 +29,10 @@ export default fp(
       }
       if (api.status >= 500 && api.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err }, 'unexpected error');
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
-      return reply.code(api.status).type('application/json; charset=utf-8').send(envelope(api, req.id));
+      return sendEnvelope(reply, api, req.id);
     });
     // Planned paths, /cn/v1/... and everything else unopened: 404 without the envelope.
-    app.setNotFoundHandler((_req, reply) => reply.code(404).type('text/plain; charset=utf-8').send('Not Found'));
+    app.setNotFoundHandler((_req, reply) => sendNotFound(reply));
   },
   { name: 'hora-errors', fastify: '5.x' },
 );

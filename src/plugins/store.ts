@@ -13,9 +13,19 @@ function dayBefore(ms: number): string {
   return new Date(ms - 86_400_000).toISOString().slice(0, 10);
 }
 
+/** The SQLite store under `dir`; a failure names the directory (start-up prints it as is). */
+async function openStore(dir: string): Promise<Store> {
+  try {
+    return await SqliteStore.open(dir);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new Error(`the store under HORA_DATA_DIR=${dir} could not be opened: ${detail}`, { cause: err });
+  }
+}
+
 export default fp<StorePluginOptions>(
   async (app, opts) => {
-    const store = opts.store ?? (await SqliteStore.open(app.config.dataDir));
+    const store = opts.store ?? (await openStore(app.config.dataDir));
     app.decorate('store', store);
     const timer = setInterval(() => {
       const now = app.clock.now();

@@ -5,13 +5,14 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelope, headerValidationError } from '../errors.js';
+import { sendEnvelope, sendNotFound } from './errors.js';
 import { newRequestId } from './request-id.js';
 
 /** Parser errors about the header block; the others concern the body's framing. */
-const HEADER_ERRORS = new Set(['HPE_HEADER_OVERFLOW', 'HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'HPE_CR_EXPECTED']);
+const HEADER_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'HPE_CR_EXPECTED']);
 
 /** The contract error for bytes Node's parser refused. */
-export function parserError(code: string | undefined): ApiError {
+function parserError(code: string | undefined): ApiError {
   if (code === 'HPE_HEADER_OVERFLOW') return headerValidationError('headers', 'The request headers are too large.');
   if (code !== undefined && HEADER_ERRORS.has(code)) return headerValidationError('headers', 'A request header could not be read.');
   return new ApiError('MALFORMED_JSON', 'The request could not be read: its Content-Length, Transfer-Encoding or chunks are malformed.');
@@ -54,9 +55,9 @@ export function clientErrorHandler(err: { code?: string }, socket: Socket): void
  */
 export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   if (error.code === 'FST_ERR_BAD_URL') {
-    reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
+    sendNotFound(reply);
     return;
   }
   const api = error.code === 'FST_ERR_ASYNC_CONSTRAINT' ? new ApiError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.') : new ApiError('MALFORMED_JSON', 'The request could not be read.');
-  reply.header('X-Request-Id', req.id).code(api.status).type('application/json; charset=utf-8').send(envelope(api, req.id));
+  sendEnvelope(reply.header('X-Request-Id', req.id), api, req.id);
 }
