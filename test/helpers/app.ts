@@ -10,8 +10,13 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Store } from '../../src/store/store.js';
 import { testRoutes, TestControl } from './routes.js';
 
+/**
+ * Real time, moved back to one second past the start of the current minute, so that a test has
+ * 59 seconds before its per-minute window or its UTC day turns over (a test that crossed a minute
+ * boundary saw its rpm counter reset halfway). `advance` moves it further.
+ */
 export class TestClock {
-  offsetMs = 0;
+  offsetMs = Math.floor(Date.now() / 60_000) * 60_000 + 1000 - Date.now();
   now = (): number => Date.now() + this.offsetMs;
   advance(ms: number): void {
     this.offsetMs += ms;
@@ -43,7 +48,7 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
   const control = new TestControl();
   const app = await buildApp(config, { clock, logger: false, routes: testRoutes(control) });
   await app.ready();
-  const hora = (...argv: string[]): Promise<Record<string, unknown>> => runCommand({ store: app.store, keyPrefix: config.keyPrefix }, argv);
+  const hora = (...argv: string[]): Promise<Record<string, unknown>> => runCommand({ store: app.store, keyPrefix: config.keyPrefix, now: () => new Date(clock.now()) }, argv);
   await hora('org', 'create', 'acme');
   await hora('account', 'create', 'acct', '--org', 'acme');
   const created = await hora('key', 'create', '--account', 'acct', '--name', 'test key');
