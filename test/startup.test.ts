@@ -1,7 +1,7 @@
 // Start-up refusals of the built server (`node dist/src/server.js`, what `npm start` runs): one
 // sentence on stderr naming what is wrong, exit 1, never a stack trace.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,5 +58,11 @@ describe('the server refuses to start with one sentence', () => {
   it('when HORA_DATA_DIR is a file', async () => {
     writeFileSync(join(dir, 'a-file'), '');
     expectOneSentence(await start({ HORA_DATA_DIR: join(dir, 'a-file') }), /HORA_DATA_DIR=.*a-file could not be opened/);
+    expectOneSentence(await start({ HORA_DATA_DIR: join(dir, 'a-file', 'below') }), /HORA_DATA_DIR=.*below could not be opened: .*not a directory/);
+  });
+
+  // Node's recursive mkdirSync loops forever on such a path; the store creates one level at a time.
+  it.runIf(existsSync('/proc/self'))('when HORA_DATA_DIR cannot be created (under /proc)', async () => {
+    expectOneSentence(await start({ HORA_DATA_DIR: '/proc/hora-nope/data' }), /HORA_DATA_DIR=\/proc\/hora-nope\/data could not be opened: .*ENOENT/);
   });
 });

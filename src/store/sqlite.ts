@@ -1,8 +1,8 @@
 // The Store over the addon's embedded SQLite executor. Calls are synchronous and sub-millisecond;
 // a multi-statement change runs inside BEGIN IMMEDIATE so that the CLI and a server (two
 // processes on one file) never interleave.
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { sqliteDbClass, type SqliteDb } from './addon.js';
 import { MIGRATIONS } from './migrations.js';
 import {
@@ -76,13 +76,31 @@ function isUniqueViolation(err: unknown): boolean {
   return err instanceof Error && /UNIQUE constraint failed|PRIMARY KEY/.test(err.message);
 }
 
+/**
+ * `mkdir -p`, one level at a time: Node 20's `mkdirSync(dir, { recursive: true })` never returns
+ * for a path under a directory that refuses new entries with ENOENT, such as `/proc/nope`.
+ */
+function makeDirectory(dir: string): void {
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    const stat = statSync(d, { throwIfNoEntry: false });
+    if (stat) {
+      if (!stat.isDirectory()) throw new Error(`${d} is not a directory`);
+      break;
+    }
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) mkdirSync(d);
+}
+
 export class SqliteStore implements Store {
   private constructor(private readonly db: SqliteDb) {}
 
   /** Opens (creating the directory and file when absent) and migrates the store of `dataDir`. */
   static async open(dataDir: string): Promise<SqliteStore> {
     const dir = resolve(dataDir);
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     const Db = await sqliteDbClass();
     const store = new SqliteStore(new Db(join(dir, DB_FILE_NAME)));
     store.migrate();
