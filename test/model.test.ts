@@ -2,6 +2,7 @@
 // the native horizon, and hard inputs, all through POST /v1/forecast.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../src/native.js';
+import { MODEL_IDS } from '../src/schemas/request.js';
 import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
 import { hourlyRows, rng, seasonalRows, type Row } from './helpers/series.js';
 
@@ -37,6 +38,8 @@ describe('the model file', () => {
   it('limits and native quantiles come from the ONNX metadata', () => {
     const info = loadModel();
     expect(info.name).toBe('hora-1.0');
+    // The service's public id (model_used, the default) is the name the engine accepts in the file.
+    expect(MODEL_IDS[0]).toBe(info.name);
     expect(info.quantiles).toEqual(NATIVE);
     expect([info.minContext, info.maxContext, info.maxHorizon]).toEqual([16, 4096, 1024]);
     expect(info.recipeHash).toMatch(/^[0-9a-f]{8,}$/);

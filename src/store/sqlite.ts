@@ -91,7 +91,14 @@ function makeDirectory(dir: string): void {
     missing.push(d);
     if (dirname(d) === d) break;
   }
-  for (const d of missing.reverse()) mkdirSync(d);
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      // Another process (the CLI, a second server) may create it first, as recursive mkdir allowed.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw err;
+    }
+  }
 }
 
 export class SqliteStore implements Store {
