@@ -1,6 +1,11 @@
 """Export a trained HoraNet to ONNX with the metadata the serving addon reads as its source of truth.
 
     model/.venv/bin/python model/export.py [--checkpoint model/runs/checkpoint.pt]
+    model/.venv/bin/python model/export.py --stamp models/hora-1.0.onnx   # calibration only
+
+The interval calibration (`hora.spread_scale`) comes from calibration.json, which realcheck.py
+writes from real series after training; `--stamp` rewrites that one property of an exported file
+and leaves the graph and the rest of its metadata as they are.
 """
 from __future__ import annotations
 
@@ -18,6 +23,13 @@ sys.path.insert(0, str(HERE))
 from net import QUANTILES, Exported, HoraNet  # noqa: E402
 
 RECIPE_FILES = ("config.json", "generator.py", "net.py", "train.py")
+CALIBRATION = HERE / "calibration.json"
+
+
+def spread_scale():
+    """`family=factor` pairs for the families whose spreads serving rescales ("" for none)."""
+    scale = json.loads(CALIBRATION.read_text())["spread_scale"] if CALIBRATION.exists() else {}
+    return ",".join(f"{family}={factor:g}" for family, factor in sorted(scale.items()))
 
 
 def recipe_hash(cfg, steps, long_steps):
@@ -41,6 +53,7 @@ def metadata(cfg, steps, long_steps):
         "hora.context_multiple": str(cfg["model"]["patch"]),
         "hora.recipe_hash": recipe_hash(cfg, steps, long_steps),
         "hora.train_steps": str(steps + long_steps),
+        "hora.spread_scale": spread_scale(),
     }
 
 
@@ -90,14 +103,29 @@ def parity(wrapper, path, patch):
             raise SystemExit(f"ONNX export differs from torch at batch {b}, time {t}: {err:g}")
 
 
+def stamp(path):
+    """Writes calibration.json into an exported file's `hora.spread_scale`, nothing else."""
+    model = onnx.load(str(path))
+    kept = [(p.key, p.value) for p in model.metadata_props if p.key != "hora.spread_scale"]
+    del model.metadata_props[:]
+    for k, v in [*kept, ("hora.spread_scale", spread_scale())]:
+        model.metadata_props.add(key=k, value=v)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    print(f"stamped {path}: hora.spread_scale = {spread_scale()!r}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--stamp", metavar="ONNX", help="only rewrite this file's hora.spread_scale")
     ap.add_argument("--config", default=str(HERE / "config.json"))
     ap.add_argument("--checkpoint", default=str(HERE / "runs" / "checkpoint.pt"))
     ap.add_argument("--steps", type=int, help="first-phase step count the checkpoint was trained for")
     ap.add_argument("--long-steps", type=int, help="long-context step count the checkpoint was trained for")
     ap.add_argument("--out", default=str(HERE.parent / "models" / "hora-1.0.onnx"))
     args = ap.parse_args()
+    if args.stamp:
+        return stamp(args.stamp)
     cfg = json.loads(Path(args.config).read_text())
     net = HoraNet(**cfg["model"])
     net.load_state_dict(torch.load(args.checkpoint))

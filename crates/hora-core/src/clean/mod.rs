@@ -25,6 +25,7 @@ pub use stamps::EntityStamps;
 pub use report::SCHEMA_VERSION;
 
 use crate::ingest::RowTable;
+use crate::time::Freq;
 
 /// One cleaning run: the request's rows, its `freq` and `h`, and the resolved options.
 pub struct CleanRequest<'a> {
@@ -48,6 +49,8 @@ pub struct CleanRequest<'a> {
 pub struct Cleaned {
     /// `freq` echo: as sent, or the inferred canonical token.
     pub freq: String,
+    /// The grid's frequency, parsed.
+    pub grid: Freq,
     pub inferred_freq: Option<String>,
     pub entities: Vec<CleanEntity>,
     /// `cleaning_report/1`; `None` under `raw`.

@@ -109,6 +109,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let input = st.input(Some(&choice), &outcomes);
     Ok(Cleaned {
         freq: choice.echo.clone(),
+        grid: choice.spec.freq,
         inferred_freq: choice.inferred.clone(),
         data_quality: report::data_quality(&input),
         report: Some(report::build(&input)),

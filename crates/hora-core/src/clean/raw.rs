@@ -135,6 +135,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     }
     Ok(Cleaned {
         freq: freq_str.to_string(),
+        grid: spec.freq,
         inferred_freq: None,
         entities,
         report: None,

@@ -4,7 +4,7 @@ use super::assemble::forecast_rows_json;
 use crate::clean::{self, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits};
 use crate::error::HoraError;
 use crate::ingest::ParsedBody;
-use crate::model::{forecast, plan_quantiles, ForecastOptions, ModelSession, QuantileRequest};
+use crate::model::{forecast, plan_quantiles, ForecastOptions, FreqFamily, ModelSession, QuantileRequest};
 use serde_json::Value;
 use std::time::Instant;
 
@@ -76,7 +76,7 @@ pub fn forecast_cleaned(c: CleanedForecast, req: &ForecastRequest, model: &Model
 
     let t = Instant::now();
     let contexts: Vec<&[f64]> = cleaned.entities.iter().map(|e| e.values.as_slice()).collect();
-    let quantiles = forecast(model, &contexts, req.h, req.model)?;
+    let quantiles = forecast(model, &contexts, req.h, FreqFamily::of(&cleaned.grid), req.model)?;
     let inference_ms = ms(t);
 
     let t = Instant::now();

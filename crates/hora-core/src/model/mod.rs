@@ -1,13 +1,15 @@
 //! hora-1.0 serving: the ONNX session, its metadata contract, batching, flip averaging,
 //! nonnegative clipping, monotone quantiles, the rollout past the native horizon, and the mapping
-//! of requested levels onto native quantiles.
+//! of requested levels onto native quantiles, and the interval calibration by frequency family.
 
+mod calibration;
 mod quantiles;
 mod runtime;
 mod serve;
 mod session;
 mod spec;
 
+pub use calibration::{FreqFamily, SpreadScale};
 pub use quantiles::{plan_quantiles, QuantilePlan, QuantilePolicy, QuantileRequest};
 pub use runtime::init_runtime;
 pub use serve::{forecast, ForecastOptions, Nonnegative};

@@ -1,6 +1,7 @@
 //! From cleaned contexts to native-quantile forecasts: batching, flip averaging, rollout,
 //! nonnegative clipping and monotone quantiles.
 
+use super::calibration::FreqFamily;
 use super::session::ModelSession;
 use crate::error::{ErrorCode, HoraError};
 use std::collections::BTreeMap;
@@ -33,12 +34,13 @@ const MAX_BATCH_ROWS: usize = 256;
 const F32_SAFE_MAX: f64 = 1e15;
 const F32_SAFE_MIN: f64 = 1e-15;
 
-/// Forecasts `h` steps for every context (NaN = missing). Returns per entity `h × Q` values,
-/// row-major by step, in the order of `spec.quantiles`.
-pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: ForecastOptions) -> Result<Vec<Vec<f64>>, HoraError> {
+/// Forecasts `h` steps for every context (NaN = missing) on a grid of `family`. Returns per entity
+/// `h × Q` values, row-major by step, in the order of `spec.quantiles`.
+pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, family: FreqFamily, opts: ForecastOptions) -> Result<Vec<Vec<f64>>, HoraError> {
     let spec = &model.spec;
     let q = spec.quantiles.len();
     let median = spec.median_index();
+    let spread = spec.spread_scale.factor(family);
     let mut work: Vec<Vec<f64>> = Vec::with_capacity(contexts.len());
     let mut factors = Vec::with_capacity(contexts.len());
     for c in contexts {
@@ -66,6 +68,13 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, opts: Forec
         };
         for step in forecast.chunks_mut(q) {
             step.sort_by(|a, b| a.total_cmp(b));
+            if spread != 1.0 {
+                // About the median, after sorting: a positive factor keeps the order.
+                let m = step[median];
+                for v in step.iter_mut() {
+                    *v = m + spread * (*v - m);
+                }
+            }
             for v in step.iter_mut() {
                 // A history at the edge of f64 (1.7e308) can forecast just past it: the nearest
                 // representable value is the answer JSON can carry.

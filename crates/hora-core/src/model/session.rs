@@ -16,6 +16,7 @@ const METADATA_KEYS: &[&str] = &[
     "hora.native_horizon",
     "hora.context_multiple",
     "hora.recipe_hash",
+    "hora.spread_scale",
 ];
 
 /// Why the model could not be loaded: one sentence for the operator.

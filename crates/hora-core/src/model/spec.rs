@@ -1,5 +1,6 @@
 //! The model's limits and native quantiles, read from the ONNX metadata: the single source of truth.
 
+use super::calibration::SpreadScale;
 use std::collections::HashMap;
 
 /// The model this service serves (`model_used` in every response).
@@ -18,6 +19,8 @@ pub struct ModelSpec {
     /// The time axis fed to the graph is a multiple of this (its patch length).
     pub context_multiple: usize,
     pub recipe_hash: String,
+    /// Interval calibration by frequency family (`hora.spread_scale`, optional: none is 1 everywhere).
+    pub spread_scale: SpreadScale,
 }
 
 impl ModelSpec {
@@ -48,6 +51,7 @@ impl ModelSpec {
             native_horizon: int("hora.native_horizon")?,
             context_multiple: int("hora.context_multiple")?,
             recipe_hash: get("hora.recipe_hash")?,
+            spread_scale: SpreadScale::parse(props.get("hora.spread_scale").map_or("", String::as_str))?,
         };
         // The service serves one public model; another file would be answered as hora-1.0.
         if spec.name != MODEL_NAME {
@@ -110,5 +114,19 @@ mod tests {
         let mut p = props();
         p.insert("hora.name".into(), "other-2".into());
         assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("hora.name"));
+        let mut p = props();
+        p.insert("hora.spread_scale".into(), "quarterly=wide".into());
+        assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("hora.spread_scale"));
+    }
+
+    #[test]
+    fn spread_scale_is_optional_and_read_when_present() {
+        use super::super::calibration::FreqFamily;
+        assert_eq!(ModelSpec::from_metadata(&props()).unwrap().spread_scale, SpreadScale::default());
+        let mut p = props();
+        p.insert("hora.spread_scale".into(), "quarterly=1.35".into());
+        let spec = ModelSpec::from_metadata(&p).unwrap();
+        assert_eq!(spec.spread_scale.factor(FreqFamily::Quarterly), 1.35);
+        assert_eq!(spec.spread_scale.factor(FreqFamily::Hourly), 1.0);
     }
 }
