@@ -72,7 +72,9 @@ def read_m4(name):
 # ---------------------------------------------------------------- hora-1.0 through onnxruntime
 class OnnxForecaster:
     """Does what serving does: left-pad batches, flip-average, roll past the native horizon
-    (median appended as observed), clip at 0 when the history is nonnegative, sort quantiles."""
+    (median appended as observed), clip at 0 when the history is nonnegative, sort quantiles.
+    Not serving's interval calibration by frequency family (`hora.spread_scale`): it is 1 for
+    hourly and weekly grids, and realcheck.py scores the model as trained to derive it."""
 
     def __init__(self, path, flip=True, threads=2, max_context=None):
         import onnxruntime as ort
