@@ -2,7 +2,7 @@
 import { ApiError, fromEngineError } from '../errors.js';
 import { checkQuantiles, runLengthCheck, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
-import { MODEL_IDS, type TopLevelFields } from '../schemas/request.js';
+import { DEFAULTS, MODEL_IDS, type TopLevelFields } from '../schemas/request.js';
 
 /** The cleaning options handed to the engine: the request's, with the resolved preset and version. */
 export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): Record<string, unknown> {
@@ -14,21 +14,21 @@ export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): R
     timezone: options.timezone,
     ds_format: options.ds_format,
     gap_split_min_steps: options.gap_split_min_steps,
-    clean_series: top.clean_series ?? true,
-    clean_exog: top.clean_exog ?? true,
+    clean_series: top.clean_series ?? DEFAULTS.clean_series,
+    clean_exog: top.clean_exog ?? DEFAULTS.clean_exog,
   };
 }
 
 /** The engine parameters of a forecast; `cleaning` from `cleaningOptions`. */
 export function forecastParams(top: TopLevelFields, cleaning: Record<string, unknown>): ForecastParams {
-  const nonnegative = top.model_options?.nonnegative ?? 'auto';
+  const nonnegative = top.model_options?.nonnegative ?? DEFAULTS.nonnegative;
   return {
     h: top.h ?? 0,
     freq: top.freq,
     level: top.level ?? [],
     pointQuantile: top.point_quantile,
-    quantilePolicy: top.quantile_policy ?? 'nearest',
-    flipAverage: top.model_options?.flip_average ?? true,
+    quantilePolicy: top.quantile_policy ?? DEFAULTS.quantile_policy,
+    flipAverage: top.model_options?.flip_average ?? DEFAULTS.flip_average,
     nonnegative: String(nonnegative),
     cleaning,
   };
@@ -36,7 +36,7 @@ export function forecastParams(top: TopLevelFields, cleaning: Record<string, unk
 
 /** `model`: hora-1.0 or hora, else MODEL_NOT_AVAILABLE (also used by /clean). */
 export function checkModelId(top: TopLevelFields): void {
-  const model = top.model ?? MODEL_IDS[0];
+  const model = top.model ?? DEFAULTS.model;
   if (!(MODEL_IDS as readonly string[]).includes(model)) {
     throw new ApiError('MODEL_NOT_AVAILABLE', `Model "${model}" is not available.`, { model, available: [...MODEL_IDS] });
   }

@@ -36,6 +36,20 @@ export const CleaningKnobs = [
 /** The public model ids: the concrete one (`model_used`, the engine's `hora.name`) and its alias. */
 export const MODEL_IDS = ['hora-1.0', 'hora'] as const;
 
+/**
+ * What an omitted field means, where the service supplies it: the schemas' `default`s (and so the
+ * OpenAPI document) and the code that fills the engine parameters read these. The cleaning knobs'
+ * defaults (`timezone`, `impute_method`) are the engine's; the schemas only document them.
+ */
+export const DEFAULTS = {
+  model: MODEL_IDS[0],
+  nonnegative: 'auto',
+  flip_average: true,
+  quantile_policy: 'nearest',
+  clean_series: true,
+  clean_exog: true,
+} as const;
+
 const DecisionIds = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 });
 
 export const CleaningOptions = Type.Object(
@@ -74,8 +88,8 @@ export const RequestOptions = Type.Object(
 export const ModelOptions = Type.Object(
   {
     // As `options.cleaning.nonnegative`: the contract's `auto`, `true` or `false`, as strings or JSON booleans.
-    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()], { default: 'auto' })),
-    flip_average: Type.Optional(Type.Boolean({ default: true })),
+    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()], { default: DEFAULTS.nonnegative })),
+    flip_average: Type.Optional(Type.Boolean({ default: DEFAULTS.flip_average })),
   },
   { additionalProperties: false },
 );
@@ -83,15 +97,15 @@ export const ModelOptions = Type.Object(
 /** Every top-level field except the row arrays: what the service validates after the addon's parse. */
 export const TopLevelFields = Type.Object(
   {
-    model: Type.Optional(Type.String({ default: MODEL_IDS[0], description: `${MODEL_IDS.join(' or its alias ')}.` })),
+    model: Type.Optional(Type.String({ default: DEFAULTS.model, description: `${MODEL_IDS.join(' or its alias ')}.` })),
     model_options: Type.Optional(ModelOptions),
     h: Type.Optional(Type.Integer({ minimum: 1, maximum: 2048 })),
     freq: Type.Optional(Type.String()),
     level: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 99 }))),
-    quantile_policy: Type.Optional(Type.Enum(['nearest', 'strict'], { default: 'nearest' })),
+    quantile_policy: Type.Optional(Type.Enum(['nearest', 'strict'], { default: DEFAULTS.quantile_policy })),
     point_quantile: Type.Optional(Type.Number({ minimum: 0.01, maximum: 0.99 })),
-    clean_series: Type.Optional(Type.Boolean({ default: true })),
-    clean_exog: Type.Optional(Type.Boolean({ default: true })),
+    clean_series: Type.Optional(Type.Boolean({ default: DEFAULTS.clean_series })),
+    clean_exog: Type.Optional(Type.Boolean({ default: DEFAULTS.clean_exog })),
     options: Type.Optional(RequestOptions),
   },
   { additionalProperties: false },
