@@ -130,7 +130,7 @@ describe('POST /v1/clean', () => {
     }
   });
 
-  it('AMBIGUOUS_DATE_FORMAT carries the cleaning report, listing the entities whose stamps were read', async () => {
+  it('AMBIGUOUS_DATE_FORMAT carries the cleaning report, listing the entities whose stamps were read and blocking the one whose were not', async () => {
     const dates = (id: string, fmt: (d: Date) => string) =>
       Array.from({ length: 20 }, (_, i) => ({ unique_id: id, ds: fmt(new Date(START + i * 24 * HOUR)), y: i }));
     const iso = dates('iso', (d) => d.toISOString().slice(0, 10));
@@ -143,6 +143,9 @@ describe('POST /v1/clean', () => {
       expectValidReport(report);
       expect(report.series.map((s: any) => s.unique_id)).toEqual(['iso']);
       expect(report.overall.series_count).toBe(1);
+      expect(report.blocking).toEqual([
+        { unique_id: 'slash', code: 'AMBIGUOUS_DATE_FORMAT', kind: 'timestamps', reason: 'ambiguous_date_format' },
+      ]);
     }
   });
 

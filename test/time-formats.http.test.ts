@@ -271,6 +271,30 @@ describe('frequency inference', () => {
     for (const i of [3, 8, 13, 18]) ds[i] = isoZ(JAN1 + i * HOUR + 17 * 60_000);
     const { status, json } = await forecast({ series: rows(ds), h: 1 });
     expect([status, json.error.code]).toEqual([422, 'FREQ_INFERENCE_FAILED']);
+    // The report's blocking[] names the entity and the reason, like every cleaning-group error.
+    expect(json.error.details.cleaning_report.blocking).toEqual([
+      expect.objectContaining({ unique_id: 'a', code: 'FREQ_INFERENCE_FAILED', kind: 'frequency', reason: 'freq_inference_failed' }),
+    ]);
+  });
+
+  it('is FREQ_INFERENCE_FAILED naming every entity when none has enough stamps to show a frequency', async () => {
+    const { status, json } = await forecast({ series: [...rows(hourly(2, JAN1, isoZ), 'a'), ...rows(hourly(2, JAN1, isoZ), 'b')], h: 1 });
+    expect([status, json.error.code]).toEqual([422, 'FREQ_INFERENCE_FAILED']);
+    const blocking = json.error.details.cleaning_report.blocking as Array<{ unique_id: string; reason: string }>;
+    expect(blocking.map((b) => [b.unique_id, b.reason])).toEqual([
+      ['a', 'too_few_stamps'],
+      ['b', 'too_few_stamps'],
+    ]);
+  });
+
+  it('is FREQ_INFERENCE_FAILED naming the entity when a sent freq leaves more than 10 % of its stamps off the grid', async () => {
+    const ds = hourly(30, JAN1, (ms) => isoZ(ms));
+    for (const i of [3, 8, 13, 18]) ds[i] = isoZ(JAN1 + i * HOUR + 17 * 60_000);
+    const { status, json } = await forecast({ series: rows(ds), h: 1, freq: 'h' });
+    expect([status, json.error.code]).toEqual([422, 'FREQ_INFERENCE_FAILED']);
+    expect(json.error.details.cleaning_report.blocking).toEqual([
+      expect.objectContaining({ unique_id: 'a', reason: 'freq_inference_failed', off_grid_share: json.error.details.off_grid_share }),
+    ]);
   });
 
   it('is FREQ_AMBIGUOUS when entities infer different frequencies', async () => {
@@ -278,6 +302,17 @@ describe('frequency inference', () => {
     const b = rows(daily(24, JAN1, (d) => d.toISOString().slice(0, 10)), 'b');
     const { status, json } = await forecast({ series: [...a, ...b], h: 1 });
     expect([status, json.error.code]).toEqual([422, 'FREQ_AMBIGUOUS']);
+    // docs/time.md: the distinct candidates, and what each entity inferred.
+    expect(json.error.details.candidates).toEqual(['d', 'h']);
+    expect(json.error.details.entities).toEqual([
+      { unique_id: 'a', freq: 'h' },
+      { unique_id: 'b', freq: 'd' },
+    ]);
+    const blocking = json.error.details.cleaning_report.blocking as Array<{ unique_id: string; reason: string; freq: string }>;
+    expect(blocking.map((x) => [x.unique_id, x.reason, x.freq])).toEqual([
+      ['a', 'freq_ambiguous', 'h'],
+      ['b', 'freq_ambiguous', 'd'],
+    ]);
   });
 
   it('a tiny input implying a huge grid is POINTS_EXCEEDED', async () => {

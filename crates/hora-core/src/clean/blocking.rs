@@ -3,7 +3,7 @@
 use serde_json::{json, Map, Value};
 
 use super::decisions::{Decision, DecisionId, Family, Status};
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, HoraError};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
@@ -45,6 +45,39 @@ impl Block {
             m.insert(k.clone(), v.clone());
         }
         Value::Object(m)
+    }
+}
+
+/// The entities a frequency error stops, as blocking entries (kind `frequency`): the entity whose
+/// stamps show no frequency or are off the grid (`freq_inference_failed`, with its off-grid share
+/// when that was the cause), the entities whose inferred frequencies disagree (`freq_ambiguous`,
+/// with the frequency each inferred; or the one entity whose own stamps fit several), or, when no
+/// entity had enough stamps, every entity (`too_few_stamps`). Other errors give none.
+pub fn of_freq_error(err: &HoraError, entities: &[&str]) -> Vec<Block> {
+    let detail = |k: &str| err.details.get(k);
+    match err.code {
+        ErrorCode::FreqAmbiguous => match (detail("entities").and_then(Value::as_array), detail("unique_id").and_then(Value::as_str)) {
+            (Some(listed), _) => listed
+                .iter()
+                .filter_map(|c| Some((c.get("unique_id")?.as_str()?, c.get("freq")?.clone())))
+                .map(|(uid, freq)| Block::new(uid, err.code, "frequency", "freq_ambiguous").with("freq", freq))
+                .collect(),
+            (None, Some(uid)) => vec![Block::new(uid, err.code, "frequency", "freq_ambiguous")],
+            (None, None) => Vec::new(),
+        },
+        ErrorCode::FreqInferenceFailed => match detail("unique_id").and_then(Value::as_str) {
+            Some(uid) => {
+                let mut block = Block::new(uid, err.code, "frequency", "freq_inference_failed");
+                for key in ["off_grid_share", "max_share"] {
+                    if let Some(v) = detail(key) {
+                        block = block.with(key, v.clone());
+                    }
+                }
+                vec![block]
+            }
+            None => entities.iter().map(|uid| Block::new(uid, err.code, "frequency", "too_few_stamps")).collect(),
+        },
+        _ => Vec::new(),
     }
 }
 

@@ -29,8 +29,10 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
             (spec, s.to_string(), None, vec![None; prepared.len()])
         }
         None => {
-            let mut found: Option<(FreqSpec, String)> = None;
-            let mut candidates = Vec::new();
+            let mut found: Option<FreqSpec> = None;
+            // What each entity inferred, for FREQ_AMBIGUOUS (docs/time.md: at most 10 listed).
+            let mut entities = Vec::new();
+            let mut distinct: Vec<String> = Vec::new();
             let mut confidence = Vec::with_capacity(prepared.len());
             for (p, zone) in prepared.iter().zip(zones) {
                 // Too few stamps to show a frequency: such an entity follows the others (it fails
@@ -42,18 +44,24 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
                 let (spec, conf) =
                     stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| e.with("unique_id", p.unique_id.clone()))?;
                 confidence.push(Some(conf));
-                candidates.push(json!({"unique_id": p.unique_id, "freq": spec.canonical}));
-                match &found {
-                    None => found = Some((spec, p.unique_id.clone())),
-                    Some((f, _)) if f.canonical != spec.canonical => {
-                        candidates.truncate(10);
-                        return Err(HoraError::new(ErrorCode::FreqAmbiguous, "entities infer different frequencies; send freq")
-                            .with("candidates", candidates));
-                    }
-                    _ => {}
+                if entities.len() < 10 {
+                    entities.push(json!({"unique_id": p.unique_id, "freq": spec.canonical}));
                 }
+                if !distinct.contains(&spec.canonical) {
+                    distinct.push(spec.canonical.clone());
+                }
+                found.get_or_insert(spec);
             }
-            let Some((spec, _)) = found else {
+            if distinct.len() > 1 {
+                distinct.sort();
+                return Err(HoraError::new(
+                    ErrorCode::FreqAmbiguous,
+                    format!("entities infer different frequencies ({}); send freq", distinct.join(", ")),
+                )
+                .with("candidates", distinct)
+                .with("entities", entities));
+            }
+            let Some(spec) = found else {
                 return Err(HoraError::new(ErrorCode::FreqInferenceFailed, "too few stamps to infer a frequency"));
             };
             let token = spec.canonical.clone();

@@ -33,15 +33,17 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
     let each = prepare_each(req, &zone, ds_format, &res, threads);
-    if let Some(err) = each.iter().find_map(|r| r.as_ref().err()).cloned() {
+    if let Some((e, err)) = each.iter().enumerate().find_map(|(e, r)| Some((e, r.as_ref().err()?.clone()))) {
         // AMBIGUOUS_DATE_FORMAT is a cleaning-step data error, so it carries the report (contract:
         // errors of the cleaning group include `details.cleaning_report`), listing the entities
-        // whose stamps could be read.
+        // whose stamps could be read, and blocking the entity whose could not.
         if err.code != ErrorCode::AmbiguousDateFormat {
             return Err(err);
         }
         let read: Vec<Prepared> = each.into_iter().flatten().collect();
-        return Err(State::new(&res, &zone, &read, table.row_count()).attach(err, None, &[]));
+        let mut st = State::new(&res, &zone, &read, table.row_count());
+        st.blocks.push(Block::new(&table.entities[e], err.code, "timestamps", "ambiguous_date_format"));
+        return Err(st.attach(err, None, &[]));
     }
     let prepared: Vec<Prepared> = each.into_iter().flatten().collect();
     // Future rows read as their entity's history was (zone, day/month order).
@@ -53,7 +55,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     }
     // Each entity's grid steps in its own zone (the request's, or its fixed offset).
     let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
-    let choice = freq::resolve(req.freq, &prepared, &zones, &res).map_err(|e| st.attach(e, None, &[]))?;
+    let choice = freq::resolve(req.freq, &prepared, &zones, &res).map_err(|e| st.attach_freq(e, None, &[]))?;
     // The implied grid is checked arithmetically before any grid is allocated.
     let implied: u64 = prepared.iter().zip(&zones).map(|(p, z)| grid::implied_len(p, &choice.spec, z)).sum();
     if implied > GRID_CAP {
@@ -82,7 +84,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
                 .with("unique_id", p.unique_id.clone())
                 .with("off_grid_share", share)
                 .with("max_share", super::policy::MAX_OFF_GRID_SHARE);
-            st.attach(err, Some(&choice), &outcomes)
+            st.attach_freq(err, Some(&choice), &outcomes)
         })?;
         if o.forecast_stamps.len() < req.h && !o.grid.is_empty() {
             return Err(horizon_past_calendar(&p.unique_id));
@@ -211,6 +213,13 @@ impl<'a> State<'a> {
     fn attach(&mut self, err: HoraError, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
         let report = report::build(&self.input(freq, outcomes));
         err.with("cleaning_report", report)
+    }
+
+    /// A frequency error, with the entities it stops added to `blocking` before the report is attached.
+    fn attach_freq(&mut self, err: HoraError, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
+        let entities: Vec<&str> = self.prepared.iter().map(|p| p.unique_id.as_str()).collect();
+        self.blocks.extend(blocking::of_freq_error(&err, &entities));
+        self.attach(err, freq, outcomes)
     }
 
     /// The first blocking entry decides the code, with the report attached.
