@@ -1,5 +1,5 @@
 //! From cleaned contexts to native-quantile forecasts: batching, flip averaging, rollout,
-//! nonnegative clipping and monotone quantiles.
+//! monotone quantiles, the interval calibration of the grid's family and nonnegative clipping.
 
 use super::calibration::FreqFamily;
 use super::session::ModelSession;
