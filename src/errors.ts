@@ -110,12 +110,20 @@ export function headerValidationError(field: string, message: string, extra?: Er
   return new ApiError('VALIDATION_ERROR', message, { field, ...(extra ?? {}) }, undefined, 400);
 }
 
-/** Maps an error object that crossed from the addon (`{code, message, details}`) to an ApiError. */
-export function fromEngineError(err: { code: string; message: string; details?: ErrorDetails }): ApiError {
+/** An error as it crosses from the addon: `details` comes as JSON text (large reports included). */
+export interface EngineErrorData {
+  code: string;
+  message: string;
+  detailsJson: string;
+}
+
+/** Maps an error object that crossed from the addon to an ApiError. */
+export function fromEngineError(err: EngineErrorData): ApiError {
   if (!isErrorCode(err.code)) {
     return new ApiError('INTERNAL_SERVER_ERROR', 'Unexpected engine error.');
   }
-  return new ApiError(err.code, err.message, err.details);
+  const details = JSON.parse(err.detailsJson) as ErrorDetails;
+  return new ApiError(err.code, err.message, Object.keys(details).length > 0 ? details : undefined);
 }
 
 export interface ErrorEnvelope {

@@ -121,6 +121,17 @@ describe('POST /v1/clean', () => {
     expect(dry.json.cleaning_report.overall.output_points).toBe(10);
   });
 
+  it('a refusal naming 60,000 entities is still their 422 with the whole report, on forecast and /clean', async () => {
+    // Each entity's report entry and blocking record cross from the addon: millions of values.
+    const series = Array.from({ length: 60_000 }, (_, e) => ({ unique_id: `e${e}`, ds: '2024-01-01T00:00:00Z', y: 1 }));
+    const dry = await clean({ series, freq: 'h', model: 'hora' });
+    expectError(dry, 422, 'SERIES_TOO_SHORT');
+    expect(dry.json.error.details.cleaning_report.series).toHaveLength(60_000);
+    const refused = await forecast({ series, freq: 'h', h: 1 });
+    expectError(refused, 422, 'SERIES_TOO_SHORT');
+    expect(refused.json.error.details.cleaning_report.blocking).toHaveLength(60_000);
+  });
+
   it('an entity with too few stamps to show a frequency follows the others instead of failing inference', async () => {
     const daily = (id: string, n: number) => Array.from({ length: n }, (_, i) => ({ unique_id: id, ds: isoZ(START + i * 24 * HOUR), y: i }));
     for (const n of [1, 2]) {

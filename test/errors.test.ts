@@ -73,8 +73,10 @@ describe('error registry', () => {
   });
 
   it('engine errors are looked up by code, and unknown codes become 500', () => {
-    expect(fromEngineError({ code: 'FREQ_UNSUPPORTED', message: 'bad', details: { freq: 'x' } })).toMatchObject({ status: 422, details: { freq: 'x' } });
-    expect(fromEngineError({ code: 'NOPE', message: 'bad' }).code).toBe('INTERNAL_SERVER_ERROR');
+    expect(fromEngineError({ code: 'FREQ_UNSUPPORTED', message: 'bad', detailsJson: '{"freq":"x"}' })).toMatchObject({ status: 422, details: { freq: 'x' } });
+    // Empty details are left out of the envelope (the field is optional) rather than sent as {}.
+    expect(fromEngineError({ code: 'MALFORMED_JSON', message: 'bad', detailsJson: '{}' }).details).toBeUndefined();
+    expect(fromEngineError({ code: 'NOPE', message: 'bad', detailsJson: '{}' }).code).toBe('INTERNAL_SERVER_ERROR');
   });
 
   it('schema validation issues become details.errors[] with contract paths, at most 10', () => {

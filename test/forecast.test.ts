@@ -149,8 +149,13 @@ describe('validation order steps 3 to 6', () => {
 
   it('bodies that are not JSON are 400 MALFORMED_JSON; duplicate keys and non-objects are VALIDATION_ERROR', async () => {
     for (const body of ['{"series": [', '{"h": NaN}', '{"y": Infinity}', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])]) {
-      expectError(await post(body), 400, 'MALFORMED_JSON');
+      const r = await post(body);
+      expectError(r, 400, 'MALFORMED_JSON');
+      expect(r.json.error.details).toEqual({ line: expect.any(Number), column: expect.any(Number) });
     }
+    // Invalid UTF-8 is placed like a syntax error: line and byte column, 1-based.
+    const badByte = await post(Buffer.concat([Buffer.from('{\n  "h": 1,\n  "x'), Buffer.from([0xff]), Buffer.from('": 1}')]));
+    expect(badByte.json.error.details).toEqual({ line: 3, column: 5 });
     expectError(await post('{"h": 1, "h": 2, "series": []}'), 422, 'VALIDATION_ERROR');
     expectError(await post('[1, 2]'), 422, 'VALIDATION_ERROR');
     expectError(await post(`{"options": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`), 400, 'MALFORMED_JSON');

@@ -59,9 +59,10 @@ export async function handleForecast(input: ForecastInput, deps: ForecastDeps): 
   // Cleaning before the model slot: data the cleaning refuses never waits for the model or gets
   // its MODEL_BUSY / GATEWAY_TIMEOUT (step 8 before step 9).
   const cleaned = await runForecastCleaning(parsed, params);
-  if (cleaned.error) throw fromEngineError(cleaned.error as Parameters<typeof fromEngineError>[0]);
+  const refused = cleaned.error;
+  if (refused) throw fromEngineError(refused);
   const outcome = await deps.runInference((budgetMs) => runForecast(cleaned, { ...params, budgetMs }));
-  if (outcome.error) throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
+  if (outcome.error) throw fromEngineError(outcome.error);
   const parts = outcome.parts!;
   hold.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });
   const assembling = performance.now();

@@ -63,7 +63,7 @@ export async function checkSeriesLength(parsed: ParsedRequest, model: ModelInfo,
     maxContext: model.maxContext,
     cleaning: check.cleaning,
   });
-  if (error) throw fromEngineError(error as Parameters<typeof fromEngineError>[0]);
+  if (error) throw fromEngineError(error);
 }
 
 /** Step 6 of the forecast: model id, horizon, strict quantiles, pre-cleaning length. */
@@ -83,7 +83,7 @@ export async function checkForecastModel(
     });
   }
   const quantileError = checkQuantiles(params);
-  if (quantileError) throw fromEngineError(quantileError as Parameters<typeof fromEngineError>[0]);
+  if (quantileError) throw fromEngineError(quantileError);
   const cleaning = params.cleaning as Record<string, unknown>;
   await checkSeriesLength(parsed, model, policy.preset === 'raw', { freq: params.freq ?? undefined, h: params.h, cleaning });
 }

@@ -58,7 +58,7 @@ export function checkCleaningOptions(
   route: 'forecast' | 'clean',
 ): void {
   const refused = engineCheck(cleaning);
-  if (refused) throw fromEngineError(refused as Parameters<typeof fromEngineError>[0]);
+  if (refused) throw fromEngineError(refused);
   if (policy.preset !== 'raw') return;
   if (route === 'clean') {
     throw new ApiError('CLEANING_OPTION_UNSUPPORTED', 'The raw preset has no cleaning report to show on /clean.', {

@@ -56,7 +56,7 @@ export interface ValidatedBody {
 export async function parseAndValidate(raw: Buffer, requireH: boolean): Promise<ValidatedBody> {
   const parsed = await parseRequest(raw);
   const failure = parsed.error;
-  if (failure) throw new ApiError(failure.code as 'MALFORMED_JSON', failure.message, failure.details as Record<string, unknown>);
+  if (failure) throw fromEngineError(failure);
 
   const top = JSON.parse(parsed.topJson) as Record<string, unknown>;
   const errors: FieldError[] = [];
@@ -101,7 +101,7 @@ export async function parseAndValidate(raw: Buffer, requireH: boolean): Promise<
  */
 export async function checkStamps(parsed: ParsedRequest, cleaning: Record<string, unknown>, freq: string | undefined): Promise<void> {
   const error = await readStamps(parsed, { freq, h: 0, cleaning });
-  if (error) throw fromEngineError(error as Parameters<typeof fromEngineError>[0]);
+  if (error) throw fromEngineError(error);
 }
 
 /** Step 4: `series` plus `future_covariates` rows at most 200,000. */

@@ -87,23 +87,25 @@ fn with_request<T>(
 }
 
 impl Task for CleanTask {
-    type Output = std::result::Result<SerialisedClean, HoraError>;
+    type Output = std::result::Result<SerialisedClean, EngineError>;
     type JsValue = CleanOutcome;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let start = std::time::Instant::now();
-        Ok(with_request(&self.rows, &self.params, clean::run).map(|c| SerialisedClean {
-            freq: c.freq,
-            report_json: json(&c.report),
-            data_quality_json: json(&c.data_quality),
-            warnings_json: json(&c.warnings),
-            clean_ms: start.elapsed().as_secs_f64() * 1000.0,
-        }))
+        Ok(with_request(&self.rows, &self.params, clean::run)
+            .map(|c| SerialisedClean {
+                freq: c.freq,
+                report_json: json(&c.report),
+                data_quality_json: json(&c.data_quality),
+                warnings_json: json(&c.warnings),
+                clean_ms: start.elapsed().as_secs_f64() * 1000.0,
+            })
+            .map_err(Into::into))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<CleanOutcome> {
         Ok(match output {
-            Err(e) => CleanOutcome { error: Some(e.into()), parts: None },
+            Err(e) => CleanOutcome { error: Some(e), parts: None },
             Ok(c) => CleanOutcome {
                 error: None,
                 parts: Some(CleanParts {
@@ -132,16 +134,16 @@ pub struct CheckTask {
 }
 
 impl Task for CheckTask {
-    type Output = Option<HoraError>;
+    type Output = Option<EngineError>;
     type JsValue = Option<EngineError>;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let CheckTask { rows, params, check } = self;
-        Ok(with_request(rows, params, |r| check(r)).err())
+        Ok(with_request(rows, params, |r| check(r)).err().map(Into::into))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(output.map(Into::into))
+        Ok(output)
     }
 }
 

@@ -1,20 +1,24 @@
-//! Engine errors cross to JavaScript as data (`{code, message, details}`), never as text to parse.
+//! Engine errors cross to JavaScript as data (`{code, message, detailsJson}`), never as a
+//! message to parse.
 
 use hora_core::{ErrorCode, HoraError};
 use napi_derive::napi;
-use serde_json::Value;
 
 #[napi(object)]
+#[derive(Clone)]
 pub struct EngineError {
     /// A contract error code; `src/errors.ts` gives its status, category and retryable.
     pub code: String,
     pub message: String,
-    pub details: Value,
+    /// `details` as JSON text. Not a JS object built node by node: a cleaning report of 50,000
+    /// entities has millions of values, past napi's one-million-node bound for such conversions.
+    pub details_json: String,
 }
 
 impl From<HoraError> for EngineError {
     fn from(e: HoraError) -> Self {
-        EngineError { code: e.code.as_str().to_string(), message: e.message, details: Value::Object(e.details) }
+        let details_json = serde_json::Value::Object(e.details).to_string();
+        EngineError { code: e.code.as_str().to_string(), message: e.message, details_json }
     }
 }
 

@@ -166,7 +166,7 @@ fn loaded_model() -> std::result::Result<Arc<ModelSession>, HoraError> {
 /// model call takes them (once).
 #[napi]
 pub struct ForecastCleaning {
-    inner: std::result::Result<Mutex<Option<CleanedForecast>>, HoraError>,
+    inner: std::result::Result<Mutex<Option<CleanedForecast>>, EngineError>,
 }
 
 #[napi]
@@ -174,7 +174,7 @@ impl ForecastCleaning {
     /// The cleaning stage's refusal (a data-invalid or limit code), if any.
     #[napi(getter)]
     pub fn error(&self) -> Option<EngineError> {
-        self.inner.as_ref().err().map(|e| e.clone().into())
+        self.inner.as_ref().err().cloned()
     }
 }
 
@@ -184,14 +184,16 @@ pub struct CleanForecastTask {
 }
 
 impl Task for CleanForecastTask {
-    type Output = std::result::Result<CleanedForecast, HoraError>;
+    type Output = std::result::Result<CleanedForecast, EngineError>;
     type JsValue = ForecastCleaning;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(loaded_model().and_then(|model| {
-            let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
-            to_request(&self.params).and_then(|r| clean_for_forecast(&self.rows.body, &r, limits, self.rows.stamps()))
-        }))
+        Ok(loaded_model()
+            .and_then(|model| {
+                let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
+                to_request(&self.params).and_then(|r| clean_for_forecast(&self.rows.body, &r, limits, self.rows.stamps()))
+            })
+            .map_err(Into::into))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastCleaning> {
@@ -211,18 +213,21 @@ pub struct ForecastTask {
 }
 
 impl Task for ForecastTask {
-    type Output = std::result::Result<SerialisedParts, HoraError>;
+    type Output = std::result::Result<SerialisedParts, EngineError>;
     type JsValue = ForecastOutcome;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let cleaned = self.cleaned.take().ok_or_else(|| Error::new(Status::GenericFailure, "the cleaned request ran twice"))?;
-        Ok(loaded_model().and_then(|model| to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model))).map(serialise))
+        Ok(loaded_model()
+            .and_then(|model| to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model)))
+            .map(serialise)
+            .map_err(Into::into))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastOutcome> {
         Ok(match output {
             Ok(p) => ForecastOutcome { error: None, parts: Some(p.into()) },
-            Err(e) => ForecastOutcome { error: Some(e.into()), parts: None },
+            Err(e) => ForecastOutcome { error: Some(e), parts: None },
         })
     }
 }

@@ -26,7 +26,7 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
         maxContext: model?.maxContext,
         cleaning,
       });
-      if (outcome.error) throw fromEngineError(outcome.error as Parameters<typeof fromEngineError>[0]);
+      if (outcome.error) throw fromEngineError(outcome.error);
       const parts = outcome.parts!;
       const members: JsonMember[] = [
         ['request_id', JSON.stringify(req.id)],

@@ -67,8 +67,16 @@ pub fn parse_body_general(bytes: &[u8]) -> Result<ParsedBody, HoraError> {
 
 /// UTF-8 is checked up front: serde_json does not validate strings that it skips.
 fn utf8(bytes: &[u8]) -> Result<&str, HoraError> {
-    std::str::from_utf8(bytes)
-        .map_err(|e| HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid UTF-8 (byte {}).", e.valid_up_to())))
+    std::str::from_utf8(bytes).map_err(|e| {
+        // Line and column as serde_json counts them for syntax errors: 1-based, columns in bytes.
+        let at = e.valid_up_to();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = at - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid UTF-8 (line {line}, column {column})."))
+            .with("line", line)
+            .with("column", column)
+    })
 }
 
 fn parse_text(text: &str) -> Result<ParsedBody, HoraError> {
@@ -80,7 +88,7 @@ fn parse_text(text: &str) -> Result<ParsedBody, HoraError> {
         return Err(map_json_error(e, &cursor));
     }
     if !out.is_object {
-        out.errors.push(|| "body".into(), "the body must be a JSON object");
+        out.errors.push(|| "body".into(), "must be a JSON object");
     } else if out.series.y.is_empty() && !out.errors.listed.iter().any(|e| e.field == "series") {
         out.errors.push(|| "series".into(), "is required");
     }
@@ -101,7 +109,10 @@ fn map_json_error(e: serde_json::Error, cursor: &Cursor) -> HoraError {
     // serde_json reports as a syntax error with this fixed message.
     let out_of_range = e.to_string().starts_with("number out of range");
     match e.classify() {
-        Category::Data | Category::Syntax if out_of_range => HoraError::field(cursor.path(), "number out of range"),
+        Category::Data | Category::Syntax if out_of_range => {
+            let path = cursor.path();
+            HoraError::field(path.clone(), format!("{path} is a number beyond the range of a double"))
+        }
         _ => HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid JSON: {e}"))
             .with("line", e.line())
             .with("column", e.column()),
