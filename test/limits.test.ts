@@ -85,6 +85,19 @@ describe('requests per minute', () => {
     expect(t.control.runs).toBe(1);
   });
 
+  it('a body of another media type counts as a request and is rate-limited before its Content-Type is judged', async () => {
+    t = await makeTestApp({ HORA_FORECAST_RPM: '2' });
+    const first = await post({}, { 'content-type': 'text/plain' });
+    expect([first.statusCode, first.json().error.code, first.json().error.details.field]).toEqual([400, 'VALIDATION_ERROR', 'Content-Type']);
+    expect((await post({}, { 'content-type': 'Application/JSON; charset=utf-8' })).statusCode).toBe(200);
+    for (const type of ['text/plain', undefined]) {
+      const headers = { ...bearer(t.key), ...(type ? { 'content-type': type } : {}) };
+      const limited = await t.app.inject({ method: 'POST', url: TEST_FORECAST, headers, payload: Buffer.from('{}') });
+      expect([limited.statusCode, limited.json().error.code], String(type)).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    }
+    expect(t.control.runs).toBe(1);
+  });
+
   it('an oversized chunked body (no Content-Length) also counts, and is rate-limited before its size is judged', async () => {
     t = await makeTestApp({ HORA_FORECAST_RPM: '2', HORA_BODY_LIMIT_BYTES: '2048' });
     const chunked = () =>
