@@ -103,6 +103,15 @@ describe('idempotency', () => {
     expect((await post({ 'idempotency-key': 'k-400' }, '{oops')).headers['x-idempotent-replayed']).toBe('true');
   });
 
+  it('a wrong Content-Type is not stored: the corrected retry of the same body runs', async () => {
+    const refused = await post({ 'idempotency-key': 'typed-1', 'content-type': 'text/plain' }, { reserve: 3 });
+    expect([refused.statusCode, refused.json().error.details.field]).toEqual([400, 'Content-Type']);
+    const fixed = await post({ 'idempotency-key': 'typed-1' }, { reserve: 3 });
+    expect(fixed.statusCode).toBe(200);
+    expect(fixed.headers['x-idempotent-replayed']).toBeUndefined();
+    expect(t.control.runs).toBe(1);
+  });
+
   it('5xx, 503 and 504 outcomes are not stored: the key may be retried and runs again', async () => {
     for (const [i, error] of (['INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE', 'MODEL_BUSY', 'GATEWAY_TIMEOUT'] as const).entries()) {
       const key = `k-5xx-${i}`;
