@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, ERROR_CODES, envelope, fromEngineError, isRetryableStatus, jsonPointerToPath, toApiError, validationDetails } from '../src/errors.js';
 import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
@@ -129,6 +130,14 @@ describe('error handling over HTTP', () => {
     const none = await t.app.inject({ method: 'POST', url: TEST_FORECAST, headers: bearer(t.key), payload: '{}' });
     expect(none.statusCode).toBe(400);
     expect(none.json().error.details.field).toBe('Content-Type');
+  });
+
+  it('a compressed body is 400 VALIDATION_ERROR naming Content-Encoding, even when it happens to be plain JSON', async () => {
+    const gzipped = await post(gzipSync(Buffer.from('{}')), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    expect([gzipped.statusCode, gzipped.json().error.code, gzipped.json().error.details.field]).toEqual([400, 'VALIDATION_ERROR', 'Content-Encoding']);
+    const mislabelled = await post('{}', { 'content-type': 'application/json', 'content-encoding': 'br' });
+    expect(mislabelled.json().error.details.field).toBe('Content-Encoding');
+    expect((await post('{}', { 'content-type': 'application/json', 'content-encoding': 'identity' })).statusCode).toBe(200);
   });
 
   it('an empty JSON body reaches the handler as empty bytes (its parser answers MALFORMED_JSON)', async () => {

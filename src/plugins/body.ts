@@ -9,6 +9,7 @@
 import { errorCodes, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Readable } from 'node:stream';
+import { headerValidationError } from '../errors.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -58,6 +59,25 @@ export function readBody(req: FastifyRequest, payload: Readable, limit: number, 
   payload.resume();
 }
 
+/** The media type the parser takes: `application/json`, any parameters, any case. */
+function isJsonMediaType(req: FastifyRequest): boolean {
+  const type = req.headers['content-type'];
+  // Without Content-Type only an empty body gets through (Fastify parses nothing then).
+  if (type === undefined) return !(Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined);
+  return type.split(';', 1)[0].trim().toLowerCase() === 'application/json';
+}
+
+/** A content coding the parser does not undo (anything but `identity`). */
+function isEncoded(req: FastifyRequest): boolean {
+  const coding = req.headers['content-encoding'];
+  return coding !== undefined && coding.trim().toLowerCase() !== 'identity' && coding.trim() !== '';
+}
+
+/** The body will be refused for its headers alone (media type or content coding). */
+export function refusedByHeaders(req: FastifyRequest): boolean {
+  return !isJsonMediaType(req) || isEncoded(req);
+}
+
 export default fp(
   async (app) => {
     app.decorateRequest('rawBody', null as unknown as Buffer);
@@ -67,8 +87,12 @@ export default fp(
     // Only JSON bodies are accepted: any other media type answers 400 VALIDATION_ERROR (Content-Type).
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/json', (req, payload, done) => {
+      const encoded = isEncoded(req);
       readBody(req, payload as unknown as Readable, app.config.bodyLimitBytes, (err, body) => {
         if (err) return done(err, undefined);
+        // A compressed body read as text would be a misleading MALFORMED_JSON (or, worse, plain
+        // JSON labelled gzip would pass): the coding is refused by name, once the bytes are in.
+        if (encoded) return done(headerValidationError('Content-Encoding', 'The request body must be sent uncompressed (no Content-Encoding, or identity).'), undefined);
         req.rawBody = body as Buffer;
         done(null, undefined);
       });

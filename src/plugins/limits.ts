@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
+import { refusedByHeaders } from './body.js';
 import type { Store } from '../store/store.js';
 import { requireTenant, routePolicy, type Clock } from './types.js';
 
@@ -158,16 +159,6 @@ export class Limits {
   }
 }
 
-/**
- * False when a body will be refused for its media type (src/plugins/body.ts accepts only
- * `application/json`, any parameters, any case; a body without Content-Type is refused too).
- */
-function isJsonMediaType(req: FastifyRequest): boolean {
-  const type = req.headers['content-type'];
-  if (type === undefined) return !(Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined);
-  return type.split(';', 1)[0].trim().toLowerCase() === 'application/json';
-}
-
 /** The limit the success headers show: the one closest to exhaustion (rpm on ties). */
 function closer(a: RateLimitState, b: RateLimitState): RateLimitState {
   return b.remaining / b.limit < a.remaining / a.limit ? b : a;
@@ -186,18 +177,18 @@ export default fp(
       req.rateLimit = await limits.consumeRpm(req.tenant.accountId, policy.rpmPolicy);
     });
 
-    // Two bodies are refused while parsing, before the preHandler step: one larger than the limit
-    // (422 POINTS_EXCEEDED, step 4) and one of another media type (400, Content-Type; body
-    // parsing, step 3). The per-minute limit (step 2) is applied to them first, so the order holds
-    // for them too: before any byte when the declared Content-Length is over or the media type is
-    // not JSON, and when a chunked body is cut at the limit.
+    // Some bodies are refused while parsing, before the preHandler step: one larger than the limit
+    // (422 POINTS_EXCEEDED, step 4), one of another media type or compressed (400 naming the
+    // header; body parsing, step 3). The per-minute limit (step 2) is applied to them first, so the
+    // order holds for them too: before any byte when the headers already say so, and when a
+    // chunked body is cut at the limit.
     const countRefusedBody = async (req: FastifyRequest): Promise<void> => {
       const policy = routePolicy(req);
       if (policy && req.tenant && !req.rateLimit) req.rateLimit = await limits.consumeRpm(req.tenant.accountId, policy.rpmPolicy);
     };
     app.decorate('countRefusedBody', countRefusedBody);
     app.addHook('preParsing', async (req, _reply, payload) => {
-      if (Number(req.headers['content-length'] ?? 0) > app.config.bodyLimitBytes || !isJsonMediaType(req)) await countRefusedBody(req);
+      if (Number(req.headers['content-length'] ?? 0) > app.config.bodyLimitBytes || refusedByHeaders(req)) await countRefusedBody(req);
       return payload;
     });
 
