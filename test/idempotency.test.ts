@@ -112,6 +112,15 @@ describe('idempotency', () => {
     expect(t.control.runs).toBe(1);
   });
 
+  it('repeated Idempotency-Key headers are one key, their values joined by a comma', async () => {
+    const headers = { 'content-type': 'application/json', ...bearer(t.key), 'idempotency-key': ['d1', 'd2'] };
+    const first = await t.app.inject({ method: 'POST', url: TEST_FORECAST, headers, payload: '{}' });
+    expect(first.statusCode).toBe(200);
+    const again = await post({ 'idempotency-key': 'd1, d2' }, {});
+    expect(again.headers['x-idempotent-replayed']).toBe('true');
+    expect(t.control.runs).toBe(1);
+  });
+
   it('5xx, 503 and 504 outcomes are not stored: the key may be retried and runs again', async () => {
     for (const [i, error] of (['INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE', 'MODEL_BUSY', 'GATEWAY_TIMEOUT'] as const).entries()) {
       const key = `k-5xx-${i}`;
