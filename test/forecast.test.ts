@@ -269,6 +269,8 @@ describe('validation order steps 3 to 6', () => {
     const q = await post(base({ level: [95], quantile_policy: 'strict' }));
     expectError(q, 422, 'QUANTILE_UNSUPPORTED');
     expect(q.json.error.details).toMatchObject({ model: 'hora-1.0', level: [95], unsupported: [0.025, 0.975] });
+    const point = await post(base({ point_quantile: 0.15, quantile_policy: 'strict' }));
+    expect(point.json.error.details).toMatchObject({ level: [], unsupported: [0.15], point_quantile: 0.15 });
     expect((await post(base({ level: [80, 90], quantile_policy: 'strict' }))).res.statusCode).toBe(200);
   });
 

@@ -3,7 +3,7 @@
 mod clean_common;
 use clean_common::*;
 use hora_core::ErrorCode;
-use serde_json::json;
+use serde_json::{json, Value};
 
 fn with_gap(u: &str, n: i64, gap: std::ops::Range<i64>) -> Vec<Row> {
     hourly(u, n).into_iter().enumerate().filter(|(k, _)| !gap.contains(&(*k as i64))).map(|(_, r)| r).collect()
@@ -125,6 +125,15 @@ fn unknown_accept_ids_are_reported_not_refused() {
     let w = &out.report.unwrap()["warnings"];
     assert!(w.as_array().unwrap().contains(&json!({"code": "accept_id_unknown", "id": "no.such"})));
     assert!(w.as_array().unwrap().contains(&json!({"code": "decline_not_reversible", "id": "ds.sort"})));
+}
+
+#[test]
+fn a_repeated_accept_id_is_one_instruction_and_one_warning() {
+    let t = table(&hourly("a", 30));
+    let out = run(&t, Some("h"), 1, &opts(json!({"accept": ["no.such", "no.such", "other", "no.such"]}))).unwrap();
+    let w = out.report.unwrap()["warnings"].as_array().unwrap().clone();
+    let unknown: Vec<&Value> = w.iter().filter(|x| x["code"] == "accept_id_unknown").map(|x| &x["id"]).collect();
+    assert_eq!(unknown, [&json!("no.such"), &json!("other")]);
 }
 
 #[test]

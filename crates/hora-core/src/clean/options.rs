@@ -198,8 +198,8 @@ impl CleanOptions {
             clean_exog: self.clean_exog.unwrap_or(true),
             gap_split_min_steps: self.gap_split_min_steps,
             knobs: self.knobs(nonnegative.as_deref())?,
-            accept: self.accept.clone(),
-            decline: self.decline.clone(),
+            accept: distinct(&self.accept),
+            decline: distinct(&self.decline),
         })
     }
 
@@ -253,3 +253,11 @@ impl CleanOptions {
         })
     }
 }
+
+/// Ids in the order first sent, each once: a repeated id is the same instruction (as repeated
+/// `level` entries are merged), and is reported once if it matches nothing.
+fn distinct(ids: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    ids.iter().filter(|id| seen.insert(id.as_str())).cloned().collect()
+}
+

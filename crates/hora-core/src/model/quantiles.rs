@@ -75,7 +75,13 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
             .filter(|l| unsupported.contains(&clean(0.5 - *l as f64 / 200.0)) || unsupported.contains(&clean(0.5 + *l as f64 / 200.0)))
             .collect();
         let bad_point = req.point_quantile.filter(|p| position(native, *p).is_none());
-        if !unsupported.is_empty() || bad_point.is_some() {
+        // `unsupported` lists every non-native quantile the request needs, the point one included.
+        let mut unsupported = unsupported;
+        if let Some(p) = bad_point.filter(|p| !unsupported.contains(p)) {
+            unsupported.push(p);
+            unsupported.sort_by(|a, b| a.total_cmp(b));
+        }
+        if !unsupported.is_empty() {
             let mut e = HoraError::new(ErrorCode::QuantileUnsupported, "A requested quantile is not native to the model and quantile_policy is strict.")
                 .with("model", model)
                 .with("level", bad_levels)
@@ -168,8 +174,11 @@ mod tests {
         let e = plan(&[80, 95], Some(0.33), QuantilePolicy::Strict).unwrap_err();
         assert_eq!(e.code, ErrorCode::QuantileUnsupported);
         assert_eq!(e.details["level"], json!([95]));
-        assert_eq!(e.details["unsupported"], json!([0.025, 0.975]));
+        assert_eq!(e.details["unsupported"], json!([0.025, 0.33, 0.975]));
         assert_eq!(e.details["point_quantile"], json!(0.33));
+        // A non-native point quantile alone is named in `unsupported` too.
+        let e = plan(&[], Some(0.15), QuantilePolicy::Strict).unwrap_err();
+        assert_eq!((e.details["level"].clone(), e.details["unsupported"].clone()), (json!([]), json!([0.15])));
         assert!(plan(&[80, 90], Some(0.7), QuantilePolicy::Strict).is_ok());
     }
 
