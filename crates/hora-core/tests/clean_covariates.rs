@@ -70,6 +70,21 @@ fn text_in_one_entity_makes_the_column_not_numeric_for_that_entity_only() {
 }
 
 #[test]
+fn text_in_history_the_cleaning_cuts_away_does_not_make_the_column_not_numeric() {
+    // A 60-hour gap splits the series; only the segment after it is kept.
+    let rows: Vec<Row> = hourly("a", 300).into_iter().enumerate().filter(|(k, _)| !(100..160).contains(k)).map(|(_, r)| r).collect();
+    let mut t = table_with(&rows, &[("temp", vec![Some(1.0); rows.len()])]);
+    t.covariates[0].non_numeric = vec![5];
+    let f = future("a", 300, 1, "temp", Some(1.0));
+    let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(column(&out, "temp")["reason"], "model_unsupported");
+    // The same text in the kept segment counts.
+    t.covariates[0].non_numeric = vec![200];
+    let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(column(&out, "temp")["reason"], "not_numeric");
+}
+
+#[test]
 fn clean_exog_fills_short_covariate_gaps_and_false_makes_them_unusable() {
     let mut vals: Vec<Option<f64>> = (0..30).map(|k| Some(k as f64)).collect();
     vals[10] = None;
@@ -88,6 +103,42 @@ fn clean_exog_fills_short_covariate_gaps_and_false_makes_them_unusable() {
     let t = table_with(&hourly("a", 100), &[("temp", long)]);
     let out = run_future(&t, &future("a", 100, 1, "temp", Some(1.0)), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(column(&out, "temp")["reason"], "long_gaps");
+}
+
+#[test]
+fn a_covariate_fill_that_is_only_proposed_leaves_the_column_with_gaps() {
+    let mut vals: Vec<Option<f64>> = (0..30).map(|k| Some(k as f64)).collect();
+    vals[10] = None;
+    let t = table_with(&hourly("a", 30), &[("temp", vals)]);
+    let f = future("a", 30, 1, "temp", Some(1.0));
+    for options in [json!({"preset": "strict"}), json!({"clean_series": false})] {
+        let out = run_future(&t, &f, Some("h"), 1, &opts(options.clone())).unwrap();
+        assert_eq!(column(&out, "temp")["reason"], "gaps", "{options}");
+        assert_eq!(decisions(out.report.as_ref().unwrap(), "exog.impute")[0]["status"], "proposed", "{options}");
+    }
+    // The raw preset fills nothing: the gap stays.
+    let out = run_future(&t, &f, Some("h"), 1, &opts(json!({"preset": "raw"}))).unwrap();
+    assert_eq!(column(&out, "temp")["reason"], "gaps");
+    // Accepting the proposal fills the gap.
+    let out = run_future(&t, &f, Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["exog.impute"]}))).unwrap();
+    assert_eq!(column(&out, "temp")["reason"], "model_unsupported");
+}
+
+#[test]
+fn future_rows_at_no_forecast_stamp_are_ignored_with_a_warning() {
+    let t = table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]);
+    // Stamps 30..35 for h = 2: the last three are past the horizon.
+    let f = future("a", 30, 5, "temp", Some(1.0));
+    let out = run_future(&t, &f, Some("h"), 2, &opts(json!({}))).unwrap();
+    assert_eq!(column(&out, "temp")["reason"], "model_unsupported");
+    let w = out.warnings.iter().find(|w| w["code"] == "future_rows_unused").expect("a warning");
+    assert_eq!(w["unique_id"], "a");
+    assert_eq!(w["count"], 3);
+    assert_eq!(w["stamps"][0], hour_stamp(32));
+    assert!(out.report.as_ref().unwrap()["warnings"].as_array().unwrap().contains(w));
+    // Every future row at a forecast stamp: no warning.
+    let out = run_future(&t, &future("a", 30, 2, "temp", Some(1.0)), Some("h"), 2, &opts(json!({}))).unwrap();
+    assert!(out.warnings.iter().all(|w| w["code"] != "future_rows_unused"));
 }
 
 #[test]

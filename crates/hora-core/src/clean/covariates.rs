@@ -7,10 +7,11 @@ use serde_json::{json, Value};
 
 use super::decisions::{ranges_of, Decision, DecisionId};
 use super::entity::{auto_split_steps, Ctx, Outcome};
-use super::kernels::{self, missing_runs};
-use super::options::ImputeMethod;
+use super::kernels::missing_runs;
+use super::options::Preset;
+use super::policy::LISTED_MAX;
 use super::prepare::Prepared;
-use super::stamps::{self, Zone};
+use super::stamps::{self, format_utc, Zone};
 use super::CleanRequest;
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::CovariateColumn;
@@ -73,6 +74,19 @@ fn name_future_rows(mut err: HoraError) -> HoraError {
     err
 }
 
+/// The warning for an entity's future rows whose stamp is no forecast stamp (past the horizon,
+/// inside the history, or off the grid): they are ignored, and the caller is told so rather
+/// than left to think they were used. `None` when every future row has a forecast stamp.
+pub fn unused_future_rows(unique_id: &str, forecast_stamps: &[i64], future_stamps: Option<&FutureRows>) -> Option<Value> {
+    let (stamps_, _) = future_stamps?;
+    let unused: Vec<i64> = stamps_.iter().copied().filter(|t| forecast_stamps.binary_search(t).is_err()).collect();
+    if unused.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> = unused.iter().take(LISTED_MAX).map(|t| format_utc(*t)).collect();
+    Some(json!({"code": "future_rows_unused", "unique_id": unique_id, "count": unused.len(), "stamps": listed}))
+}
+
 /// Per column of entity `e`: role, used, reason; plus the `exog.impute` decisions of short gaps.
 /// `future_stamps` are the entity's future rows from [`read_future`].
 pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_stamps: Option<&FutureRows>) -> (Option<Vec<Value>>, Vec<Decision>) {
@@ -93,46 +107,51 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         let role = if future_col.is_some() { "future" } else { "past" };
         // History of the column on the cleaned grid: NaN where no row or no number.
         let mut values = vec![f64::NAN; o.grid.len()];
+        let mut kept_text = false;
         for (t, row) in p.ts.iter().zip(&p.rows) {
             if let Ok(k) = o.grid.binary_search(t) {
                 values[k] = col.values[*row as usize];
+                kept_text |= !col.non_numeric.is_empty() && text(col, *row);
             }
         }
         let runs = missing_runs(&values);
         let interior = |r: &(usize, usize)| r.0 > 0 && r.0 + r.1 < values.len();
         let fillable = runs.iter().all(|r| interior(r) && r.1 <= short_limit);
-        let gaps_ok = runs.is_empty() || (ctx.res.clean_exog && fillable);
         let future = future_col.zip(last_future_rows.as_ref());
         // Each forecast stamp needs a number in its future row.
         let covers = match future {
             Some((fc, rows)) => rows.iter().all(|r| r.is_some_and(|r| fc.values[r as usize].is_finite())),
             None => o.forecast_stamps.is_empty(),
         };
-        // A string or boolean in a row of this entity that counts: a kept history row, or the
+        // A string or boolean in a row of this entity that counts: a history row on the cleaned
+        // grid (not one dropped off the grid or cut by a split, judged like a gap there), or the
         // future row of a forecast stamp. Another entity's text does not make this one's column
         // unusable.
-        let non_numeric = (!col.non_numeric.is_empty() && p.rows.iter().any(|&r| text(col, r)))
-            || future.is_some_and(|(fc, rows)| rows.iter().flatten().any(|&r| text(fc, r)));
+        let non_numeric = kept_text || future.is_some_and(|(fc, rows)| rows.iter().flatten().any(|&r| text(fc, r)));
+        // Short interior gaps are filled only when clean_exog allows it and the fill is applied:
+        // proposed under strict or clean_series false, or under raw (which fills nothing), the
+        // gaps stay and the column is unusable for them.
+        let mut filled = false;
+        if !non_numeric && !runs.is_empty() && ctx.res.clean_exog && fillable {
+            let count: usize = runs.iter().map(|r| r.1).sum();
+            let mut d = Decision::new(DecisionId::ExogImpute, &p.unique_id, count, ctx.res)
+                .with_ranges(ranges_of(&runs, |k| o.grid[k]));
+            d.method = Some("linear");
+            d.column = Some(col.name.clone());
+            // hora-1.0 reads no covariate, so the filled values themselves go nowhere: the
+            // decision records the fill (linear) and the column's reason says what it achieved.
+            filled = d.applied() && ctx.res.preset != Preset::Raw;
+            decisions.push(d);
+        }
         let reason = if non_numeric {
             "not_numeric"
-        } else if !gaps_ok {
-            if ctx.res.clean_exog { "long_gaps" } else { "gaps" }
+        } else if !runs.is_empty() && !filled {
+            if ctx.res.clean_exog && !fillable { "long_gaps" } else { "gaps" }
         } else if !covers {
             "future_values_missing"
         } else {
             "model_unsupported"
         };
-        if !non_numeric && !runs.is_empty() && gaps_ok {
-            let filled: usize = runs.iter().map(|r| r.1).sum();
-            for &r in &runs {
-                kernels::fill_run(&mut values, r, ImputeMethod::Linear, 0);
-            }
-            let mut d = Decision::new(DecisionId::ExogImpute, &p.unique_id, filled, ctx.res)
-                .with_ranges(ranges_of(&runs, |k| o.grid[k]));
-            d.method = Some("linear");
-            d.column = Some(col.name.clone());
-            decisions.push(d);
-        }
         // hora-1.0 uses no covariate: a column that passes every check is still not used.
         columns.push(json!({"name": col.name, "role": role, "used": false, "reason": reason}));
     }

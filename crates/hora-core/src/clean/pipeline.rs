@@ -72,8 +72,9 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         let placed = grid::place(p, &choice.spec, ctx.zone)?;
         let mut pre: Vec<Decision> = p.decisions.clone();
         pre.extend(grid::off_grid_decision(p, &placed, &res));
-        let o = entity::clean(p, placed, &ctx);
+        let mut o = entity::clean(p, placed, &ctx);
         let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
+        o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
         Ok((pre, o, columns, exog))
     });
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());

@@ -102,6 +102,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let future = covariates::read_future(req, &zone, |_| None)?;
     let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2 };
     let mut entities = Vec::with_capacity(parsed.len());
+    let mut unused = Vec::new();
     let mut points = 0u64;
     for (e, ts) in parsed.into_iter().enumerate() {
         let rows: Vec<u32> = table.entity_range(e).map(|k| k as u32).collect();
@@ -121,6 +122,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
         };
         let p = raw_prepared(&table.entities[e], ts, values, rows);
         let (columns, _) = covariates::assess(req, &p, &o, &ctx, future[e].as_ref());
+        unused.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
         entities.push(CleanEntity {
             unique_id: p.unique_id.clone(),
             model_input: report::model_input(&p.unique_id, &o, columns),
@@ -133,6 +135,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     if res.policy.deprecated {
         warnings.push(json!({"code": "cleaning_version_deprecated"}));
     }
+    warnings.extend(unused);
     Ok(Cleaned {
         freq: freq_str.to_string(),
         grid: spec.freq,
