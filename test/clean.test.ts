@@ -121,6 +121,17 @@ describe('POST /v1/clean', () => {
     expect(dry.json.cleaning_report.overall.output_points).toBe(10);
   });
 
+  it('with a model, the forecast model checks apply to h and strict quantiles; without one, h is held to 2048', async () => {
+    const body = { series: seasonalRows('a', 48), freq: 'h' };
+    expectError(await clean({ ...body, model: 'hora', h: 1500 }), 422, 'HORIZON_EXCEEDS_MODEL');
+    expectError(await clean({ ...body, model: 'hora', quantile_policy: 'strict', level: [95] }), 422, 'QUANTILE_UNSUPPORTED');
+    expect((await clean({ ...body, model: 'hora', h: 24, quantile_policy: 'strict', level: [80] })).res.statusCode).toBe(200);
+    expect((await clean({ ...body, h: 1500 })).res.statusCode).toBe(200);
+    const over = await clean({ ...body, h: 2049 });
+    expectError(over, 422, 'VALIDATION_ERROR');
+    expect(over.json.error.details.errors[0].field).toBe('h');
+  });
+
   it('a refusal naming 60,000 entities is still their 422 with the whole report, on forecast and /clean', async () => {
     // Each entity's report entry and blocking record cross from the addon: millions of values.
     const series = Array.from({ length: 60_000 }, (_, e) => ({ unique_id: `e${e}`, ds: '2024-01-01T00:00:00Z', y: 1 }));

@@ -128,7 +128,6 @@ describe('validation order steps 3 to 6', () => {
   it('wrong types of small fields are VALIDATION_ERROR naming them', async () => {
     for (const [field, value] of [
       ['h', 0],
-      ['h', 2049],
       ['h', 1.5],
       ['level', [100]],
       ['quantile_policy', 'closest'],
@@ -266,6 +265,8 @@ describe('validation order steps 3 to 6', () => {
     const h = await post(base({ h: 1025 }));
     expectError(h, 422, 'HORIZON_EXCEEDS_MODEL');
     expect(h.json.error.details).toEqual({ model: 'hora-1.0', h: 1025, max_horizon: 1024 });
+    // Past the field's 2048 too: "1 to 2048 and at most the model's maximum horizon, else HORIZON_EXCEEDS_MODEL".
+    for (const big of [2049, 1e9]) expect((await post(base({ h: big }))).json.error).toMatchObject({ code: 'HORIZON_EXCEEDS_MODEL', details: { h: big } });
     const q = await post(base({ level: [95], quantile_policy: 'strict' }));
     expectError(q, 422, 'QUANTILE_UNSUPPORTED');
     expect(q.json.error.details).toMatchObject({ model: 'hora-1.0', level: [95], unsupported: [0.025, 0.975] });

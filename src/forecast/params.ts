@@ -2,7 +2,7 @@
 import { ApiError, fromEngineError } from '../errors.js';
 import { checkQuantiles, runLengthCheck, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
-import { DEFAULTS, MODEL_IDS, type TopLevelFields } from '../schemas/request.js';
+import { DEFAULTS, H_FIELD_MAX, MODEL_IDS, type TopLevelFields } from '../schemas/request.js';
 
 /** The cleaning options handed to the engine: the request's, with the resolved preset and version. */
 export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): Record<string, unknown> {
@@ -54,7 +54,7 @@ export interface LengthCheck {
  * decide, cleaning just those entities, because one whose long gap the cleaning will cut skips
  * this check. Every other finding waits for the cleaning step.
  */
-export async function checkSeriesLength(parsed: ParsedRequest, model: ModelInfo, raw: boolean, check: LengthCheck): Promise<void> {
+async function checkSeriesLength(parsed: ParsedRequest, model: ModelInfo, raw: boolean, check: LengthCheck): Promise<void> {
   if (!parsed.hasEntityLongerThan(model.maxContext, raw)) return;
   const error = await runLengthCheck(parsed, {
     freq: check.freq,
@@ -75,11 +75,15 @@ export async function checkForecastModel(
   policy: EffectivePolicy,
 ): Promise<void> {
   checkModelId(top);
-  if (params.h > model.maxHorizon) {
-    throw new ApiError('HORIZON_EXCEEDS_MODEL', `h = ${params.h} exceeds the model's maximum horizon of ${model.maxHorizon}.`, {
+  // h passed step 3 as an integer of at least 1; the field's 2048 and the model's maximum are one
+  // rule here (contract: "1 to 2048 and at most the model's maximum horizon, else
+  // HORIZON_EXCEEDS_MODEL").
+  const maxHorizon = Math.min(H_FIELD_MAX, model.maxHorizon);
+  if (params.h > maxHorizon) {
+    throw new ApiError('HORIZON_EXCEEDS_MODEL', `h = ${params.h} exceeds the maximum horizon of ${maxHorizon} for ${model.name}.`, {
       model: model.name,
       h: params.h,
-      max_horizon: model.maxHorizon,
+      max_horizon: maxHorizon,
     });
   }
   const quantileError = checkQuantiles(params);

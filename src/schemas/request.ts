@@ -94,12 +94,18 @@ export const ModelOptions = Type.Object(
   { additionalProperties: false },
 );
 
+/** The contract's range of `h` as a field (the model's maximum may be lower). */
+export const H_FIELD_MAX = 2048;
+const HORIZON_RULE = `1 to ${H_FIELD_MAX} and at most the model's maximum horizon, else 422 HORIZON_EXCEEDS_MODEL.`;
+
 /** Every top-level field except the row arrays: what the service validates after the addon's parse. */
 export const TopLevelFields = Type.Object(
   {
     model: Type.Optional(Type.String({ default: DEFAULTS.model, description: `${MODEL_IDS.join(' or its alias ')}.` })),
     model_options: Type.Optional(ModelOptions),
-    h: Type.Optional(Type.Integer({ minimum: 1, maximum: 2048 })),
+    // No maximum here: step 3 checks only the type and the lower bound. Above the field's 2048
+    // or the model's maximum is HORIZON_EXCEEDS_MODEL at step 6, as the contract's field row says.
+    h: Type.Optional(Type.Integer({ minimum: 1 })),
     freq: Type.Optional(Type.String()),
     level: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 99 }))),
     quantile_policy: Type.Optional(Type.Enum(['nearest', 'strict'], { default: DEFAULTS.quantile_policy })),
@@ -115,7 +121,7 @@ export type TopLevelFields = Static<typeof TopLevelFields>;
 export const ForecastRequest = Type.Object(
   {
     ...TopLevelFields.properties,
-    h: Type.Integer({ minimum: 1, maximum: 2048 }),
+    h: Type.Integer({ minimum: 1, maximum: H_FIELD_MAX, description: HORIZON_RULE }),
     series: Type.Array(SeriesRow, { minItems: 1 }),
     future_covariates: Type.Optional(Type.Array(FutureCovariateRow)),
   },
@@ -125,6 +131,7 @@ export const ForecastRequest = Type.Object(
 export const CleanRequest = Type.Object(
   {
     ...TopLevelFields.properties,
+    h: Type.Optional(Type.Integer({ minimum: 1, maximum: H_FIELD_MAX, description: `${HORIZON_RULE} Without \`model\`, above ${H_FIELD_MAX} is VALIDATION_ERROR.` })),
     series: Type.Array(SeriesRow, { minItems: 1 }),
     future_covariates: Type.Optional(Type.Array(FutureCovariateRow)),
   },
