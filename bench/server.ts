@@ -18,7 +18,7 @@ export interface BenchServer {
 export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hora-bench-'));
   const store = await SqliteStore.open(dataDir);
-  const cli = (...argv: string[]) => runCommand({ store, keyPrefix: 'hora' }, argv);
+  const cli = (...argv: string[]) => runCommand({ store, keyPrefix: () => 'hora' }, argv);
   await cli('org', 'create', 'bench');
   await cli('account', 'create', 'bench', '--org', 'bench');
   const key = String((await cli('key', 'create', '--account', 'bench', '--name', 'bench')).key);

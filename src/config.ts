@@ -39,11 +39,15 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** Longest timer Node keeps (a longer one fires after 1 ms, with only a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A decimal integer in [min, max]; unset or empty is the default. `0x10` and `1e3` are refused. */
 function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw.trim());
-  if (!Number.isInteger(value) || value < min || value > max) {
+  const value = /^[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}".`);
   }
   return value;
@@ -84,7 +88,7 @@ export function inferenceThreads(env: Env = process.env): number {
 
 export function loadConfig(env: Env = process.env): Config {
   const { dataDir, keyPrefix } = loadStoreConfig(env);
-  const requestBudgetMs = int(env, 'HORA_REQUEST_BUDGET_MS', 30_000, 1);
+  const requestBudgetMs = int(env, 'HORA_REQUEST_BUDGET_MS', 30_000, 1, MAX_TIMER_MS);
   return {
     host: str(env, 'HOST', '127.0.0.1'),
     port: int(env, 'PORT', 8080, 0, 65_535),
@@ -97,7 +101,8 @@ export function loadConfig(env: Env = process.env): Config {
     requestBudgetMs,
     inferenceSlots: int(env, 'HORA_INFERENCE_SLOTS', 1, 1),
     inferenceQueue: int(env, 'HORA_INFERENCE_QUEUE', 16, 0),
-    inferenceWaitMs: int(env, 'HORA_INFERENCE_WAIT_MS', Math.min(5_000, requestBudgetMs), 0),
+    // A wait longer than the budget could only end in the budget's 504 (docs/service.md).
+    inferenceWaitMs: int(env, 'HORA_INFERENCE_WAIT_MS', Math.min(5_000, requestBudgetMs), 0, requestBudgetMs),
     inferenceThreads: inferenceThreads(env),
     bodyLimitBytes: int(env, 'HORA_BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, 1024),
     logLevel: oneOf(env, 'HORA_LOG_LEVEL', 'info', LOG_LEVELS),

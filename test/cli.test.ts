@@ -111,6 +111,40 @@ describe('npx hora', () => {
   }, 120_000);
 });
 
+describe('the CLI mints keys with the prefix of the server on its HORA_DATA_DIR', () => {
+  it('follows the prefix the server started with, and refuses a different HORA_KEY_PREFIX', async () => {
+    const dir = tempDataDir();
+    try {
+      const cli = (env: Record<string, string>, ...args: string[]) =>
+        run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir, ...env } }).then(
+          (r) => ({ code: 0, out: JSON.parse(r.stdout) }),
+          (e) => ({ code: e.code as number, out: JSON.parse(e.stderr) }),
+        );
+      await cli({}, 'org', 'create', 'o');
+      await cli({}, 'account', 'create', 'a', '--org', 'o');
+      // Before any server start: HORA_KEY_PREFIX, else hora.
+      expect((await cli({}, 'key', 'create', '--account', 'a', '--name', 'k0')).out.key).toMatch(/^hora_live_/);
+      const app = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0', HORA_KEY_PREFIX: 'acme' }), { logger: false, routes: testRoutes(new TestControl()) });
+      try {
+        const minted = await cli({}, 'key', 'create', '--account', 'a', '--name', 'k1');
+        expect(minted.out.key).toMatch(/^acme_live_/);
+        const res = await app.inject({ method: 'POST', url: TEST_FORECAST, headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.out.key}` }, payload: '{}' });
+        expect(res.statusCode).toBe(200);
+        expect((await cli({ HORA_KEY_PREFIX: 'acme' }, 'key', 'create', '--account', 'a', '--name', 'k2')).out.key).toMatch(/^acme_live_/);
+        const refused = await cli({ HORA_KEY_PREFIX: 'other' }, 'key', 'create', '--account', 'a', '--name', 'k3');
+        expect(refused.code).toBe(2);
+        expect(refused.out.error.message).toMatch(/HORA_KEY_PREFIX is "other" here, but the server .* serves "acme"/);
+        // Commands that mint nothing do not care.
+        expect((await cli({ HORA_KEY_PREFIX: 'other' }, 'endpoint', 'resume', 'clean')).code).toBe(0);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a running server sees operator changes within one second', () => {
   let app: FastifyInstance;
   let base: string;

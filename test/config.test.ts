@@ -43,5 +43,12 @@ describe('config', () => {
     expect(() => loadConfig({ HORA_CLEAN_CAPACITY: '0' })).toThrow(/HORA_CLEAN_CAPACITY/);
     expect(() => loadConfig({ HORA_KEY_PREFIX: 'a_b' })).toThrow(/HORA_KEY_PREFIX/);
     expect(() => loadConfig({ HORA_INFERENCE_THREADS: '0' })).toThrow(/HORA_INFERENCE_THREADS/);
+    // Only decimal integers: not hex, not exponents, not fractions.
+    for (const raw of ['0x10', '1e3', '5.0', '-1']) expect(() => loadConfig({ HORA_DAILY_POINTS: raw }), raw).toThrow(/HORA_DAILY_POINTS/);
+    expect(loadConfig({ HORA_DAILY_POINTS: ' 5 ' }).dailyPoints).toBe(5);
+    // Timers past 2^31 - 1 ms would fire at once; a wait past the budget could only time out.
+    expect(() => loadConfig({ HORA_REQUEST_BUDGET_MS: String(2 ** 31) })).toThrow(/HORA_REQUEST_BUDGET_MS/);
+    expect(loadConfig({ HORA_REQUEST_BUDGET_MS: String(2 ** 31 - 1) }).requestBudgetMs).toBe(2 ** 31 - 1);
+    expect(() => loadConfig({ HORA_REQUEST_BUDGET_MS: '1000', HORA_INFERENCE_WAIT_MS: '60000' })).toThrow(/HORA_INFERENCE_WAIT_MS must be an integer from 0 to 1000/);
   });
 });

@@ -33,7 +33,8 @@ export class CliError extends Error {
 
 export interface CliContext {
   store: Store;
-  keyPrefix: string;
+  /** The prefix of a key minted now; throws a CliError when it cannot be told (src/cli/main.ts). */
+  keyPrefix: () => string;
   now?: () => Date;
 }
 
@@ -203,7 +204,7 @@ async function key(ctx: CliContext, verb: string | undefined, args: string[]): P
     if (nameChars < 1 || nameChars > 64) throw new CliError('invalid_value', '--name must be 1 to 64 characters');
     const owner = await ctx.store.getAccount(accountId);
     if (!owner) throw new CliError('not_found', `account "${accountId}" does not exist`);
-    const generated = generateKey(ctx.keyPrefix);
+    const generated = generateKey(ctx.keyPrefix());
     const created = await storeCall(() =>
       ctx.store.createKey({
         keyId: generated.keyId,

@@ -4,11 +4,27 @@ import { ConfigError, loadStoreConfig } from '../config.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { CliError, runCommand } from './commands.js';
 
+/**
+ * The prefix new keys get: the one the server last started with on this HORA_DATA_DIR, so that
+ * its keys are accepted; before any start, HORA_KEY_PREFIX (or `hora`). A HORA_KEY_PREFIX set
+ * here that differs from the server's is refused when a key is minted, not silently used.
+ */
+async function mintingPrefix(store: SqliteStore, configured: string, explicit: string | null, dataDir: string): Promise<() => string> {
+  const served = await store.servedKeyPrefix();
+  return () => {
+    if (served !== null && explicit !== null && explicit !== served) {
+      throw new CliError('invalid_value', `HORA_KEY_PREFIX is "${explicit}" here, but the server on HORA_DATA_DIR=${dataDir} serves "${served}": its keys would be refused. Unset HORA_KEY_PREFIX or restart the server with it.`);
+    }
+    return served ?? configured;
+  };
+}
+
 async function main(argv: string[]): Promise<number> {
   try {
-    const { dataDir, keyPrefix } = loadStoreConfig(process.env);
+    const { dataDir, keyPrefix: configured } = loadStoreConfig(process.env);
     const store = await SqliteStore.open(dataDir);
     try {
+      const keyPrefix = await mintingPrefix(store, configured, process.env.HORA_KEY_PREFIX?.trim() ? configured : null, dataDir);
       const out = await runCommand({ store, keyPrefix }, argv);
       process.stdout.write(`${JSON.stringify(out)}\n`);
       return 0;

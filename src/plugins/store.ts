@@ -27,6 +27,11 @@ export default fp<StorePluginOptions>(
   async (app, opts) => {
     const store = opts.store ?? (await openStore(app.config.dataDir));
     app.decorate('store', store);
+    // The operator CLI mints keys with the prefix recorded here (docs/service.md).
+    const previous = await store.recordServedKeyPrefix(app.config.keyPrefix);
+    if (previous !== null && previous !== app.config.keyPrefix) {
+      app.log.warn(`HORA_KEY_PREFIX changed from "${previous}" to "${app.config.keyPrefix}": keys issued as ${previous}_live_... are refused from now on.`);
+    }
     const timer = setInterval(() => {
       const now = app.clock.now();
       store.sweep(now, dayBefore(now)).catch((err: unknown) => app.log.warn({ err }, 'store sweep failed'));

@@ -73,4 +73,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX usage_by_account_day ON usage_ledger(account, day);
   `,
+  // The key prefix the server last started with, so that the operator CLI mints keys it accepts.
+  `
+  CREATE TABLE settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  `,
 ];

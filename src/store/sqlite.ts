@@ -234,6 +234,24 @@ export class SqliteStore implements Store {
     return bool(this.one('SELECT paused FROM endpoint_pauses WHERE endpoint = ?', [endpoint])?.paused);
   }
 
+  // ---- settings ----
+
+  async servedKeyPrefix(): Promise<string | null> {
+    const row = this.one("SELECT value FROM settings WHERE name = 'served_key_prefix'", []);
+    return row ? text(row.value) : null;
+  }
+
+  async recordServedKeyPrefix(prefix: string): Promise<string | null> {
+    return this.transaction(() => {
+      const row = this.one("SELECT value FROM settings WHERE name = 'served_key_prefix'", []);
+      this.db.run(
+        "INSERT INTO settings (name, value, updated_at) VALUES ('served_key_prefix', ?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        [prefix, nowIso()],
+      );
+      return row ? text(row.value) : null;
+    });
+  }
+
   // ---- idempotency ----
 
   async idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin> {

@@ -170,5 +170,9 @@ export interface Store {
   /** Deletes expired idempotency records, past minute windows and quota days before `oldestDay`. */
   sweep(nowMs: number, oldestDay: string): Promise<void>;
 
+  /** The key prefix the server last started with on this store, or null before any start. */
+  servedKeyPrefix(): Promise<string | null>;
+  /** Records the server's key prefix at start; returns the one recorded before, if any. */
+  recordServedKeyPrefix(prefix: string): Promise<string | null>;
   close(): Promise<void>;
 }

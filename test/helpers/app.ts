@@ -48,7 +48,7 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
   const control = new TestControl();
   const app = await buildApp(config, { clock, logger: false, routes: testRoutes(control) });
   await app.ready();
-  const hora = (...argv: string[]): Promise<Record<string, unknown>> => runCommand({ store: app.store, keyPrefix: config.keyPrefix, now: () => new Date(clock.now()) }, argv);
+  const hora = (...argv: string[]): Promise<Record<string, unknown>> => runCommand({ store: app.store, keyPrefix: () => config.keyPrefix, now: () => new Date(clock.now()) }, argv);
   await hora('org', 'create', 'acme');
   await hora('account', 'create', 'acct', '--org', 'acme');
   const created = await hora('key', 'create', '--account', 'acct', '--name', 'test key');
