@@ -13,7 +13,10 @@ fn push_number(out: &mut String, buf: &mut zmij::Buffer, v: f64) {
     let single = v as f32;
     // Only a true 0 prints as the f32 0: a value that rounds to 0 in f32 (a series of 1e-50 scaled
     // back) is not 0.
-    if v == 0.0 || (single.is_finite() && single.abs() >= f32::MIN_POSITIVE) {
+    if v == 0.0 {
+        // -0.0 (a mirrored or clipped zero) is the same forecast as 0.0; print one form.
+        out.push_str("0.0");
+    } else if single.is_finite() && single.abs() >= f32::MIN_POSITIVE {
         out.push_str(buf.format_finite(single));
     } else {
         out.push_str(buf.format_finite(v));
@@ -76,6 +79,7 @@ mod tests {
     fn values_are_printed_to_single_precision_and_read_back_to_the_same_f32() {
         assert_eq!(printed(65.35710144042969), "65.3571");
         assert_eq!(printed(0.0), "0.0");
+        assert_eq!(printed(-0.0), "0.0");
         assert_eq!(printed(-2.5), "-2.5");
         for v in [1e12 + 12345.0, 1e-9 * 3.3, -7.123456789, 123456.789] {
             let text = printed(v);

@@ -465,7 +465,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                 }
                 name => {
                     let Some(c) = b.column(name) else {
-                        self.errors.push(|| path(name), "at most 8 covariate columns in total");
+                        self.errors.push(|| path(name), "is a covariate column past the 8 allowed in total");
                         continue;
                     };
                     if set_columns.contains(&c) {
