@@ -222,7 +222,7 @@ describe('over a listening server with tight limits', () => {
   let s: TestApp;
   let url: string;
   beforeAll(async () => {
-    s = await makeTestApp({ HORA_FORECAST_RPM: '3', HORA_CLEAN_CAPACITY: '1', HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '0', HORA_REQUEST_BUDGET_MS: '100' });
+    s = await makeTestApp({ HORA_FORECAST_RPM: '4', HORA_CLEAN_CAPACITY: '1', HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '0', HORA_REQUEST_BUDGET_MS: '100' });
     await s.app.listen({ host: '127.0.0.1', port: 0 });
     const addr = s.app.server.address();
     url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
@@ -255,8 +255,8 @@ describe('over a listening server with tight limits', () => {
     const malformed = await fetch(url + TEST_FORECAST, { method: 'POST', headers: { ...bearer(s.key), 'content-type': 'application/json' }, body: '{"a":' });
     expect([malformed.status, ((await malformed.json()) as any).error.code]).toEqual([400, 'MALFORMED_JSON']);
 
-    // Three forecast calls counted this minute (the 504, the 503 MODEL_BUSY, the malformed body);
-    // the bad media type was refused while parsing, before the per-minute step.
+    // Four forecast calls counted this minute (the 504, the 503 MODEL_BUSY, the bad media type
+    // and the malformed body: both refused while parsing, after the per-minute step).
     const limited = await send(TEST_FORECAST, {});
     expect([limited.status, limited.body.error.code, limited.headers.get('x-ratelimit-policy')]).toEqual([429, 'RATE_LIMIT_EXCEEDED', 'forecast-rpm']);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
