@@ -98,6 +98,14 @@ describe('npx hora', () => {
     expect((await hora('org', 'create', 'x', '--colour', 'red')).code).not.toBe(0);
   });
 
+  it('--help (anywhere) and no arguments print the usage as one JSON object, exit 0', async () => {
+    for (const args of [['--help'], ['org', 'create', '--help'], []]) {
+      const r = await hora(...args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.out.usage).toContain('hora org create ORG [--preset P] [--version V]');
+    }
+  });
+
   it('a malformed HORA_* value is a malformed value: exit 2 with invalid_value', async () => {
     const failed = await run(process.execPath, [BIN, 'org', 'list'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir, HORA_KEY_PREFIX: 'a_b' } }).catch((e) => e);
     expect(failed.code).toBe(2);

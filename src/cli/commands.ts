@@ -255,6 +255,8 @@ async function usage(ctx: CliContext, args: string[]): Promise<Json> {
 
 /** Runs one command line (without the program name) and returns the JSON object to print. */
 export async function runCommand(ctx: CliContext, argv: string[]): Promise<Json> {
+  // Help is an answer like any other: one JSON object on stdout, exit 0.
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return { usage: [...USAGE] };
   const [group, verb, ...rest] = argv;
   switch (group) {
     case 'org':
