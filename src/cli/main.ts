@@ -9,11 +9,11 @@ import { CliError, runCommand } from './commands.js';
  * its keys are accepted; before any start, HORA_KEY_PREFIX (or `hora`). A HORA_KEY_PREFIX set
  * here that differs from the server's is refused when a key is minted, not silently used.
  */
-async function mintingPrefix(store: SqliteStore, configured: string, explicit: string | null, dataDir: string): Promise<() => string> {
+async function mintingPrefix(store: SqliteStore, configured: string, setHere: boolean, dataDir: string): Promise<() => string> {
   const served = await store.servedKeyPrefix();
   return () => {
-    if (served !== null && explicit !== null && explicit !== served) {
-      throw new CliError('invalid_value', `HORA_KEY_PREFIX is "${explicit}" here, but the server on HORA_DATA_DIR=${dataDir} serves "${served}": its keys would be refused. Unset HORA_KEY_PREFIX or restart the server with it.`);
+    if (served !== null && setHere && configured !== served) {
+      throw new CliError('invalid_value', `HORA_KEY_PREFIX is "${configured}" here, but the server on HORA_DATA_DIR=${dataDir} serves "${served}": its keys would be refused. Unset HORA_KEY_PREFIX or restart the server with it.`);
     }
     return served ?? configured;
   };
@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
     const { dataDir, keyPrefix: configured } = loadStoreConfig(process.env);
     const store = await SqliteStore.open(dataDir);
     try {
-      const keyPrefix = await mintingPrefix(store, configured, process.env.HORA_KEY_PREFIX?.trim() ? configured : null, dataDir);
+      const keyPrefix = await mintingPrefix(store, configured, Boolean(process.env.HORA_KEY_PREFIX?.trim()), dataDir);
       const out = await runCommand({ store, keyPrefix }, argv);
       process.stdout.write(`${JSON.stringify(out)}\n`);
       return 0;

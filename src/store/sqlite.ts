@@ -236,19 +236,23 @@ export class SqliteStore implements Store {
 
   // ---- settings ----
 
-  async servedKeyPrefix(): Promise<string | null> {
-    const row = this.one("SELECT value FROM settings WHERE name = 'served_key_prefix'", []);
+  private setting(name: string): string | null {
+    const row = this.one('SELECT value FROM settings WHERE name = ?', [name]);
     return row ? text(row.value) : null;
+  }
+
+  async servedKeyPrefix(): Promise<string | null> {
+    return this.setting('served_key_prefix');
   }
 
   async recordServedKeyPrefix(prefix: string): Promise<string | null> {
     return this.transaction(() => {
-      const row = this.one("SELECT value FROM settings WHERE name = 'served_key_prefix'", []);
+      const previous = this.setting('served_key_prefix');
       this.db.run(
-        "INSERT INTO settings (name, value, updated_at) VALUES ('served_key_prefix', ?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        [prefix, nowIso()],
+        'INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+        ['served_key_prefix', prefix, nowIso()],
       );
-      return row ? text(row.value) : null;
+      return previous;
     });
   }
 

@@ -4,7 +4,7 @@ import { Compile } from 'typebox/compile';
 import { MAX_ROWS } from '../config.js';
 import { ApiError, fromEngineError, jsonPointerToPath, MAX_VALIDATION_ERRORS } from '../errors.js';
 import { isKnownTimeZone, parseRequest, readStamps, type FieldError, type ParsedRequest } from '../native.js';
-import { TopLevelFields } from '../schemas/request.js';
+import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
 
 const topLevel = Compile(TopLevelFields);
 
@@ -51,9 +51,9 @@ export interface ValidatedBody {
 /**
  * Step 3 for the body's shape and fields (MALFORMED_JSON, VALIDATION_ERROR,
  * FUTURE_COVARIATES_INVALID, COVARIATE_COLUMN_MISMATCH); `checkStamps` and `checkRowCap` follow.
- * `requireH` is true on /v1/forecast.
+ * `forecast` is true on /v1/forecast.
  */
-export async function parseAndValidate(raw: Buffer, requireH: boolean): Promise<ValidatedBody> {
+export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<ValidatedBody> {
   const parsed = await parseRequest(raw);
   const failure = parsed.error;
   if (failure) throw fromEngineError(failure);
@@ -63,7 +63,12 @@ export async function parseAndValidate(raw: Buffer, requireH: boolean): Promise<
   const rowErrors = parsed.fieldErrors;
   // The addon reports a non-object body itself; schema-checking {} again would add noise.
   if (!rowErrors.some((e) => e.field === 'body')) errors.push(...topLevelErrors(top));
-  if (requireH && !('h' in top) && !rowErrors.some((e) => e.field === 'body')) errors.push({ field: 'h', message: 'is required' });
+  if (forecast && !('h' in top) && !rowErrors.some((e) => e.field === 'body')) errors.push({ field: 'h', message: 'is required' });
+  // Above 2048 is HORIZON_EXCEEDS_MODEL wherever a model is judged (step 6); /clean without a
+  // model judges none, so there it is the field's range.
+  if (!forecast && !('model' in top) && typeof top.h === 'number' && top.h > H_FIELD_MAX) {
+    errors.push({ field: 'h', message: `must be at most ${H_FIELD_MAX}` });
+  }
   const pq = top.point_quantile;
   if (typeof pq === 'number' && !hasAtMostThreeDecimals(pq)) {
     errors.push({ field: 'point_quantile', message: 'must have at most 3 decimal places' });

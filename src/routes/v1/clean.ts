@@ -1,10 +1,9 @@
 // POST /v1/clean (beta): the cleaning stage as a dry run. Not billed, its own rpm limit, a shared
 // cleaning capacity that never queues.
 import type { FastifyInstance } from 'fastify';
-import { ApiError, fromEngineError } from '../../errors.js';
+import { fromEngineError } from '../../errors.js';
 import { serverTiming } from '../../forecast/handle.js';
-import { checkForecastModel, checkModelId, forecastParams } from '../../forecast/params.js';
-import { H_FIELD_MAX } from '../../schemas/request.js';
+import { checkForecastModel, forecastParams } from '../../forecast/params.js';
 import { loadModel, runClean } from '../../native.js';
 import { requireTenant } from '../../plugins/types.js';
 import { isEmptyJsonArray, spliceObject, type JsonMember } from '../../serialize.js';
@@ -15,12 +14,9 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
     const tenant = requireTenant(req);
     const { parsed, top, policy, cleaning, parseMs: parse } = await validateRequest(req.rawBody, { endpoint: 'clean', defaults: tenant.defaults });
     // With a model, the forecast's model checks (step 6) apply exactly as on the forecast:
-    // horizon, strict quantiles, length. Without one, `h` is held to its field range.
-    const model = top.model !== undefined ? (checkModelId(top), loadModel()) : undefined;
+    // model id, horizon, strict quantiles, length.
+    const model = top.model !== undefined ? loadModel() : undefined;
     if (model) await checkForecastModel(top, forecastParams(top, cleaning), parsed, model, policy);
-    else if (top.h !== undefined && top.h > H_FIELD_MAX) {
-      throw new ApiError('VALIDATION_ERROR', `The request body is invalid: h must be at most ${H_FIELD_MAX}.`, { errors: [{ field: 'h', message: `must be at most ${H_FIELD_MAX}` }] });
-    }
 
     const slot = app.capacity.acquireCleaning(req);
     try {

@@ -111,7 +111,7 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         for (t, row) in p.ts.iter().zip(&p.rows) {
             if let Ok(k) = o.grid.binary_search(t) {
                 values[k] = col.values[*row as usize];
-                kept_text |= !col.non_numeric.is_empty() && text(col, *row);
+                kept_text |= text(col, *row);
             }
         }
         let runs = missing_runs(&values);

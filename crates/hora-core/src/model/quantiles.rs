@@ -68,19 +68,17 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
     requested.dedup();
 
     if req.policy == QuantilePolicy::Strict {
-        let unsupported: Vec<f64> = requested.iter().copied().filter(|q| position(native, *q).is_none()).collect();
+        // Every non-native quantile the request needs, the point one included.
+        let mut unsupported: Vec<f64> =
+            requested.iter().copied().chain(req.point_quantile).filter(|q| position(native, *q).is_none()).collect();
+        unsupported.sort_by(|a, b| a.total_cmp(b));
+        unsupported.dedup();
         let bad_levels: Vec<u32> = levels
             .iter()
             .copied()
             .filter(|l| unsupported.contains(&clean(0.5 - *l as f64 / 200.0)) || unsupported.contains(&clean(0.5 + *l as f64 / 200.0)))
             .collect();
         let bad_point = req.point_quantile.filter(|p| position(native, *p).is_none());
-        // `unsupported` lists every non-native quantile the request needs, the point one included.
-        let mut unsupported = unsupported;
-        if let Some(p) = bad_point.filter(|p| !unsupported.contains(p)) {
-            unsupported.push(p);
-            unsupported.sort_by(|a, b| a.total_cmp(b));
-        }
         if !unsupported.is_empty() {
             let mut e = HoraError::new(ErrorCode::QuantileUnsupported, "A requested quantile is not native to the model and quantile_policy is strict.")
                 .with("model", model)
