@@ -53,12 +53,75 @@ fn an_entity_cut_by_a_long_gap_skips_the_pre_cleaning_length_check() {
 
 #[test]
 fn an_implied_grid_too_large_is_points_exceeded_before_allocating() {
+    // Masking long gaps without a model keeps the whole grid: nothing may be cut ahead of it.
     let rows: Vec<Row> = vec![("a".into(), "2000-01-01T00:00:00Z".into(), Some(1.0)), ("a".into(), "2090-01-01T00:00:00Z".into(), Some(1.0))];
     let t = table(&rows);
-    let o = opts(json!({}));
+    let o = opts(json!({"long_gap": "mask"}));
     let err = clean::run(&CleanRequest { series: &t, future: None, freq: Some("s"), h: 0, options: &o, model_limits: None, stamps: None }).unwrap_err();
     assert_eq!(err.code, ErrorCode::PointsExceeded);
     assert!(err.details["points"].as_u64().unwrap() > err.details["cap"].as_u64().unwrap());
+}
+
+/// One row from 1990, then `n` rows a second apart from 2024: a grid of about a billion slots.
+fn stray_row_before_seconds(n: i64) -> Vec<Row> {
+    let start = 1_704_067_200i64; // 2024-01-01T00:00:00Z
+    let stamp = |s: i64| {
+        let (d, r) = (s.div_euclid(86_400), s.rem_euclid(86_400));
+        format!("2024-01-{:02}T{:02}:{:02}:{:02}Z", 1 + (d - 19_723), r / 3600, r % 3600 / 60, r % 60)
+    };
+    let mut rows: Vec<Row> = vec![("a".into(), "1990-01-01T00:00:00Z".into(), Some(5.0))];
+    rows.extend((0..n).map(|k| ("a".to_string(), stamp(start + k), Some((k as f64 / 10.0).sin()))));
+    rows
+}
+
+#[test]
+fn a_stray_old_row_the_split_drops_does_not_make_the_grid_too_large() {
+    let t = table(&stray_row_before_seconds(100));
+    let o = opts(json!({}));
+    for limits in [None, Some(LIMITS)] {
+        let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: limits, stamps: None }).unwrap();
+        assert_eq!(out.freq, "s");
+        assert_eq!(out.entities[0].values.len(), 100);
+        let report = out.report.unwrap();
+        let split = decisions(&report, "gap.split");
+        assert_eq!(split.len(), 1);
+        assert_eq!(split[0]["count"], 1);
+        assert_eq!(split[0]["status"], "applied");
+    }
+}
+
+#[test]
+fn a_stray_old_row_before_more_stamps_than_the_context_is_cut_not_allocated() {
+    // 5,000 seconds: the pre-cleaning length check cleans this entity to decide, over a grid of
+    // about a billion slots unless the stray row is cut first.
+    let t = table(&stray_row_before_seconds(5000));
+    let o = opts(json!({}));
+    let req = CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: Some(LIMITS), stamps: None };
+    // Cut to its 5,000 seconds, the entity is still too long, at step 6 and in the cleaning.
+    for err in [clean::check_length(&req).unwrap_err(), clean::run(&req).unwrap_err()] {
+        assert_eq!(err.code, ErrorCode::SeriesTooLong);
+        assert_eq!(err.details["series"], json!([{"unique_id": "a", "points": 5000}]));
+    }
+}
+
+#[test]
+fn a_grid_too_large_with_splitting_off_names_the_largest_entity() {
+    let t = table(&[stray_row_before_seconds(100), hourly("b", 30)].concat());
+    let o = opts(json!({"gap_split_min_steps": 0}));
+    let err = run(&t, Some("s"), 1, &o).unwrap_err();
+    assert_eq!(err.code, ErrorCode::PointsExceeded);
+    assert_eq!(err.details["unique_id"], "a");
+    assert!(err.details["entity_points"].as_u64().unwrap() > 1_000_000);
+}
+
+#[test]
+fn a_stray_row_under_strict_proposes_the_split_and_accept_applies_it() {
+    let t = table(&stray_row_before_seconds(100));
+    let err = run(&t, None, 1, &opts(json!({"preset": "strict"}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    assert_eq!(decisions(report_of(&err), "gap.split")[0]["status"], "proposed");
+    let out = run(&t, None, 1, &opts(json!({"preset": "strict", "accept": ["gap.split"]}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 100);
 }
 
 #[test]

@@ -54,6 +54,45 @@ pub fn auto_split_steps(period: usize) -> usize {
     (2 * period).max(16)
 }
 
+/// Missing steps from which a gap is long (`options.gap_split_min_steps`, 0 = never).
+fn split_threshold(ctx: &Ctx) -> usize {
+    match ctx.res.gap_split_min_steps {
+        Some(0) => usize::MAX,
+        Some(k) => usize::try_from(k).unwrap_or(usize::MAX),
+        None => auto_split_steps(ctx.period),
+    }
+}
+
+/// The entity cut at its last stamp gap of a long gap's length, with the `gap.split` decision
+/// that records it, when the cleaning would drop everything before that gap anyway: for an entity
+/// whose whole grid is too large to build (one stray old row before second-level data), so the
+/// grid is built for the part that is kept. None when nothing is cut for certain: no such gap, or
+/// `long_gap: mask` without a model, which keeps the whole grid.
+pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Prepared> {
+    let threshold = split_threshold(ctx);
+    if threshold == usize::MAX || (ctx.res.knobs.long_gap_mask && ctx.limits.is_none()) {
+        return None;
+    }
+    // Slots strictly between two stamps; an off-grid stamp can only make this an overestimate
+    // by one, and the cleaning still judges the gaps of what is kept.
+    let missing = |i: usize| stamps::grid_len(p.ts[i], p.ts[i + 1], ctx.freq, ctx.zone).saturating_sub(2);
+    let cut = (0..p.ts.len().saturating_sub(1)).rev().find(|&i| missing(i) >= threshold as u64)? + 1;
+    let first = p.y[..cut].iter().position(|v| v.is_finite()).unwrap_or(0);
+    let dropped = p.y[..cut].iter().filter(|v| v.is_finite()).count();
+    let gap_end = stamps::step(p.ts[cut], -1, ctx.freq, ctx.zone).unwrap_or(p.ts[cut]);
+    let mut kept = Prepared {
+        unique_id: p.unique_id.clone(),
+        input_rows: p.input_rows,
+        parsed: p.parsed.clone(),
+        ts: p.ts[cut..].to_vec(),
+        y: p.y[cut..].to_vec(),
+        rows: p.rows[cut..].to_vec(),
+        decisions: p.decisions.clone(),
+    };
+    kept.decisions.push(Decision::new(DecisionId::Split, &p.unique_id, dropped, ctx.res).with_ranges([(p.ts[first], gap_end)]));
+    Some(kept)
+}
+
 pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let res = ctx.res;
     let name = p.unique_id.as_str();
@@ -76,11 +115,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let mut lo = first;
 
     // Long gaps: keep the latest contiguous segment, or mask them with `long_gap: mask`.
-    let threshold = match res.gap_split_min_steps {
-        Some(0) => usize::MAX,
-        Some(k) => k as usize,
-        None => auto_split_steps(ctx.period),
-    };
+    let threshold = split_threshold(ctx);
     let runs: Vec<(usize, usize)> =
         missing_runs(&values[lo..=last]).into_iter().map(|(s, l)| (s + lo, l)).collect();
     let long: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.1 >= threshold).collect();

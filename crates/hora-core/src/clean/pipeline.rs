@@ -56,18 +56,13 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // Each entity's grid steps in its own zone (the request's, or its fixed offset).
     let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
     let choice = freq::resolve(req.freq, &prepared, &zones, &res).map_err(|e| st.attach_freq(e, None, &[]))?;
-    // The implied grid is checked arithmetically before any grid is allocated.
-    let implied: u64 = prepared.iter().zip(&zones).map(|(p, z)| grid::implied_len(p, &choice.spec, z)).sum();
-    if implied > GRID_CAP {
-        return Err(HoraError::new(ErrorCode::PointsExceeded, "the implied regular grid is too large")
-            .with("points", implied)
-            .with("cap", GRID_CAP));
-    }
     let ctx = entity_ctx(req, &res, &choice.spec, &zone);
+    let cut = fit_grid(&prepared, &zones, &ctx)?;
+    let kept = |e: usize| cut[e].as_ref().unwrap_or(&prepared[e]);
     // Each entity's grid, cleaning and covariates on its own (in parallel for large requests),
     // then merged in entity order exactly as one loop would.
     let per_entity = par::map_indexed(prepared.len(), threads, |e| {
-        let p = &prepared[e];
+        let p = kept(e);
         let ctx = entity::Ctx { zone: &zones[e], ..ctx };
         let placed = grid::place(p, &choice.spec, ctx.zone)?;
         let mut pre: Vec<Decision> = p.decisions.clone();
@@ -120,6 +115,31 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         input_data_points: outcomes.iter().map(|o| o.fed_points as u64).sum(),
         entities,
     })
+}
+
+/// The implied grid, checked arithmetically before any grid is allocated. Over the cap, entities
+/// whose history before a long gap the split drops anyway are cut first (`entity::presplit`, the
+/// cut versions returned by entity), and the cap is checked on what is kept.
+pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> Result<Vec<Option<Prepared>>> {
+    let size = |p: &Prepared, e: usize| grid::implied_len(p, ctx.freq, &zones[e]);
+    let whole = prepared.iter().enumerate().map(|(e, p)| size(p, e)).fold(0u64, u64::saturating_add);
+    if whole <= GRID_CAP {
+        return Ok((0..prepared.len()).map(|_| None).collect());
+    }
+    let cut: Vec<Option<Prepared>> =
+        prepared.iter().zip(zones).map(|(p, zone)| entity::presplit(p, &entity::Ctx { zone, ..*ctx })).collect();
+    let kept: Vec<u64> = (0..prepared.len()).map(|e| size(cut[e].as_ref().unwrap_or(&prepared[e]), e)).collect();
+    let points = kept.iter().copied().fold(0u64, u64::saturating_add);
+    if points <= GRID_CAP {
+        return Ok(cut);
+    }
+    // The entity with the largest grid is named: one stray stamp is the usual cause.
+    let largest = (0..kept.len()).max_by_key(|&e| kept[e]).unwrap_or(0);
+    Err(HoraError::new(ErrorCode::PointsExceeded, "the implied regular grid is too large")
+        .with("points", points)
+        .with("cap", GRID_CAP)
+        .with("unique_id", prepared[largest].unique_id.clone())
+        .with("entity_points", kept[largest]))
 }
 
 /// `h` steps after an entity's last stamp would pass 9999-12-31, the last stamp the contract's

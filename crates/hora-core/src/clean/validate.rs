@@ -3,7 +3,8 @@
 
 use super::blocking::Block;
 use super::options::Preset;
-use super::pipeline::{block_error, entity_ctx, prepare_all};
+use super::pipeline::{block_error, entity_ctx, fit_grid, prepare_all};
+use super::prepare::Prepared;
 use super::stamps::{self, EntityStamps, Zone};
 use super::{covariates, entity, freq, grid, raw, CleanRequest};
 use crate::error::{ErrorCode, Result};
@@ -60,23 +61,37 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
         return Ok(());
     }
     let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
-    let cut: Vec<bool> = match freq::resolve(req.freq, &prepared, &zones, &res) {
-        Err(_) => vec![false; long.len()],
+    // Per long entity: the distinct stamps the cleaning would measure, or None when its long-gap
+    // split cuts it (the cleaning step then measures the grid it keeps).
+    let measured: Vec<Option<usize>> = match freq::resolve(req.freq, &prepared, &zones, &res) {
+        Err(_) => long.iter().map(|&e| Some(prepared[e].ts.len())).collect(),
         Ok(choice) => {
             let ctx = entity_ctx(req, &res, &choice.spec, &zone);
+            // A grid too large to build is not built here: the entity is measured as it is.
+            let presplit = fit_grid(&prepared, &zones, &ctx).ok();
             long.iter()
                 .map(|&e| {
                     let ctx = entity::Ctx { zone: &zones[e], ..ctx };
-                    grid::place(&prepared[e], &choice.spec, ctx.zone).is_ok_and(|placed| entity::clean(&prepared[e], placed, &ctx).cut_by_split())
+                    let split_by_cleaning = |p: &Prepared| {
+                        grid::place(p, &choice.spec, ctx.zone).is_ok_and(|placed| entity::clean(p, placed, &ctx).cut_by_split())
+                    };
+                    match presplit.as_ref().map(|cut| cut[e].as_ref()) {
+                        None => Some(prepared[e].ts.len()),
+                        // Cut ahead of the grid: what is kept is measured (a proposed cut keeps nothing).
+                        Some(Some(kept)) if kept.decisions.last().is_some_and(|d| d.applied()) => {
+                            (kept.ts.len() > limits.max_context && !split_by_cleaning(kept)).then_some(kept.ts.len())
+                        }
+                        Some(Some(_)) => Some(prepared[e].ts.len()),
+                        Some(None) => (!split_by_cleaning(&prepared[e])).then_some(prepared[e].ts.len()),
+                    }
                 })
                 .collect()
         }
     };
     let blocks: Vec<Block> = long
         .iter()
-        .zip(cut)
-        .filter(|(_, cut)| !cut)
-        .map(|(&e, _)| entity::too_long(&prepared[e].unique_id, prepared[e].ts.len(), "timestamps", limits.max_context))
+        .zip(measured)
+        .filter_map(|(&e, n)| Some(entity::too_long(&prepared[e].unique_id, n?, "timestamps", limits.max_context)))
         .collect();
     if blocks.is_empty() { Ok(()) } else { Err(block_error(&blocks)) }
 }
