@@ -103,6 +103,23 @@ describe('the OpenAPI document', () => {
 describe('real responses match the OpenAPI document', () => {
   const series = seasonalRows('a', 48);
 
+  it('a /v1/clean 200 (freq, data_quality, warnings) validates against CleanResponse, its headers declared', async () => {
+    // A deprecated policy version, so that `warnings` is present.
+    const res = await post('/v1/clean', { series, options: { cleaning: { version: '2026-10' } } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body)).toEqual(['request_id', 'freq', 'effective_policy', 'data_quality', 'warnings', 'cleaning_report']);
+    expect(body.warnings).toContainEqual({ code: 'cleaning_version_deprecated' });
+    expectBodyDeclared(cleanOp(), res);
+    expectHeadersDeclared(cleanOp(), res);
+    expect(res.headers['server-timing']).toMatch(/total;dur=/);
+    // The declared fields are required where the service always sends them.
+    const { warnings: _warnings, ...withoutWarnings } = body;
+    expect(ajv.getSchema('openapi.json#/components/schemas/CleanResponse')!(withoutWarnings)).toBe(true);
+    const { data_quality: _dq, ...withoutQuality } = body;
+    expect(ajv.getSchema('openapi.json#/components/schemas/CleanResponse')!(withoutQuality)).toBe(false);
+  });
+
   it('forecast 200s, cleaned and raw, validate against ForecastResponse, their headers declared', async () => {
     for (const options of [{}, { cleaning: { preset: 'raw' } }]) {
       const res = await post('/v1/forecast', { series, h: 3, freq: 'h', level: [80], options });
