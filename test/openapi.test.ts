@@ -5,7 +5,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_FORECAST } from './helpers/routes.js';
-import { seasonalRows } from './helpers/series.js';
+import { isoZ, seasonalRows } from './helpers/series.js';
 
 let t: TestApp;
 let doc: any;
@@ -127,6 +127,12 @@ describe('real responses match the OpenAPI document', () => {
       expectBodyDeclared(forecastOp(), res);
       expectHeadersDeclared(forecastOp(), res);
     }
+    // A future row past the horizon: the warning future_rows_unused with its count and stamps.
+    const withCovariate = series.map((r) => ({ ...r, promo: 0 }));
+    const future = [0, 1, 2, 3].map((i) => ({ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 3, i)), promo: 1 }));
+    const res = await post('/v1/forecast', { series: withCovariate, future_covariates: future, h: 3, freq: 'h' });
+    expect(res.json().warnings).toContainEqual({ code: 'future_rows_unused', unique_id: 'a', count: 1, stamps: ['2024-01-03T03:00:00Z'] });
+    expectBodyDeclared(forecastOp(), res);
   });
 
   it('a replayed 422 carries X-Idempotent-Replayed, and the alias alone Deprecation, both declared', async () => {

@@ -20,7 +20,14 @@ export const ForecastRow = Type.Object({
   unique_id: Type.String(),
   ds: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$' }),
   y_hat: Type.Number(),
-  intervals: Type.Optional(Type.Record(Type.String(), Interval)),
+  // Keyed by the central width of the quantiles used, in percent ("80"; fractional if the
+  // model's quantiles make it so), which may differ from the level asked for.
+  intervals: Type.Optional(
+    Type.Record(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Interval, {
+      additionalProperties: false,
+      description: 'Present only with a non-empty level; keyed by the interval width actually served.',
+    }),
+  ),
 });
 
 /** Outside `raw` the contract lists every field, and the engine always sends all seven. */
@@ -92,7 +99,16 @@ export const QuantileReport = Type.Object({
   ),
 });
 
-export const Warning = Type.Object({ code: Type.String(), unique_id: Type.Optional(Type.String()) }, { additionalProperties: true });
+// Open: the contract lets new warning codes (and their fields) appear.
+export const Warning = Type.Object(
+  {
+    code: Type.String(),
+    unique_id: Type.Optional(Type.String()),
+    count: Type.Optional(Type.Integer({ minimum: 1, description: 'future_rows_unused: how many future rows were not used.' })),
+    stamps: Type.Optional(Type.Array(Type.String(), { maxItems: 20, description: 'future_rows_unused: the first 20 of them.' })),
+  },
+  { additionalProperties: true },
+);
 
 /** cleaning_report/1: the top-level keys; docs/cleaning-report.schema.json has the full shape. */
 export const CleaningReport = Type.Object(
