@@ -151,6 +151,24 @@ describe('real responses match the OpenAPI document', () => {
     }
   });
 
+  it('rules JSON Schema cannot express are said in the descriptions, and the server enforces them', async () => {
+    const acceptsRequest = ajv.getSchema('openapi.json#/components/schemas/ForecastRequest')!;
+    const request = doc.components.schemas.ForecastRequest.properties;
+    // bounds: lower <= upper compares two fields.
+    const inverted = { series, h: 3, freq: 'h', options: { cleaning: { bounds: { lower: 5, upper: 1 } } } };
+    expect(acceptsRequest(inverted)).toBe(true);
+    expect(request.options.properties.cleaning.properties.bounds.description).toMatch(/lower must be at most upper/);
+    const refused = await post('/v1/forecast', inverted);
+    expect([refused.statusCode, refused.json().error.code]).toEqual([422, 'VALIDATION_ERROR']);
+    // 8 covariate columns over all rows: one row's cap is in the schema, the total in words.
+    expect(request.series.items.description).toMatch(/at most 8 columns over all series rows/);
+    expect(request.future_covariates.items).toMatchObject({ maxProperties: 10, description: expect.stringMatching(/at most 8 columns over all future rows/) });
+    const spread = [0, 1].map((half) => ({ ...series[half], ...Object.fromEntries([0, 1, 2, 3, 4].map((i) => [`c${half * 5 + i}`, i])) }));
+    const nine = { series: [...spread, ...series.slice(2)], h: 3, freq: 'h' };
+    expect(acceptsRequest(nine)).toBe(true);
+    expect((await post('/v1/forecast', nine)).statusCode).toBe(422);
+  });
+
   it('a 409 IDEMPOTENCY_IN_PROGRESS carries a declared Retry-After', async () => {
     // The test route runs the forecast's plugins and can be held mid-run.
     const held = post(TEST_FORECAST, { gate: 'openapi-409' }, { 'idempotency-key': 'openapi-409' });

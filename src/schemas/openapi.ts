@@ -89,6 +89,8 @@ function cleanResponses(): Record<string, Response> {
   };
 }
 
+// 1 to 255 printable ASCII characters (space through tilde), else 400 VALIDATION_ERROR naming the header.
+const idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]+$' };
 const trace = [
   { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,64}$' } },
   { name: 'X-Service-Region', in: 'header', required: false, schema: { enum: ['cn-mainland', 'global'] } },
@@ -107,8 +109,15 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Forecast one or more entities (billed).',
           parameters: [
             ...trace,
-            { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } },
-            { name: 'X-Idempotency-Key', in: 'header', required: false, deprecated: true, schema: { type: 'string' } },
+            { name: 'Idempotency-Key', in: 'header', required: false, schema: idempotencyKey },
+            {
+              name: 'X-Idempotency-Key',
+              in: 'header',
+              required: false,
+              deprecated: true,
+              schema: idempotencyKey,
+              description: 'Deprecated alias of Idempotency-Key; if both are sent they must be equal.',
+            },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ForecastRequest' } } } },
           responses: forecastResponses(),
