@@ -160,6 +160,16 @@ describe('validation order steps 3 to 6', () => {
     expectError(await post(`{"options": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`), 400, 'MALFORMED_JSON');
   });
 
+  it('an empty body, or one that ends right after a newline, is placed at column 1, not 0', async () => {
+    const empty = await post('', { 'content-length': '0' });
+    expectError(empty, 400, 'MALFORMED_JSON');
+    expect(empty.json.error.details).toEqual({ line: 1, column: 1 });
+    expect(empty.json.error.message).toMatch(/line 1 column 1$/);
+    const cut = await post('{"series": [\n');
+    expectError(cut, 400, 'MALFORMED_JSON');
+    expect(cut.json.error.details).toEqual({ line: 2, column: 1 });
+  });
+
   it('a y beyond f64 names its field', async () => {
     const r = await post('{"series": [{"unique_id": "a", "ds": "2024-01-01T00:00:00Z", "y": 1e999}], "h": 1}');
     expectError(r, 422, 'VALIDATION_ERROR');

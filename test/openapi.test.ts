@@ -1,19 +1,55 @@
 // The OpenAPI document generated from the typebox schemas: served, committed, and saying what the
 // contract says about statuses, headers, defaults and ranges.
 import { readFileSync } from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTestApp, type TestApp } from './helpers/app.js';
+import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
+import { TEST_FORECAST } from './helpers/routes.js';
+import { isoZ, seasonalRows } from './helpers/series.js';
 
 let t: TestApp;
 let doc: any;
+let ajv: InstanceType<typeof Ajv2020.default>;
 beforeAll(async () => {
-  t = await makeTestApp();
+  t = await makeTestApp({ HORA_FORECAST_RPM: '100000', HORA_CLEAN_RPM: '100000' });
   doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  // The served document itself, so its $refs resolve as a client generator's would.
+  ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
+  ajv.addSchema(doc, 'openapi.json');
 });
 afterAll(async () => t.close());
 
 const forecastOp = () => doc.paths['/v1/forecast'].post;
 const cleanOp = () => doc.paths['/v1/clean'].post;
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}, key = t.key) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...bearer(key), 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
+  return res;
+}
+
+/** The body validates against the response schema the document gives this status. */
+function expectBodyDeclared(op: any, res: { statusCode: number; json(): unknown }) {
+  const ref = op.responses[String(res.statusCode)]?.content['application/json'].schema.$ref;
+  expect(ref, `status ${res.statusCode} is declared`).toBeDefined();
+  const validate = ajv.getSchema(`openapi.json${ref}`)!;
+  const body = res.json();
+  expect(validate(body), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+}
+
+// Set by Node or Fastify on every response, not by the service: the document need not list them.
+const TRANSPORT = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** Every header the service set on this response is declared for its status. */
+function expectHeadersDeclared(op: any, res: { statusCode: number; headers: Record<string, unknown> }) {
+  const declared = Object.keys(op.responses[String(res.statusCode)].headers).map((h) => h.toLowerCase());
+  const sent = Object.keys(res.headers).filter((h) => !TRANSPORT.has(h));
+  expect(sent.filter((h) => !declared.includes(h)), `undeclared on ${res.statusCode}`).toEqual([]);
+}
 
 describe('the OpenAPI document', () => {
   it('GET /openapi.json serves the committed docs/openapi.json (npm run openapi rewrites it)', () => {
@@ -26,13 +62,20 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(cleanOp().responses).sort()).toEqual(['200', '400', '401', '403', '422', '429', '500', '503']);
   });
 
-  it('a 429 names the limit that refused in its X-RateLimit-* headers', () => {
-    for (const op of [forecastOp(), cleanOp()]) {
-      const headers = op.responses['429'].headers;
-      expect(headers['Retry-After']).toBeDefined();
-      expect(headers['X-RateLimit-Policy'].schema.enum).toEqual(['forecast-rpm', 'clean-rpm', 'forecast-daily-points']);
-      expect(headers['X-RateLimit-Limit-Type'].schema.enum).toEqual(['rpm', 'daily']);
-    }
+  it("a 429 names the limit that refused in its X-RateLimit-* headers, only the route's own limits", () => {
+    const forecast = forecastOp().responses['429'].headers;
+    expect(forecast['Retry-After']).toBeDefined();
+    expect(forecast['X-RateLimit-Policy'].schema.enum).toEqual(['forecast-rpm', 'forecast-daily-points']);
+    expect(forecast['X-RateLimit-Limit-Type'].schema.enum).toEqual(['rpm', 'daily']);
+    const clean = cleanOp().responses['429'].headers;
+    expect(clean['Retry-After']).toBeDefined();
+    expect(clean['X-RateLimit-Policy'].schema.enum).toEqual(['clean-rpm']);
+    expect(clean['X-RateLimit-Limit-Type'].schema.enum).toEqual(['rpm']);
+  });
+
+  it("/v1/clean's 503 does not list MODEL_BUSY: it never calls the model", () => {
+    expect(cleanOp().responses['503'].description).not.toContain('MODEL_BUSY');
+    expect(forecastOp().responses['503'].description).toContain('MODEL_BUSY');
   });
 
   it("carries the contract's defaults and the knobs' ranges", () => {
@@ -53,5 +96,87 @@ describe('the OpenAPI document', () => {
     const category = doc.components.schemas.ErrorEnvelope.properties.error.properties.category;
     expect(category.type).toBe('string');
     expect(category.enum).toBeUndefined();
+  });
+});
+
+// The document checked against what the service really sends, as a generated client would read it.
+describe('real responses match the OpenAPI document', () => {
+  const series = seasonalRows('a', 48);
+
+  it('a /v1/clean 200 (freq, data_quality, warnings) validates against CleanResponse, its headers declared', async () => {
+    // A deprecated policy version, so that `warnings` is present.
+    const res = await post('/v1/clean', { series, options: { cleaning: { version: '2026-10' } } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body)).toEqual(['request_id', 'freq', 'effective_policy', 'data_quality', 'warnings', 'cleaning_report']);
+    expect(body.warnings).toContainEqual({ code: 'cleaning_version_deprecated' });
+    expectBodyDeclared(cleanOp(), res);
+    expectHeadersDeclared(cleanOp(), res);
+    expect(res.headers['server-timing']).toMatch(/total;dur=/);
+    // The declared fields are required where the service always sends them.
+    const { warnings: _warnings, ...withoutWarnings } = body;
+    expect(ajv.getSchema('openapi.json#/components/schemas/CleanResponse')!(withoutWarnings)).toBe(true);
+    const { data_quality: _dq, ...withoutQuality } = body;
+    expect(ajv.getSchema('openapi.json#/components/schemas/CleanResponse')!(withoutQuality)).toBe(false);
+  });
+
+  it('forecast 200s, cleaned and raw, validate against ForecastResponse, their headers declared', async () => {
+    for (const options of [{}, { cleaning: { preset: 'raw' } }]) {
+      const res = await post('/v1/forecast', { series, h: 3, freq: 'h', level: [80], options });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      expectBodyDeclared(forecastOp(), res);
+      expectHeadersDeclared(forecastOp(), res);
+    }
+    // A future row past the horizon: the warning future_rows_unused with its count and stamps.
+    const withCovariate = series.map((r) => ({ ...r, promo: 0 }));
+    const future = [0, 1, 2, 3].map((i) => ({ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 3, i)), promo: 1 }));
+    const res = await post('/v1/forecast', { series: withCovariate, future_covariates: future, h: 3, freq: 'h' });
+    expect(res.json().warnings).toContainEqual({ code: 'future_rows_unused', unique_id: 'a', count: 1, stamps: ['2024-01-03T03:00:00Z'] });
+    expectBodyDeclared(forecastOp(), res);
+  });
+
+  it('a replayed 422 carries X-Idempotent-Replayed, and the alias alone Deprecation, both declared', async () => {
+    const refused = { series, h: 0 };
+    const key = { 'idempotency-key': 'openapi-422' };
+    expect((await post('/v1/forecast', refused, key)).statusCode).toBe(422);
+    const replay = await post('/v1/forecast', refused, key);
+    expect([replay.statusCode, replay.headers['x-idempotent-replayed']]).toEqual([422, 'true']);
+    expectHeadersDeclared(forecastOp(), replay);
+
+    const aliasOnly = { 'x-idempotency-key': 'openapi-alias' };
+    for (const res of [await post('/v1/forecast', refused, aliasOnly), await post('/v1/forecast', refused, aliasOnly, 'hora_live_unknown')]) {
+      expect(res.headers.deprecation).toBeDefined();
+      expectHeadersDeclared(forecastOp(), res);
+      expectBodyDeclared(forecastOp(), res);
+    }
+  });
+
+  it('rules JSON Schema cannot express are said in the descriptions, and the server enforces them', async () => {
+    const acceptsRequest = ajv.getSchema('openapi.json#/components/schemas/ForecastRequest')!;
+    const request = doc.components.schemas.ForecastRequest.properties;
+    // bounds: lower <= upper compares two fields.
+    const inverted = { series, h: 3, freq: 'h', options: { cleaning: { bounds: { lower: 5, upper: 1 } } } };
+    expect(acceptsRequest(inverted)).toBe(true);
+    expect(request.options.properties.cleaning.properties.bounds.description).toMatch(/lower must be at most upper/);
+    const refused = await post('/v1/forecast', inverted);
+    expect([refused.statusCode, refused.json().error.code]).toEqual([422, 'VALIDATION_ERROR']);
+    // 8 covariate columns over all rows: one row's cap is in the schema, the total in words.
+    expect(request.series.items.description).toMatch(/at most 8 columns over all series rows/);
+    expect(request.future_covariates.items).toMatchObject({ maxProperties: 10, description: expect.stringMatching(/at most 8 columns over all future rows/) });
+    const spread = [0, 1].map((half) => ({ ...series[half], ...Object.fromEntries([0, 1, 2, 3, 4].map((i) => [`c${half * 5 + i}`, i])) }));
+    const nine = { series: [...spread, ...series.slice(2)], h: 3, freq: 'h' };
+    expect(acceptsRequest(nine)).toBe(true);
+    expect((await post('/v1/forecast', nine)).statusCode).toBe(422);
+  });
+
+  it('a 409 IDEMPOTENCY_IN_PROGRESS carries a declared Retry-After', async () => {
+    // The test route runs the forecast's plugins and can be held mid-run.
+    const held = post(TEST_FORECAST, { gate: 'openapi-409' }, { 'idempotency-key': 'openapi-409' });
+    await waitFor(() => t.control.runs === 1);
+    const busy = await post(TEST_FORECAST, { gate: 'openapi-409' }, { 'idempotency-key': 'openapi-409' });
+    t.control.open('openapi-409');
+    await held;
+    expect([busy.statusCode, busy.headers['retry-after']]).toEqual([409, '1']);
+    expectHeadersDeclared(forecastOp(), busy);
   });
 });

@@ -26,6 +26,7 @@ const corpus: Array<[string, unknown]> = [
   ['y a string', ok({ series: [row({ y: '1' })] })],
   ['y missing', ok({ series: [{ unique_id: 'a', ds: 'x' }] })],
   ['nine covariate columns', ok({ series: [row(covariates(9))] })],
+  ['nine future covariate columns', ok({ series: [row(covariates(8))], future_covariates: [{ unique_id: 'a', ds: '2024-01-02', ...covariates(9) }] })],
   ['a nested covariate', ok({ series: [row({ c: { x: 1 } })] })],
   ['an unknown top-level field', ok({ horizon: 3 })],
   ['an unknown cleaning option', ok({ options: { cleaning: { imputer: 'x' } } })],

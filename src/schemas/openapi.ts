@@ -1,32 +1,96 @@
 // The OpenAPI 3.1 document, generated from the typebox schemas (JSON Schema 2020-12 already).
 import { CleanRequest, ForecastRequest } from './request.js';
 import { CleanResponse, ErrorEnvelope, ForecastResponse } from './response.js';
+import type { LimitPolicy, RateLimitState } from '../plugins/limits.js';
 
-const rateLimitHeaders = {
+type Headers = Record<string, { schema: Record<string, unknown>; description?: string }>;
+
+/** What each limit's X-RateLimit-Limit-Type is; a route declares only the limits it applies. */
+const LIMIT_TYPES = { 'forecast-rpm': 'rpm', 'forecast-daily-points': 'daily', 'clean-rpm': 'rpm' } as const satisfies Record<LimitPolicy, RateLimitState['type']>;
+
+const rateLimitHeaders = (policies: LimitPolicy[]): Headers => ({
   'X-RateLimit-Limit': { schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { schema: { type: 'integer' } },
   'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets.' },
-  'X-RateLimit-Limit-Type': { schema: { enum: ['rpm', 'daily'] } },
-  'X-RateLimit-Policy': { schema: { enum: ['forecast-rpm', 'clean-rpm', 'forecast-daily-points'] } },
-};
-const requestIdHeaders = {
-  'X-Request-Id': { schema: { type: 'string', pattern: '^req_' } },
-  'X-Client-Request-Id': { schema: { type: 'string' }, description: 'Echo of a valid client X-Request-Id.' },
-};
-const errorResponse = (description: string, retryAfter = false, limits = false) => ({
-  description,
-  headers: { ...requestIdHeaders, ...(retryAfter ? { 'Retry-After': { schema: { type: 'integer' } } } : {}), ...(limits ? rateLimitHeaders : {}) },
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  'X-RateLimit-Limit-Type': { schema: { enum: [...new Set(policies.map((p) => LIMIT_TYPES[p]))] } },
+  'X-RateLimit-Policy': { schema: { enum: policies } },
 });
-const errors = {
+const forecastLimits = rateLimitHeaders(['forecast-rpm', 'forecast-daily-points']);
+const cleanLimits = rateLimitHeaders(['clean-rpm']);
+
+// Each header once; the responses below say which statuses carry it.
+const requestIdHeaders: Headers = {
+  'X-Request-Id': { schema: { type: 'string', pattern: '^req_' } },
+  'X-Client-Request-Id': { schema: { type: 'string' }, description: 'Echo of a valid client X-Request-Id; absent when none was sent.' },
+};
+const retryAfter: Headers = { 'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' } };
+const replayed: Headers = {
+  'X-Idempotent-Replayed': {
+    schema: { const: 'true' },
+    description: 'This is the stored outcome (2xx, 400 or 422) of an earlier request with the same Idempotency-Key, replayed; nothing ran.',
+  },
+};
+const deprecation: Headers = {
+  Deprecation: {
+    schema: { type: 'string' },
+    description: 'RFC 9745: on any response to a request that sent the deprecated X-Idempotency-Key without Idempotency-Key.',
+  },
+};
+const serverTiming: Headers = {
+  'Server-Timing': {
+    schema: { type: 'string' },
+    description: 'Stage durations in milliseconds (parse, clean, and on /v1/forecast inference, serialize) and total. Not on a replayed response.',
+  },
+};
+
+interface Response {
+  description: string;
+  headers: Headers;
+  content: { 'application/json': { schema: { $ref: string } } };
+}
+const response = (description: string, schema: string, headers: Headers = {}): Response => ({
+  description,
+  headers: { ...requestIdHeaders, ...headers },
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+});
+const errorResponse = (description: string, headers: Headers = {}) => response(description, 'ErrorEnvelope', headers);
+const withHeaders = (r: Response, headers: Headers): Response => ({ ...r, headers: { ...r.headers, ...headers } });
+
+const errors = (limits: Headers) => ({
   '400': errorResponse('MALFORMED_JSON, or VALIDATION_ERROR about a header.'),
   '401': errorResponse('INVALID_API_KEY'),
   '403': errorResponse('INSUFFICIENT_SCOPE, ACCOUNT_SUSPENDED, ORG_PENDING_DELETION'),
   '422': errorResponse('Validation, data, limit and model errors (see the contract).'),
-  '429': errorResponse('RATE_LIMIT_EXCEEDED (the X-RateLimit-* headers name the limit that refused)', true, true),
+  '429': errorResponse('RATE_LIMIT_EXCEEDED (the X-RateLimit-* headers name the limit that refused)', { ...retryAfter, ...limits }),
   '500': errorResponse('INTERNAL_SERVER_ERROR'),
-  '503': errorResponse('SERVICE_UNAVAILABLE or MODEL_BUSY', true),
-};
+});
+
+/** The stored outcomes (2xx, 400, 422) replay, and the deprecated alias marks every response. */
+function forecastResponses(): Record<string, Response> {
+  const own = errors(forecastLimits);
+  const responses: Record<string, Response> = {
+    '200': response('The forecast.', 'ForecastResponse', { ...forecastLimits, ...serverTiming, ...replayed }),
+    ...own,
+    '400': withHeaders(own['400'], replayed),
+    '422': withHeaders(own['422'], replayed),
+    '409': errorResponse('IDEMPOTENCY_IN_PROGRESS', retryAfter),
+    '503': errorResponse('SERVICE_UNAVAILABLE (endpoint paused) or MODEL_BUSY', retryAfter),
+    '504': errorResponse('GATEWAY_TIMEOUT'),
+  };
+  return Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, withHeaders(r, deprecation)]));
+}
+
+function cleanResponses(): Record<string, Response> {
+  return {
+    '200': response('The cleaning report and the effective policy.', 'CleanResponse', { ...cleanLimits, ...serverTiming }),
+    ...errors(cleanLimits),
+    // /clean never calls the model, so never MODEL_BUSY.
+    '503': errorResponse('SERVICE_UNAVAILABLE (endpoint paused, or cleaning capacity full)', retryAfter),
+  };
+}
+
+// 1 to 255 printable ASCII characters (space through tilde), else 400 VALIDATION_ERROR naming the header.
+const idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]+$' };
 const trace = [
   { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,64}$' } },
   { name: 'X-Service-Region', in: 'header', required: false, schema: { enum: ['cn-mainland', 'global'] } },
@@ -45,25 +109,18 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Forecast one or more entities (billed).',
           parameters: [
             ...trace,
-            { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } },
-            { name: 'X-Idempotency-Key', in: 'header', required: false, deprecated: true, schema: { type: 'string' } },
+            { name: 'Idempotency-Key', in: 'header', required: false, schema: idempotencyKey },
+            {
+              name: 'X-Idempotency-Key',
+              in: 'header',
+              required: false,
+              deprecated: true,
+              schema: idempotencyKey,
+              description: 'Deprecated alias of Idempotency-Key; if both are sent they must be equal.',
+            },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ForecastRequest' } } } },
-          responses: {
-            '200': {
-              description: 'The forecast.',
-              headers: {
-                ...requestIdHeaders,
-                ...rateLimitHeaders,
-                'X-Idempotent-Replayed': { schema: { const: 'true' } },
-                Deprecation: { schema: { type: 'string' } },
-              },
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/ForecastResponse' } } },
-            },
-            ...errors,
-            '409': errorResponse('IDEMPOTENCY_IN_PROGRESS'),
-            '504': errorResponse('GATEWAY_TIMEOUT'),
-          },
+          responses: forecastResponses(),
         },
       },
       '/v1/clean': {
@@ -72,14 +129,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Cleaning dry run (beta, not billed).',
           parameters: trace,
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CleanRequest' } } } },
-          responses: {
-            '200': {
-              description: 'The cleaning report and the effective policy.',
-              headers: { ...requestIdHeaders, ...rateLimitHeaders },
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/CleanResponse' } } },
-            },
-            ...errors,
-          },
+          responses: cleanResponses(),
         },
       },
     },

@@ -12,12 +12,23 @@ export const SeriesRow = Type.Object(
     y: Type.Union([Type.Number(), Type.Null()], { description: 'Observation; null marks a missing value.' }),
   },
   // unique_id, ds, y and at most 8 covariate columns.
-  { additionalProperties: Scalar, maxProperties: 11, description: 'Other keys are past covariates (at most 8 columns in total).' },
+  {
+    additionalProperties: Scalar,
+    maxProperties: 11,
+    // The cap is on the columns of all rows together, which JSON Schema cannot count: said in words.
+    description: 'Other keys are past covariates: at most 8 columns over all series rows (a 9th is 422 VALIDATION_ERROR).',
+  },
 );
 
 export const FutureCovariateRow = Type.Object(
   { unique_id: Type.String(), ds: Type.String(), y: Type.Optional(Type.Never({ description: 'Forbidden.' })) },
-  { additionalProperties: Scalar, description: 'Future-known covariate values; `y` is forbidden.' },
+  // unique_id, ds and at most 8 covariate columns (`y` is forbidden, so it takes no slot).
+  {
+    additionalProperties: Scalar,
+    maxProperties: 10,
+    description:
+      'Future-known covariate values; `y` is forbidden. Other keys are covariates: at most 8 columns over all future rows (a 9th is 422 VALIDATION_ERROR), each also a column of the series rows (else 422 COVARIATE_COLUMN_MISMATCH).',
+  },
 );
 
 export const CleaningPresets = ['default', 'strict', 'raw'] as const;
@@ -61,8 +72,12 @@ export const CleaningOptions = Type.Object(
     seasonal_period: Type.Optional(Type.Integer({ minimum: 2, maximum: 10_000, description: 'Steps; the default is the frequency\'s own period.' })),
     nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()])),
     bounds: Type.Optional(
-      // The contract: "an object with numeric lower and upper".
-      Type.Object({ lower: Type.Number(), upper: Type.Number() }, { additionalProperties: false }),
+      // The contract: "an object with numeric lower and upper". JSON Schema cannot compare two
+      // fields, so the order is said in words.
+      Type.Object(
+        { lower: Type.Number(), upper: Type.Number() },
+        { additionalProperties: false, description: 'lower must be at most upper, else 422 VALIDATION_ERROR.' },
+      ),
     ),
     structural_zero: Type.Optional(Type.Boolean()),
     business_days: Type.Optional(Type.Boolean()),
@@ -75,7 +90,9 @@ export const CleaningOptions = Type.Object(
 
 export const RequestOptions = Type.Object(
   {
-    timezone: Type.Optional(Type.String({ default: 'UTC', description: 'IANA zone name for naive timestamps.' })),
+    timezone: Type.Optional(
+      Type.String({ default: 'UTC', description: 'IANA zone name for naive timestamps, case-sensitive (UTC, not utc); an unknown name is 422 VALIDATION_ERROR.' }),
+    ),
     ds_format: Type.Optional(Type.Enum(['dmy', 'mdy'])),
     gap_split_min_steps: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295 })),
     cleaning: Type.Optional(CleaningOptions),

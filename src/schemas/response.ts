@@ -20,18 +20,34 @@ export const ForecastRow = Type.Object({
   unique_id: Type.String(),
   ds: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$' }),
   y_hat: Type.Number(),
-  intervals: Type.Optional(Type.Record(Type.String(), Interval)),
+  // Keyed by the central width of the quantiles used, in percent ("80"; fractional if the
+  // model's quantiles make it so), which may differ from the level asked for.
+  intervals: Type.Optional(
+    Type.Record(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Interval, {
+      additionalProperties: false,
+      description: 'Present only with a non-empty level; keyed by the interval width actually served.',
+    }),
+  ),
 });
 
-export const DataQuality = Type.Object({
+/** Outside `raw` the contract lists every field, and the engine always sends all seven. */
+export const DataQualityFull = Type.Object({
   status: Type.Enum(['ok', 'cleaned']),
-  inferred_freq: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  inferred_freq: Type.Union([Type.String(), Type.Null()], { description: 'null when freq was sent.' }),
   missing_ratio: Type.Number({ minimum: 0, maximum: 1 }),
-  imputed_points: Type.Optional(Type.Integer({ minimum: 0 })),
-  outlier_points_suppressed: Type.Optional(Type.Literal(0)),
-  timezone_normalized: Type.Optional(Type.Boolean()),
-  notes: Type.Optional(Type.Array(Type.String())),
+  imputed_points: Type.Integer({ minimum: 0 }),
+  outlier_points_suppressed: Type.Literal(0),
+  timezone_normalized: Type.Boolean(),
+  notes: Type.Array(Type.String()),
 });
+
+/** The contract: "Raw responses … data_quality is always {status: ok, missing_ratio: 0.0}". */
+export const DataQualityRaw = Type.Object(
+  { status: Type.Literal('ok'), missing_ratio: Type.Literal(0) },
+  { additionalProperties: false, description: 'Under the raw preset.' },
+);
+
+export const DataQuality = Type.Union([DataQualityFull, DataQualityRaw]);
 
 export const Usage = Type.Object({
   series_count: Type.Integer({ minimum: 0 }),
@@ -83,7 +99,16 @@ export const QuantileReport = Type.Object({
   ),
 });
 
-export const Warning = Type.Object({ code: Type.String(), unique_id: Type.Optional(Type.String()) }, { additionalProperties: true });
+// Open: the contract lets new warning codes (and their fields) appear.
+export const Warning = Type.Object(
+  {
+    code: Type.String(),
+    unique_id: Type.Optional(Type.String()),
+    count: Type.Optional(Type.Integer({ minimum: 1, description: 'future_rows_unused: how many future rows were not used.' })),
+    stamps: Type.Optional(Type.Array(Type.String(), { maxItems: 20, description: 'future_rows_unused: the first 20 of them.' })),
+  },
+  { additionalProperties: true },
+);
 
 /** cleaning_report/1: the top-level keys; docs/cleaning-report.schema.json has the full shape. */
 export const CleaningReport = Type.Object(
@@ -113,15 +138,19 @@ export const ForecastResponse = Type.Object({
   effective_policy: EffectivePolicy,
   model_input: Type.Array(ModelInput),
   quantile_report: QuantileReport,
-  warnings: Type.Optional(Type.Array(Warning)),
+  warnings: Type.Optional(Type.Array(Warning, { description: 'Omitted when empty.' })),
   cleaning_report: Type.Optional(CleaningReport),
 });
 
 export const CleanResponse = Type.Object(
   {
     request_id: Type.String({ pattern: '^req_' }),
-    cleaning_report: CleaningReport,
+    freq: Type.String(),
     effective_policy: EffectivePolicy,
+    // /clean refuses the raw preset, so its data_quality is always the full one.
+    data_quality: DataQualityFull,
+    warnings: Type.Optional(Type.Array(Warning, { description: 'Omitted when empty.' })),
+    cleaning_report: CleaningReport,
   },
   { additionalProperties: true },
 );
