@@ -143,6 +143,22 @@ describe('POST /v1/clean', () => {
     expect(refused.json.error.details.cleaning_report.blocking).toHaveLength(60_000);
   });
 
+  it('one stray row decades before second-level data is split off, not a grid of a billion slots', async () => {
+    // Before the cut, 5,000 stamps made the pre-cleaning length check build a 1990-2024 grid of
+    // seconds (8.6 GB) and took the process down.
+    const seconds = (n: number) => Array.from({ length: n }, (_, i) => ({ unique_id: 'a', ds: isoZ(START + i * 1000), y: Math.sin(i / 10) }));
+    const stray = { unique_id: 'a', ds: '1990-01-01T00:00:00Z', y: 5 };
+    const tooLong = await forecast({ series: [stray, ...seconds(5000)], h: 1 });
+    expectError(tooLong, 422, 'SERIES_TOO_LONG');
+    expect(tooLong.json.error.details.series).toEqual([{ unique_id: 'a', points: 5000 }]);
+    const ok = await forecast({ series: [stray, ...seconds(300)], h: 1 });
+    expect(ok.res.statusCode, JSON.stringify(ok.json).slice(0, 300)).toBe(200);
+    const split = ok.json.cleaning_report.decisions.filter((d: any) => d.id === 'gap.split');
+    expect(split).toMatchObject([{ status: 'applied', count: 1, ranges: [{ from: '1990-01-01T00:00:00Z', to: '2023-12-31T23:59:59Z' }] }]);
+    const dry = await clean({ series: [stray, ...seconds(300)] });
+    expect(dry.json.cleaning_report.overall).toMatchObject({ input_points: 301, output_points: 300 });
+  });
+
   it('an entity with too few stamps to show a frequency follows the others instead of failing inference', async () => {
     const daily = (id: string, n: number) => Array.from({ length: n }, (_, i) => ({ unique_id: id, ds: isoZ(START + i * 24 * HOUR), y: i }));
     for (const n of [1, 2]) {

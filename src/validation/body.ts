@@ -43,17 +43,6 @@ function hasAtMostThreeDecimals(v: number): boolean {
   return Number(v.toFixed(3)) === v;
 }
 
-/**
- * serde_json places an end of input at the start of a line (an empty body, or one cut just after a
- * newline) at column 0, "no byte read on this line". Positions are 1-based (docs/decisions.md), so
- * that is column 1, in `details` and in the message that quotes it. Every other MALFORMED_JSON
- * position is already 1-based.
- */
-export function oneBasedPosition(err: ApiError): ApiError {
-  if (err.code !== 'MALFORMED_JSON' || err.details?.column !== 0) return err;
-  return new ApiError(err.code, err.message.replace(/ column 0$/, ' column 1'), { ...err.details, column: 1 });
-}
-
 export interface ValidatedBody {
   parsed: ParsedRequest;
   top: TopLevelFields;
@@ -67,7 +56,7 @@ export interface ValidatedBody {
 export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<ValidatedBody> {
   const parsed = await parseRequest(raw);
   const failure = parsed.error;
-  if (failure) throw oneBasedPosition(fromEngineError(failure));
+  if (failure) throw fromEngineError(failure);
 
   const top = JSON.parse(parsed.topJson) as Record<string, unknown>;
   const errors: FieldError[] = [];

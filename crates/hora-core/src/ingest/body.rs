@@ -113,9 +113,16 @@ fn map_json_error(e: serde_json::Error, cursor: &Cursor) -> HoraError {
             let path = cursor.path();
             HoraError::field(path.clone(), format!("{path} is a number beyond the range of a double"))
         }
-        _ => HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid JSON: {e}"))
-            .with("line", e.line())
-            .with("column", e.column()),
+        _ => {
+            // serde_json puts an end of input at the start of a line (an empty body, one cut just
+            // after a newline) at column 0; positions are 1-based (docs/decisions.md).
+            let (line, column) = (e.line(), e.column().max(1));
+            let what = e.to_string();
+            let what = what.rsplit_once(" at line ").map_or(what.as_str(), |(head, _)| head);
+            HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid JSON: {what} at line {line} column {column}"))
+                .with("line", line)
+                .with("column", column)
+        }
     }
 }
 
