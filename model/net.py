@@ -122,6 +122,6 @@ class Exported(nn.Module):
 
 def pinball(pred_z, target_z):
     """Mean pinball loss over quantiles, steps and series (all in scaled units)."""
-    q = torch.tensor(QUANTILES, dtype=pred_z.dtype)[None, None, :]
+    q = torch.tensor(QUANTILES, dtype=pred_z.dtype, device=pred_z.device)[None, None, :]
     diff = target_z[:, :, None] - pred_z
     return torch.maximum(q * diff, (q - 1) * diff).mean()

@@ -2,6 +2,7 @@
 
     nice -n 19 model/.venv/bin/python model/train.py            # the full recipe (config.json)
     nice -n 19 model/.venv/bin/python model/train.py --steps 300 --long-steps 50 # a quick smoke model
+    python3 model/train.py --device cuda --producers 14      # the same recipe on a GPU machine
 
 Two phases: `train` (contexts up to 1024 points), then `long_context`, which continues from the
 first phase's weights with a fresh optimiser on contexts up to 4096 points, the longest the service
@@ -10,7 +11,10 @@ serves. `--from-phase1 CHECKPOINT` starts at the second phase from the first pha
 
 Deterministic for a given config and step counts: batch i of a phase is generated from seed
 (seed, phase key, i) in a separate process (so data generation overlaps the optimiser), and torch
-runs with a fixed seed.
+runs with a fixed seed. `--producers N` spreads the batches over N processes (batch i from process
+i mod N, read back in order), so the batches are the same for any N. `--device cuda` runs the same
+steps on a GPU: deterministic there too, but float reductions differ from the CPU's, so its
+weights are close to, not identical with, a CPU run's.
 """
 from __future__ import annotations
 
@@ -26,6 +30,8 @@ from pathlib import Path
 # Sleeping rather than spinning OpenMP workers: on 2 shared cores spinning threads burned about
 # 7x the CPU time per step (measured: 1.16 s vs 0.16 s).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Deterministic cuBLAS (read when CUDA starts; unused on the CPU).
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -50,9 +56,9 @@ def batch_for_step(cfg, phase, step):
     return make_training_batch(rng, batch, ctx_len, cfg["model"]["horizon"])
 
 
-def producer(cfg, phase, start, stop, queue):
+def producer(cfg, phase, start, stop, stride, queue):
     os.nice(5)
-    for step in range(start, stop):
+    for step in range(start, stop, stride):
         queue.put(batch_for_step(cfg, phase, step))
 
 
@@ -67,19 +73,22 @@ def lr_at(step, total, tr):
     return tr["lr"] * max(0.02, (total - step) / (total - decay_start))
 
 
-def train_phase(net, cfg, phase, total, log, budget_minutes=None):
+def train_phase(net, cfg, phase, total, log, budget_minutes=None, producers=1, device="cpu"):
     """Runs `total` steps of `phase` with a fresh AdamW; returns the step count used (a wall-time
     budget can only shorten it, by starting the decay early)."""
     tr, ph = cfg["train"], cfg[phase]
     opt = torch.optim.AdamW(net.parameters(), lr=ph["lr"], weight_decay=tr["weight_decay"])
-    queue = mp.get_context("spawn").Queue(maxsize=8)
-    proc = mp.get_context("spawn").Process(target=producer, args=(cfg, phase, 0, total, queue), daemon=True)
-    proc.start()
+    spawn = mp.get_context("spawn")
+    queues = [spawn.Queue(maxsize=8) for _ in range(producers)]
+    procs = [spawn.Process(target=producer, args=(cfg, phase, k, total, producers, queues[k]), daemon=True)
+             for k in range(producers)]
+    for proc in procs:
+        proc.start()
     t0, ema, step = time.time(), None, 0
     step_time = None
     while step < total:
         t_step = time.time()
-        ctx, mask, target = (torch.from_numpy(a) for a in queue.get())
+        ctx, mask, target = (torch.from_numpy(a).to(device) for a in queues[step % producers].get())
         for g in opt.param_groups:
             g["lr"] = lr_at(step, total, ph)
         out, mean, scale = net(ctx, mask)
@@ -96,7 +105,7 @@ def train_phase(net, cfg, phase, total, log, budget_minutes=None):
             log.write(line + "\n")
             log.flush()
         if step % 500 == 499:
-            torch.save(net.state_dict(), log.run_dir / "checkpoint.pt")
+            save(net, log.run_dir / "checkpoint.pt")
         dt = time.time() - t_step
         step_time = dt if step_time is None else 0.97 * step_time + 0.03 * dt
         shortened = math.ceil((step + 1) / (1 - ph["decay_frac"])) if ph["decay_frac"] < 1 else total
@@ -107,9 +116,15 @@ def train_phase(net, cfg, phase, total, log, budget_minutes=None):
             print(line, flush=True)
             log.write(line + "\n")
         step += 1
-    proc.terminate()
+    for proc in procs:
+        proc.terminate()
     print(f"{phase}: {total} steps in {time.time() - t0:.0f}s", flush=True)
     return total
+
+
+def save(net, path):
+    """Weights on the CPU, so a checkpoint made on a GPU loads anywhere."""
+    torch.save({k: v.cpu() for k, v in net.state_dict().items()}, path)
 
 
 class RunLog:
@@ -138,6 +153,9 @@ def main():
                     help="wall-time budget of the first phase: if its planned steps would not fit, start "
                          "the decay early and stop sooner; the step count used is printed and written to "
                          "the metadata, and --steps with it reproduces the run exactly")
+    ap.add_argument("--device", default="cpu", help="torch device to train on (cpu, cuda)")
+    ap.add_argument("--producers", type=int, default=1,
+                    help="processes generating batches (the batches are the same for any count)")
     args = ap.parse_args()
     cfg = json.loads(Path(args.config).read_text())
     steps = args.steps or cfg["train"]["steps"]
@@ -146,17 +164,19 @@ def main():
     torch.set_num_threads(cfg["train"]["threads"])
     torch.use_deterministic_algorithms(True)
 
-    net = HoraNet(**cfg["model"])
+    net = HoraNet(**cfg["model"]).to(args.device)
     print(f"parameters: {sum(p.numel() for p in net.parameters()):,}", flush=True)
     log = RunLog(args.run_dir)
     if args.from_phase1:
-        net.load_state_dict(torch.load(args.from_phase1))
+        net.load_state_dict(torch.load(args.from_phase1, map_location=args.device))
         print(f"first phase: weights from {args.from_phase1} ({steps} steps)", flush=True)
     else:
-        steps = train_phase(net, cfg, "train", steps, log, args.budget_minutes)
-        torch.save(net.state_dict(), log.run_dir / "phase1.pt")
-    long_steps = train_phase(net, cfg, "long_context", long_steps, log) if long_steps else 0
-    torch.save(net.state_dict(), log.run_dir / "checkpoint.pt")
+        steps = train_phase(net, cfg, "train", steps, log, args.budget_minutes, args.producers, args.device)
+        save(net, log.run_dir / "phase1.pt")
+    long_steps = (train_phase(net, cfg, "long_context", long_steps, log, None, args.producers, args.device)
+                  if long_steps else 0)
+    save(net, log.run_dir / "checkpoint.pt")
+    net.to("cpu")
     if not args.no_export:
         from export import export
         export(net, cfg, args.out, steps=steps, long_steps=long_steps)
