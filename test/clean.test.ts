@@ -159,6 +159,26 @@ describe('POST /v1/clean', () => {
     expect(dry.json.cleaning_report.overall).toMatchObject({ input_points: 301, output_points: 300 });
   });
 
+  it('options.timezone does not regrid stamps whose explicit offsets it contradicts', async () => {
+    const days = Array.from({ length: 30 }, (_, i) => ({ unique_id: 'z', ds: isoZ(Date.UTC(2024, 1, 25) + i * 24 * HOUR), y: i }));
+    const r = await clean({ series: days, freq: 'D', options: { timezone: 'America/New_York' } });
+    expect(r.res.statusCode, JSON.stringify(r.json).slice(0, 300)).toBe(200);
+    expect(r.json.cleaning_report.series[0].timezone).toMatchObject({ used: 'UTC', source: 'explicit_offset' });
+    expect(r.json.cleaning_report.overall).toMatchObject({ input_points: 30, output_points: 30 });
+  });
+
+  it('an hour a fall-back repeats, sent twice in local time, keeps both observed values', async () => {
+    const local = ['00:00', '01:00', '01:00', '02:00', '03:00'].map((hm, i) => ({ unique_id: 'a', ds: `2024-11-03 ${hm}`, y: 10 + i }));
+    // The 20 hours before, up to 04:00Z (midnight EDT), with explicit offsets.
+    const before = Array.from({ length: 20 }, (_, i) => ({ unique_id: 'a', ds: isoZ(Date.UTC(2024, 10, 3, 4) - (20 - i) * HOUR), y: i }));
+    const r = await clean({ series: [...before, ...local], freq: 'h', options: { timezone: 'America/New_York' } });
+    expect(r.res.statusCode, JSON.stringify(r.json).slice(0, 300)).toBe(200);
+    const report = r.json.cleaning_report;
+    // Nothing dropped as a duplicate, no hole at 06:00Z to fill.
+    expect(report.decisions).toEqual([]);
+    expect(report.overall).toMatchObject({ input_points: 25, output_points: 25 });
+  });
+
   it('an entity with too few stamps to show a frequency follows the others instead of failing inference', async () => {
     const daily = (id: string, n: number) => Array.from({ length: n }, (_, i) => ({ unique_id: id, ds: isoZ(START + i * 24 * HOUR), y: i }));
     for (const n of [1, 2]) {
@@ -192,11 +212,13 @@ describe('POST /v1/clean', () => {
     expectError(await clean({ series: rows, freq: 'h' }), 422, 'POINTS_EXCEEDED');
   });
 
-  it('an implied grid beyond the cap is POINTS_EXCEEDED with points and cap', async () => {
+  it('an implied grid beyond the cap is POINTS_EXCEEDED with points, cap and the largest entity', async () => {
+    // With splitting off, nothing may be cut ahead of the grid.
     const rows = [{ unique_id: 'a', ds: '2000-01-01T00:00:00Z', y: 1 }, { unique_id: 'a', ds: '2090-01-01T00:00:00Z', y: 2 }];
-    const r = await clean({ series: rows, freq: 's' });
+    const r = await clean({ series: rows, freq: 's', options: { gap_split_min_steps: 0 } });
     expectError(r, 422, 'POINTS_EXCEEDED');
     expect(r.json.error.details.points).toBeGreaterThan(r.json.error.details.cap);
+    expect(r.json.error.details).toMatchObject({ unique_id: 'a', entity_points: r.json.error.details.points });
   });
 });
 

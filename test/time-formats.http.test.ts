@@ -315,11 +315,15 @@ describe('frequency inference', () => {
     ]);
   });
 
-  it('a tiny input implying a huge grid is POINTS_EXCEEDED', async () => {
+  it('a tiny input implying a huge grid is POINTS_EXCEEDED when splitting is off', async () => {
     const ds = hourly(20, JAN1, isoZ);
     ds.push('2099-01-01T00:00:00Z');
-    const { status, json } = await forecast({ series: rows(ds), h: 1, freq: 's' });
+    const { status, json } = await forecast({ series: rows(ds), h: 1, freq: 's', options: { gap_split_min_steps: 0 } });
     expect([status, json.error.code]).toEqual([422, 'POINTS_EXCEEDED']);
+    // With the automatic split the latest segment, the one row of 2099, is all that is kept.
+    const split = await forecast({ series: rows(ds), h: 1, freq: 's' });
+    expect([split.status, split.json.error.code]).toEqual([422, 'SERIES_TOO_SHORT']);
+    expect(split.json.error.details.cleaning_report.decisions[0]).toMatchObject({ id: 'gap.split', count: 20 });
   });
 });
 

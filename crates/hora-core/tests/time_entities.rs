@@ -56,6 +56,36 @@ fn the_timezone_report_names_zone_source_and_row_counts() {
 }
 
 #[test]
+fn explicit_offsets_the_zone_option_contradicts_step_on_their_own_clock() {
+    let ny = Some(zone_of("America/New_York"));
+    let days = |offset: &str| -> Vec<String> { (1..=28).map(|d| format!("2024-03-{d:02}T00:00:00{offset}")).collect() };
+    let zulu = days("Z");
+    let p = time::parse_entity(&table_of(&zulu.iter().map(String::as_str).collect::<Vec<_>>()), 0, ny, None).unwrap();
+    assert_eq!(p.timezone_report()["used"], "UTC");
+    assert_eq!(p.timezone_report()["source"], "explicit_offset");
+    assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "d");
+    // Offsets that are the zone's own (DST-coded local midnights) keep the zone, which alone steps
+    // them across the change at 02:00 on 2024-03-10.
+    let local: Vec<String> = (1..=28).map(|d| format!("2024-03-{d:02}T00:00:00{}", if d <= 10 { "-05:00" } else { "-04:00" })).collect();
+    let p = time::parse_entity(&table_of(&local.iter().map(String::as_str).collect::<Vec<_>>()), 0, ny, None).unwrap();
+    assert_eq!(p.timezone_report()["used"], "America/New_York");
+    assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "d");
+    // Unix time has no clock of its own: the zone stays.
+    let unix = ["1709269200", "1709355600"];
+    assert_eq!(time::parse_entity(&table_of(&unix), 0, ny, None).unwrap().timezone_report()["used"], "America/New_York");
+}
+
+#[test]
+fn a_local_time_sent_twice_inside_a_fall_back_is_the_repeated_hours_second_pass() {
+    // New York's 2024-11-03: 01:00 local is 05:00Z (EDT), then again 06:00Z (EST).
+    let ds = ["2024-11-03 00:00", "2024-11-03 01:00", "2024-11-03 01:00", "2024-11-03 02:00"];
+    let p = time::parse_entity(&table_of(&ds), 0, Some(zone_of("America/New_York")), None).unwrap();
+    let hours: Vec<i64> = p.instants.iter().map(|t| (t - micros("2024-11-03T00:00:00Z")) / 3_600_000_000).collect();
+    assert_eq!(hours, [4, 5, 6, 7]);
+    assert_eq!(p.repeated_local_rows, 2);
+}
+
+#[test]
 fn errors_name_the_global_row_index_of_the_entity() {
     // Two entities interleaved: rows 0, 2 are "a", rows 1, 3 are "b"; row 3 is bad.
     let mut table = table_of(&["2024-01-01", "2024-01-01", "2024-01-02", "2024-02-30"]);

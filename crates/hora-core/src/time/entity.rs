@@ -2,7 +2,7 @@
 //! naive stamps read in the zone, explicit offsets always winning.
 
 use super::lex::{lex, Lexed, Shape};
-use super::zone::{format_offset, LocalKind, WallConverter, ZoneRule};
+use super::zone::{format_offset, offset_at, repeated_later, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 use crate::ingest::RowTable;
@@ -119,7 +119,8 @@ pub struct ParsedStamps {
     pub explicit_offsets: Vec<String>,
     /// Naive rows whose local time was skipped by a DST change (shifted forward by the gap).
     pub skipped_local_rows: usize,
-    /// Naive rows whose local time was repeated by a DST change (earlier instant taken).
+    /// Naive rows whose local time was repeated by a DST change (the first row at such a time
+    /// takes the earlier instant, a later row at the same time the later one).
     pub repeated_local_rows: usize,
 }
 
@@ -197,6 +198,10 @@ struct Accumulator {
     conv: WallConverter,
     zone_given: bool,
     last_offset: Option<i32>,
+    /// Every explicit offset is the given zone's offset at its instant (true without a zone).
+    offsets_fit_zone: bool,
+    /// Repeated wall-clock times seen so far (a fall-back's hour, a handful per entity).
+    repeated_walls: Vec<i64>,
 }
 
 impl Accumulator {
@@ -213,7 +218,14 @@ impl Accumulator {
             skipped_local_rows: 0,
             repeated_local_rows: 0,
         };
-        Accumulator { out, conv: WallConverter::new(used), zone_given: zone.is_some(), last_offset: None }
+        Accumulator {
+            out,
+            conv: WallConverter::new(used),
+            zone_given: zone.is_some(),
+            last_offset: None,
+            offsets_fit_zone: true,
+            repeated_walls: Vec::new(),
+        }
     }
 
     /// Adds one stamp whose month and day are `m` and `d`.
@@ -223,17 +235,35 @@ impl Accumulator {
             (_, Some(off)) => l.wall_micros(m, d) - i64::from(off) * 1_000_000,
             (_, None) => {
                 self.out.naive_rows += 1;
-                let (t, kind) = self.conv.convert(l.wall_micros(m, d));
+                let wall = l.wall_micros(m, d);
+                let (t, kind) = self.conv.convert(wall);
                 match kind {
-                    LocalKind::Unique => {}
-                    LocalKind::Skipped => self.out.skipped_local_rows += 1,
-                    LocalKind::Repeated => self.out.repeated_local_rows += 1,
+                    LocalKind::Unique => t,
+                    LocalKind::Skipped => {
+                        self.out.skipped_local_rows += 1;
+                        t
+                    }
+                    LocalKind::Repeated => {
+                        self.out.repeated_local_rows += 1;
+                        // A wall time sent again inside a fall-back is the repeated hour's second
+                        // pass (a logger on local time writes 01:00 twice), not a duplicate.
+                        if self.repeated_walls.contains(&wall) {
+                            repeated_later(wall, self.out.zone).unwrap_or(t)
+                        } else {
+                            self.repeated_walls.push(wall);
+                            t
+                        }
+                    }
                 }
-                t
             }
         };
         if let Some(off) = l.offset {
             self.out.explicit_rows += 1;
+            // Unix time is an instant with no clock of its own: it never contradicts the zone.
+            let unix = matches!(l.shape, Shape::UnixSeconds | Shape::UnixMillis);
+            if self.zone_given && !unix && offset_at(t, self.out.zone) != off {
+                self.offsets_fit_zone = false;
+            }
             if self.last_offset != Some(off) {
                 self.last_offset = Some(off);
                 let text = format_offset(off);
@@ -249,12 +279,16 @@ impl Accumulator {
         self.out.format = format;
         if self.out.naive_rows > 0 {
             self.out.source = if self.zone_given { ZoneSource::Option } else { ZoneSource::DefaultUtc };
-        } else if !self.zone_given && self.out.explicit_offsets.len() == 1 {
-            // One constant offset and no zone option: calendar steps use that offset's clock, so
-            // monthly data written at local midnight stays month-start data.
-            if let Some(zone) = self.last_offset.and_then(ZoneRule::of_offset) {
-                self.out.zone = zone;
-            }
+        } else if !self.zone_given || !self.offsets_fit_zone {
+            // No zone option, or one the offsets contradict (`Z` stamps sent with New York's
+            // zone): the zone is not these stamps' clock. Calendar steps use the one constant
+            // offset's clock, so monthly data written at local midnight stays month-start data,
+            // else UTC's. Offsets that fit the zone (DST-coded +01:00 / +02:00 with
+            // Europe/Berlin) keep it: only the zone can step them across a DST change.
+            self.out.zone = match self.out.explicit_offsets.len() {
+                1 => self.last_offset.and_then(ZoneRule::of_offset).unwrap_or(ZoneRule::UTC),
+                _ => ZoneRule::UTC,
+            };
         }
         self.out
     }

@@ -151,6 +151,15 @@ pub fn from_wall(wall: Micros, zone: ZoneRule) -> (Micros, LocalKind) {
     }
 }
 
+/// The later of the two instants of a wall-clock time that a fall-back repeats; None for any
+/// other wall-clock time.
+pub fn repeated_later(wall: Micros, zone: ZoneRule) -> Option<Micros> {
+    match zone.offset_from_local(&naive(wall)?) {
+        LocalResult::Ambiguous(a, b) => Some(wall.saturating_sub(secs(a)).max(wall.saturating_sub(secs(b)))),
+        _ => None,
+    }
+}
+
 fn secs(s: i32) -> i64 {
     i64::from(s) * MICROS_PER_SECOND
 }
