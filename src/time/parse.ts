@@ -159,6 +159,7 @@ export function parseDsJs(ds: readonly string[], timezone?: string | null): JsPa
   let format: JsFormat | null = null;
   let naiveRows = 0;
   let explicitRows = 0;
+  const repeated = new Set<number>();
   for (let i = 0; i < ds.length; i++) {
     const l = lex(ds[i]!);
     if (typeof l === 'string') {
@@ -176,8 +177,13 @@ export function parseDsJs(ds: readonly string[], timezone?: string | null): JsPa
       if (!offsets.includes(text)) offsets.push(text);
     } else {
       naiveRows++;
-      const [t]: [number, LocalKind] = conv.convert(l.ms);
+      const [t, kind]: [number, LocalKind] = conv.convert(l.ms);
       ms = t;
+      // Sent again inside a fall-back: the repeated hour's second pass (docs/time.md).
+      if (kind === 'repeated') {
+        if (repeated.has(l.ms)) ms = conv.later(l.ms);
+        else repeated.add(l.ms);
+      }
     }
     instants[i] = ms * 1000 + l.fracMicros;
   }

@@ -1,5 +1,6 @@
 // Wall clock -> instant in an IANA zone with Intl only, under the engine's DST rule:
-// a repeated local time takes its earlier instant, a skipped one is shifted forward by the gap.
+// a repeated local time takes its earlier instant (the later one when the caller has seen it
+// before: `later`), a skipped one is shifted forward by the gap.
 
 const MS_PER_DAY = 86_400_000;
 
@@ -49,6 +50,12 @@ export class WallConverter {
     }
     if (this.dayOffset !== null) return [wall - this.dayOffset, 'unique'];
     return this.fromWall(wall);
+  }
+
+  /** The later instant of a wall-clock time that a fall-back repeats (`convert` gives the earlier). */
+  later(wall: number): number {
+    const offsetAt = this.offsetAt!;
+    return Math.max(wall - offsetAt(wall - MS_PER_DAY), wall - offsetAt(wall + MS_PER_DAY));
   }
 
   private wholeDayOffset(day: number): number | null {
