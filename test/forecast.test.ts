@@ -321,8 +321,16 @@ describe('validation order steps 3 to 6', () => {
     expect(json.usage.input_data_points).toBe(3000);
   });
 
-  it('integer options beyond what the engine holds are VALIDATION_ERROR, never a 500', async () => {
-    for (const options of [{ gap_split_min_steps: 4294967296 }, { gap_split_min_steps: 1e308 }, { cleaning: { seasonal_period: -1 } }]) {
+  it('gap_split_min_steps takes any integer from 0 up, and a huge one never splits', async () => {
+    // The contract says only "integer >= 0": 2^32 and 1e308 mean "longer than every gap".
+    const old = hourlyRows('gappy', 200, (i) => 10 + Math.sin(i / 4));
+    const recent = hourlyRows('gappy', 300, (i) => 10 + Math.sin(i / 4), Date.UTC(2024, 0, 1) + 260 * 3_600_000);
+    for (const steps of [4294967296, 1e308]) {
+      const { res, json } = await post(base({ options: { gap_split_min_steps: steps } }, [...old, ...recent]));
+      expect(res.statusCode, JSON.stringify(json).slice(0, 300)).toBe(200);
+      expect(json.model_input[0].fed_points).toBe(500);
+    }
+    for (const options of [{ gap_split_min_steps: -1 }, { gap_split_min_steps: 1.5 }, { cleaning: { seasonal_period: -1 } }]) {
       expectError(await post(base({ options })), 422, 'VALIDATION_ERROR');
     }
   });

@@ -13,10 +13,19 @@ export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): R
     version: policy.version,
     timezone: options.timezone,
     ds_format: options.ds_format,
-    gap_split_min_steps: options.gap_split_min_steps,
+    gap_split_min_steps: splitSteps(options.gap_split_min_steps),
     clean_series: top.clean_series ?? DEFAULTS.clean_series,
     clean_exog: top.clean_exog ?? DEFAULTS.clean_exog,
   };
+}
+
+/**
+ * The contract bounds `gap_split_min_steps` only below. No grid has a gap of 2^32 steps (the grid
+ * cap is 10^6 slots), so every larger value means the same as 2^32 - 1, which the engine takes
+ * whole (a double such as 1e30 would not fit its integer).
+ */
+function splitSteps(steps: number | undefined): number | undefined {
+  return steps === undefined ? undefined : Math.min(steps, 4_294_967_295);
 }
 
 /** The engine parameters of a forecast; `cleaning` from `cleaningOptions`. */

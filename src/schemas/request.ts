@@ -94,7 +94,12 @@ export const RequestOptions = Type.Object(
       Type.String({ default: 'UTC', description: 'IANA zone name for naive timestamps, case-sensitive (UTC, not utc); an unknown name is 422 VALIDATION_ERROR.' }),
     ),
     ds_format: Type.Optional(Type.Enum(['dmy', 'mdy'])),
-    gap_split_min_steps: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295 })),
+    gap_split_min_steps: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'Gap length in grid steps from which only the latest segment is kept; 0 disables splitting. Any integer from 0 up: one longer than every gap never splits.',
+      }),
+    ),
     cleaning: Type.Optional(CleaningOptions),
     router_strategy: Type.Optional(Type.Enum(['auto', 'ensemble', 'single', 'fast'])),
   },
