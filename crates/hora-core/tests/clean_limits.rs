@@ -127,7 +127,10 @@ fn a_stray_row_under_strict_proposes_the_split_and_accept_applies_it() {
 #[test]
 fn frequency_codes_surface_from_the_time_engine() {
     let t = table(&hourly("a", 30));
-    assert_eq!(run(&t, Some("fortnight"), 1, &opts(json!({}))).unwrap_err().code, ErrorCode::FreqUnsupported);
+    let unsupported = run(&t, Some("fortnight"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(unsupported.code, ErrorCode::FreqUnsupported);
+    // The request's freq stops every entity, and the report's blocking[] says so for each.
+    assert_eq!(report_of(&unsupported)["blocking"], json!([{"unique_id": "a", "code": "FREQ_UNSUPPORTED", "kind": "frequency", "reason": "freq_unsupported"}]));
     let mixed: Vec<Row> = [hourly("a", 30), (0..30).map(|k| ("b".to_string(), hour_stamp(2 * k), Some(1.0))).collect()].concat();
     let err = run(&table(&mixed), None, 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::FreqAmbiguous);

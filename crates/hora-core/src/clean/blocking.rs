@@ -52,7 +52,8 @@ impl Block {
 /// stamps show no frequency or are off the grid (`freq_inference_failed`, with its off-grid share
 /// when that was the cause), the entities whose inferred frequencies disagree (`freq_ambiguous`,
 /// with the frequency each inferred; or the one entity whose own stamps fit several), or, when no
-/// entity had enough stamps, every entity (`too_few_stamps`). Other errors give none.
+/// entity had enough stamps, every entity (`too_few_stamps`); a `freq` that names no frequency
+/// stops every entity (`freq_unsupported`). Other errors give none.
 pub fn of_freq_error(err: &HoraError, entities: &[&str]) -> Vec<Block> {
     let detail = |k: &str| err.details.get(k);
     match err.code {
@@ -77,6 +78,7 @@ pub fn of_freq_error(err: &HoraError, entities: &[&str]) -> Vec<Block> {
             }
             None => entities.iter().map(|uid| Block::new(uid, err.code, "frequency", "too_few_stamps")).collect(),
         },
+        ErrorCode::FreqUnsupported => entities.iter().map(|uid| Block::new(uid, err.code, "frequency", "freq_unsupported")).collect(),
         _ => Vec::new(),
     }
 }
