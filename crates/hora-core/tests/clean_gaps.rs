@@ -94,6 +94,23 @@ fn declining_the_masked_tail_is_trailing_gap_too_long() {
 }
 
 #[test]
+fn trimming_counts_and_lists_the_null_rows_not_the_empty_slots_beside_them() {
+    // A null first row, no row at hour 1, values from hour 2 to 26; then a hole and two nulls.
+    let mut rows: Vec<Row> = hourly("a", 30).into_iter().enumerate().filter(|(k, _)| *k != 1 && *k != 27).map(|(_, r)| r).collect();
+    rows[0].2 = None;
+    let n = rows.len();
+    rows[n - 1].2 = None;
+    rows[n - 2].2 = None;
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"version": "2026-11"}))).unwrap();
+    let report = out.report.unwrap();
+    let head = decisions(&report, "gap.trim_head");
+    assert_eq!((head[0]["count"].clone(), head[0]["stamps"].clone()), (json!(1), json!([hour_stamp(0)])));
+    let tail = decisions(&report, "gap.trim_tail");
+    assert_eq!((tail[0]["count"].clone(), tail[0]["stamps"].clone()), (json!(2), json!([hour_stamp(28), hour_stamp(29)])));
+    assert_eq!(out.entities[0].values.len(), 25);
+}
+
+#[test]
 fn before_2026_12_trailing_nulls_are_trimmed() {
     let mut rows = hourly("a", 30);
     for r in &mut rows[25..] {

@@ -110,7 +110,9 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     };
     let mut d = Vec::new();
     if first > 0 {
-        d.push(Decision::new(DecisionId::TrimHead, name, first, res).with_stamps(grid[..first].iter().copied()));
+        // The rows trimmed (their `y` was null): slots no row filled were never data.
+        let rows: Vec<i64> = (0..first).filter(|&k| from_row[k]).map(|k| grid[k]).collect();
+        d.push(Decision::new(DecisionId::TrimHead, name, rows.len(), res).with_stamps(rows));
     }
     let mut lo = first;
 
@@ -160,7 +162,10 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
                     );
                 }
             }
-            None => d.push(Decision::new(DecisionId::TrimTail, name, tail_len, res).with_stamps(tail_stamps)),
+            None => {
+                let rows: Vec<i64> = (last + 1..n).filter(|&k| from_row[k]).map(|k| grid[k]).collect();
+                d.push(Decision::new(DecisionId::TrimTail, name, rows.len(), res).with_stamps(rows));
+            }
         }
     }
     let end = last + 1 + kept_tail;
