@@ -124,7 +124,9 @@ export default fp(
       const state = req.idempotency;
       if (!state?.scope || state.finished) return payload;
       const status = reply.statusCode;
-      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+      // Kept as bytes: a Buffer payload can be longer than V8's longest string (a forecast of
+      // over 512 MiB failed here with ERR_STRING_TOO_LONG when it was turned into one).
+      const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.isBuffer(payload) ? payload : null;
       if (!isStoredOutcome(status) || body === null) {
         await forget(req);
         return payload;

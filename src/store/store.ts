@@ -65,7 +65,8 @@ export interface OrgPatch {
 export interface StoredResponse {
   status: number;
   contentType: string;
-  body: string;
+  /** Bytes, never a string: a response may be longer than V8's longest string. */
+  body: Buffer;
   requestId: string;
 }
 
@@ -80,7 +81,13 @@ export type IdempotencyBegin =
   | { state: 'started' }
   /** The first request still runs (its lease has not expired). */
   | { state: 'in_progress'; bodyDigest: string }
-  | { state: 'completed'; bodyDigest: string; response: StoredResponse };
+  | {
+      state: 'completed';
+      bodyDigest: string;
+      response: StoredResponse;
+      /** Bytes the body takes in the store (less than its length when kept compressed). */
+      storedBytes: number;
+    };
 
 export interface RpmResult {
   /** False when the request would exceed the limit; nothing was counted then. */
