@@ -43,14 +43,42 @@ describe('sqlite store', () => {
     expect((await store.rpmConsume('a', 'forecast-rpm', 60_000, 2)).allowed).toBe(true);
   });
 
-  it('quota reservations never exceed the limit and refunds give points back', async () => {
+  it('quota reservations never exceed the limit; settling gives back what was not used', async () => {
     const { store } = await open();
-    expect(await store.quotaReserve('a', '2026-01-01', 70, 100)).toEqual({ reserved: true, used: 70 });
-    expect(await store.quotaReserve('a', '2026-01-01', 40, 100)).toEqual({ reserved: false, used: 70 });
-    expect(await store.quotaReserve('a', '2026-01-01', 101, 100)).toEqual({ reserved: false, used: 70 });
-    await store.quotaRefund('a', '2026-01-01', 20);
-    expect(await store.quotaReserve('a', '2026-01-01', 50, 100)).toEqual({ reserved: true, used: 100 });
+    const first = await store.quotaReserve('a', '2026-01-01', 70, 100, 0, 1000);
+    expect(first).toMatchObject({ reserved: true, used: 70, hold: { account: 'a', day: '2026-01-01', points: 70 } });
+    expect(await store.quotaReserve('a', '2026-01-01', 40, 100, 0, 1000)).toEqual({ reserved: false, used: 70, hold: null });
+    expect(await store.quotaReserve('a', '2026-01-01', 101, 100, 0, 1000)).toEqual({ reserved: false, used: 70, hold: null });
+    await store.quotaSettle(first.hold!, 50);
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(50);
+    const second = await store.quotaReserve('a', '2026-01-01', 50, 100, 0, 1000);
+    expect(second).toMatchObject({ reserved: true, used: 100 });
+    await store.quotaSettle(second.hold!, 0);
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(50);
     expect(await store.quotaUsed('a', '2026-01-02')).toBe(0);
+  });
+
+  it('a reservation whose process died is returned by the sweep once its lease ends, and only then', async () => {
+    const { store } = await open();
+    await store.quotaReserve('a', '2026-01-01', 30, 100, 0, 1000);
+    const orphan = await store.quotaReserve('a', '2026-01-01', 40, 100, 0, 5000);
+    await store.sweep(4000, '2025-12-31');
+    // The first lease ended and nothing settled it: its 30 points are back; the second still runs.
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(40);
+    await store.sweep(5000, '2025-12-31');
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(0);
+    // A request that outlived its lease and then finishes is counted again, as the ledger will be.
+    await store.quotaSettle(orphan.hold!, 25);
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(25);
+  });
+
+  it('two stores on one file return an expired reservation once', async () => {
+    const { store, dir } = await open();
+    const other = await SqliteStore.open(dir);
+    await store.quotaReserve('a', '2026-01-01', 30, 100, 0, 1000);
+    await store.quotaReserve('a', '2026-01-01', 20, 100, 0, 60_000);
+    await Promise.all([store.sweep(2000, '2025-12-31'), other.sweep(2000, '2025-12-31')]);
+    expect(await other.quotaUsed('a', '2026-01-01')).toBe(20);
   });
 
   it('idempotency: one claim wins, a completed record replays until it expires, an abandoned one frees the key', async () => {
@@ -121,7 +149,7 @@ describe('sqlite store', () => {
   it('sweep removes expired records, old windows and old days', async () => {
     const { store } = await open();
     await store.rpmConsume('a', 'p', 0, 5);
-    await store.quotaReserve('a', '2020-01-01', 5, 10);
+    await store.quotaReserve('a', '2020-01-01', 5, 10, 0, 1000);
     await store.idempotencyBegin({ keyId: 'k', route: 'r', idempotencyKey: 'i' }, 'd', 0, 10);
     const done = { keyId: 'k', route: 'r', idempotencyKey: 'done' };
     await store.idempotencyBegin(done, 'd', 0, 10);

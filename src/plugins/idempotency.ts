@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import { ApiError, headerValidationError } from '../errors.js';
 import { canonicalDigest } from '../native.js';
 import type { IdempotencyScope } from '../store/store.js';
+import { requestLeaseMs } from './lease.js';
 import { routePolicy } from './types.js';
 
 /** RFC 9745 value: deprecated since 2026-10-08T00:00:00Z. */
@@ -66,7 +67,7 @@ function keyReused(): ApiError {
 export default fp(
   async (app) => {
     // A record whose request never finishes (a crashed process) frees its key after this lease.
-    const leaseMs = app.config.requestBudgetMs + app.config.inferenceWaitMs + 60_000;
+    const leaseMs = requestLeaseMs(app.config);
     app.decorateRequest('idempotency', null);
 
     async function forget(req: FastifyRequest): Promise<void> {

@@ -100,4 +100,17 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idempotency_chunks_expiry ON idempotency_chunks(expires_at);
   `,
+  // Daily-quota reservations as rows with an expiry: a process killed mid-forecast left its
+  // reservation counted in daily_quota.used until the day ended. The sweep of any process on the
+  // file returns an expired one.
+  `
+  CREATE TABLE quota_reservations (
+    id INTEGER PRIMARY KEY,
+    account TEXT NOT NULL,
+    day TEXT NOT NULL,
+    points INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX quota_reservations_expiry ON quota_reservations(expires_at);
+  `,
 ];

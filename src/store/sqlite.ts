@@ -22,6 +22,7 @@ import {
   type OrgRecord,
   type PolicyVersion,
   type Preset,
+  type QuotaHold,
   type QuotaResult,
   type RpmResult,
   type Store,
@@ -378,19 +379,27 @@ export class SqliteStore implements Store {
 
   // ---- daily quota ----
 
-  async quotaReserve(account: string, day: string, points: number, limit: number): Promise<QuotaResult> {
-    const row = this.one(
-      `INSERT INTO daily_quota (account, day, used) SELECT ?, ?, ? WHERE ? <= ?
-       ON CONFLICT(account, day) DO UPDATE SET used = used + excluded.used WHERE used + excluded.used <= ?
-       RETURNING used`,
-      [account, day, points, points, limit, limit],
-    );
-    if (row) return { reserved: true, used: num(row.used) };
-    return { reserved: false, used: await this.quotaUsed(account, day) };
+  async quotaReserve(account: string, day: string, points: number, limit: number, nowMs: number, leaseMs: number): Promise<QuotaResult> {
+    return this.transaction((): QuotaResult => {
+      const row = this.one(
+        `INSERT INTO daily_quota (account, day, used) SELECT ?, ?, ? WHERE ? <= ?
+         ON CONFLICT(account, day) DO UPDATE SET used = used + excluded.used WHERE used + excluded.used <= ?
+         RETURNING used`,
+        [account, day, points, points, limit, limit],
+      );
+      if (!row) return { reserved: false, used: num(this.one('SELECT used FROM daily_quota WHERE account = ? AND day = ?', [account, day])?.used), hold: null };
+      const out = this.db.run('INSERT INTO quota_reservations (account, day, points, expires_at) VALUES (?, ?, ?, ?)', [account, day, points, nowMs + leaseMs]);
+      return { reserved: true, used: num(row.used), hold: { id: out.lastInsertRowid, account, day, points } };
+    });
   }
 
-  async quotaRefund(account: string, day: string, points: number): Promise<void> {
-    this.db.run('UPDATE daily_quota SET used = MAX(0, used - ?) WHERE account = ? AND day = ?', [points, account, day]);
+  async quotaSettle(hold: QuotaHold, usedPoints: number): Promise<void> {
+    this.transaction(() => {
+      const live = this.one('DELETE FROM quota_reservations WHERE id = ? RETURNING points', [hold.id]);
+      // A live hold still counts its reserved points; an expired one was returned by the sweep.
+      const change = usedPoints - (live ? num(live.points) : 0);
+      if (change !== 0) this.db.run('UPDATE daily_quota SET used = MAX(0, used + ?) WHERE account = ? AND day = ?', [change, hold.account, hold.day]);
+    });
   }
 
   async quotaUsed(account: string, day: string): Promise<number> {
@@ -425,13 +434,26 @@ export class SqliteStore implements Store {
     return summary;
   }
 
-  /** Deletes expired idempotency records, past minute windows and quota days before yesterday. */
+  /** Deletes expired records, past minute windows and quota days before yesterday; returns expired reservations. */
   async sweep(nowMs: number, oldestDay: string): Promise<void> {
     this.db.run('DELETE FROM idempotency WHERE expires_at <= ?', [nowMs]);
     // Chunks share their record's expiry; this also takes those of a process that died mid-store.
     this.db.run('DELETE FROM idempotency_chunks WHERE expires_at <= ?', [nowMs]);
     this.db.run('DELETE FROM rpm_counters WHERE window_start < ?', [nowMs - 120_000]);
+    // Expired reservations (their process died mid-request) give their points back, in one
+    // transaction so that a second process sweeping the same file cannot return them twice.
+    this.transaction(() => {
+      this.db.run(
+        `UPDATE daily_quota SET used = MAX(0, used - (SELECT SUM(points) FROM quota_reservations r
+           WHERE r.account = daily_quota.account AND r.day = daily_quota.day AND r.expires_at <= ?))
+         WHERE EXISTS (SELECT 1 FROM quota_reservations r
+           WHERE r.account = daily_quota.account AND r.day = daily_quota.day AND r.expires_at <= ?)`,
+        [nowMs, nowMs],
+      );
+      this.db.run('DELETE FROM quota_reservations WHERE expires_at <= ?', [nowMs]);
+    });
     this.db.run('DELETE FROM daily_quota WHERE day < ?', [oldestDay]);
+    this.db.run('DELETE FROM quota_reservations WHERE day < ?', [oldestDay]);
   }
 
   async close(): Promise<void> {
