@@ -25,14 +25,42 @@ export interface AppOverrides {
   /** Extra routes registered after the plugins (tests only). */
   routes?: (app: FastifyInstance) => Promise<void>;
   logger?: FastifyServerOptions['logger'];
+  /** Overrides REQUEST_TIMEOUT_MS (tests use a short one). */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * Longest time to receive a whole request, headers and body, before Node answers 408 and closes
+ * the connection. Fastify's default is 0 (never), which let a client that stops mid-body hold its
+ * connection, its buffered bytes and a graceful shutdown forever. 120 s is twice Node's header
+ * timeout; a 64 MiB body (the limit) needs 4.5 Mbit/s to arrive in it, a typical 12 MB one
+ * 0.8 Mbit/s. It does not bound the work after the last byte: the model has its own budget.
+ */
+export const REQUEST_TIMEOUT_MS = 120_000;
+/** Node's own header timeout; a request timeout shorter than it (tests) lowers it to match. */
+const HEADERS_TIMEOUT_MS = 60_000;
+
+/** Node's HTTP options for a request timeout: how often to look for expired requests, too. */
+function httpTimeouts(requestTimeout: number) {
+  return {
+    requestTimeout,
+    headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
+    // Node looks every 30 s by default, so a timeout could fire up to 30 s late; a tenth of the
+    // timeout keeps it within 10 % (12 s at 120 s).
+    connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(requestTimeout / 10))),
+  };
 }
 
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
+  const timeouts = httpTimeouts(overrides.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   const app = Fastify({
     logger: overrides.logger ?? { level: config.logLevel },
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
+    // Fastify sets the server's requestTimeout from its own option (default 0) after creating it.
+    requestTimeout: timeouts.requestTimeout,
+    http: timeouts,
     clientErrorHandler,
     frameworkErrors,
   });

@@ -2,6 +2,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadModel } from './native.js';
+import { closeGracefully, shutdownGraceMs } from './shutdown.js';
 
 /** Start-up stops with one sentence, never a stack trace; `what` says which step failed. */
 function stop(err: unknown, what?: string): never {
@@ -36,7 +37,7 @@ try {
 process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    void app.close().then(() => process.exit(0));
+    void closeGracefully(app, shutdownGraceMs(config)).then(() => process.exit(0));
   });
 }
 try {

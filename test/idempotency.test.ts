@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEPRECATION_HEADER_VALUE } from '../src/plugins/idempotency.js';
 import { canonicalDigest } from '../src/native.js';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
-import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
+import { COMPRESS_MIN_BYTES } from '../src/store/outcome.js';
+import { bufferBody, TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -35,6 +36,45 @@ describe('idempotency', () => {
     expect(t.control.runs).toBe(runs);
     // Billed once.
     expect(await usage()).toMatchObject({ billed_points: 10, requests: { forecast: 1 } });
+  });
+
+  it('a replay is byte-identical to the first response: body, status and Content-Type', async () => {
+    const first = await post({ 'idempotency-key': 'k-bytes' }, { n: 1 });
+    const again = await post({ 'idempotency-key': 'k-bytes' }, { n: 1 });
+    expect(again.headers['x-idempotent-replayed']).toBe('true');
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    expect([again.statusCode, again.headers['content-type'], again.headers['content-length']]).toEqual([
+      first.statusCode,
+      first.headers['content-type'],
+      first.headers['content-length'],
+    ]);
+  });
+
+  it('a Buffer response is stored as bytes, never through a string: bytes that are not UTF-8 replay unchanged', async () => {
+    const first = await post({ 'idempotency-key': 'k-buffer' }, { bytes: 1000 });
+    expect(first.statusCode).toBe(200);
+    expect(first.rawPayload.equals(bufferBody(1000))).toBe(true);
+    const again = await post({ 'idempotency-key': 'k-buffer' }, { bytes: 1000 });
+    expect(again.headers['x-idempotent-replayed']).toBe('true');
+    expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    expect(t.control.runs).toBe(1);
+  });
+
+  it('a large stored response is kept compressed and replays byte for byte', async () => {
+    const size = COMPRESS_MIN_BYTES * 16;
+    const body = { bytes: size };
+    const first = await post({ 'idempotency-key': 'k-large' }, body);
+    expect(first.rawPayload.length).toBe(size);
+    const scope = { keyId: t.keyId, route: TEST_FORECAST, idempotencyKey: 'k-large' };
+    const digest = await canonicalDigest(Buffer.from(JSON.stringify(body)));
+    const found = await t.store.idempotencyBegin(scope, digest, t.clock.now(), 1000);
+    expect(found.state).toBe('completed');
+    if (found.state !== 'completed') return;
+    expect(found.storedBytes).toBeLessThan(size / 10);
+    const again = await post({ 'idempotency-key': 'k-large' }, body);
+    expect(again.headers['x-idempotent-replayed']).toBe('true');
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
   });
 
   it('the digest is of the canonical JSON body: key order and whitespace do not matter', async () => {

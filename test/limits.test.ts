@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { requestLeaseMs } from '../src/plugins/lease.js';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
 
@@ -146,6 +148,39 @@ describe('daily point quota', () => {
     expect(Math.abs(Number(limited.headers['retry-after']) - (midnight - now) / 1000)).toBeLessThanOrEqual(2);
     t.clock.advance(midnight - now + 1000);
     expect((await post({ reserve: 100 })).statusCode).toBe(200);
+  });
+
+  it('a reservation left by a process that died is returned at the next start once its lease has ended', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '100' });
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
+    const lease = requestLeaseMs(t.config);
+    // What a request's reserve() wrote before its process was killed; nothing will settle it.
+    await t.store.quotaReserve('acct', day, 80, 100, t.clock.now(), lease);
+    expect((await post({ reserve: 50 })).statusCode).toBe(429);
+    const restart = async (): Promise<void> => {
+      const again = await buildApp(t.config, { clock: t.clock, logger: false });
+      await again.ready();
+      await again.close();
+    };
+    t.clock.advance(lease - 1000);
+    await restart();
+    // Still within its lease: it may belong to a live process sharing HORA_DATA_DIR.
+    expect(await t.store.quotaUsed('acct', day)).toBe(80);
+    t.clock.advance(2000);
+    await restart();
+    expect(await t.store.quotaUsed('acct', day)).toBe(0);
+    expect((await post({ reserve: 50, settle: { input: 40, forecast: 5 } })).statusCode).toBe(200);
+    expect(await t.store.quotaUsed('acct', day)).toBe(45);
+  });
+
+  it('a settled reservation is not returned again when its lease would have ended', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '100' });
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
+    expect((await post({ reserve: 60, settle: { input: 30, forecast: 10 } })).statusCode).toBe(200);
+    t.clock.advance(requestLeaseMs(t.config) + 1000);
+    await t.store.sweep(t.clock.now(), '2000-01-01');
+    expect(await t.store.quotaUsed('acct', day)).toBe(40);
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 40 });
   });
 
   it('an error after the reservation bills nothing and frees the whole reservation', async () => {

@@ -1,6 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteDb } from '../src/native.js';
+import { MIGRATIONS } from '../src/store/migrations.js';
+import { CHUNK_BYTES, COMPRESS_MIN_BYTES } from '../src/store/outcome.js';
 import { DB_FILE_NAME, SqliteStore } from '../src/store/sqlite.js';
 import { tempDataDir } from './helpers/app.js';
 
@@ -12,6 +16,12 @@ afterEach(() => {
 async function open(dir = tempDataDir()): Promise<{ store: SqliteStore; dir: string }> {
   dirs.push(dir);
   return { store: await SqliteStore.open(dir), dir };
+}
+
+/** Chunk rows left in the store (its connection is private; tests look through it). */
+function storedChunks(store: SqliteStore): number {
+  const db = (store as unknown as { db: SqliteDb }).db;
+  return Number(db.query('SELECT COUNT(*) AS n FROM idempotency_chunks', [])[0].n);
 }
 
 describe('sqlite store', () => {
@@ -33,14 +43,42 @@ describe('sqlite store', () => {
     expect((await store.rpmConsume('a', 'forecast-rpm', 60_000, 2)).allowed).toBe(true);
   });
 
-  it('quota reservations never exceed the limit and refunds give points back', async () => {
+  it('quota reservations never exceed the limit; settling gives back what was not used', async () => {
     const { store } = await open();
-    expect(await store.quotaReserve('a', '2026-01-01', 70, 100)).toEqual({ reserved: true, used: 70 });
-    expect(await store.quotaReserve('a', '2026-01-01', 40, 100)).toEqual({ reserved: false, used: 70 });
-    expect(await store.quotaReserve('a', '2026-01-01', 101, 100)).toEqual({ reserved: false, used: 70 });
-    await store.quotaRefund('a', '2026-01-01', 20);
-    expect(await store.quotaReserve('a', '2026-01-01', 50, 100)).toEqual({ reserved: true, used: 100 });
+    const first = await store.quotaReserve('a', '2026-01-01', 70, 100, 0, 1000);
+    expect(first).toMatchObject({ reserved: true, used: 70, hold: { account: 'a', day: '2026-01-01', points: 70 } });
+    expect(await store.quotaReserve('a', '2026-01-01', 40, 100, 0, 1000)).toEqual({ reserved: false, used: 70, hold: null });
+    expect(await store.quotaReserve('a', '2026-01-01', 101, 100, 0, 1000)).toEqual({ reserved: false, used: 70, hold: null });
+    await store.quotaSettle(first.hold!, 50);
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(50);
+    const second = await store.quotaReserve('a', '2026-01-01', 50, 100, 0, 1000);
+    expect(second).toMatchObject({ reserved: true, used: 100 });
+    await store.quotaSettle(second.hold!, 0);
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(50);
     expect(await store.quotaUsed('a', '2026-01-02')).toBe(0);
+  });
+
+  it('a reservation whose process died is returned by the sweep once its lease ends, and only then', async () => {
+    const { store } = await open();
+    await store.quotaReserve('a', '2026-01-01', 30, 100, 0, 1000);
+    const orphan = await store.quotaReserve('a', '2026-01-01', 40, 100, 0, 5000);
+    await store.sweep(4000, '2025-12-31');
+    // The first lease ended and nothing settled it: its 30 points are back; the second still runs.
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(40);
+    await store.sweep(5000, '2025-12-31');
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(0);
+    // A request that outlived its lease and then finishes is counted again, as the ledger will be.
+    await store.quotaSettle(orphan.hold!, 25);
+    expect(await store.quotaUsed('a', '2026-01-01')).toBe(25);
+  });
+
+  it('two stores on one file return an expired reservation once', async () => {
+    const { store, dir } = await open();
+    const other = await SqliteStore.open(dir);
+    await store.quotaReserve('a', '2026-01-01', 30, 100, 0, 1000);
+    await store.quotaReserve('a', '2026-01-01', 20, 100, 0, 60_000);
+    await Promise.all([store.sweep(2000, '2025-12-31'), other.sweep(2000, '2025-12-31')]);
+    expect(await other.quotaUsed('a', '2026-01-01')).toBe(20);
   });
 
   it('idempotency: one claim wins, a completed record replays until it expires, an abandoned one frees the key', async () => {
@@ -50,20 +88,75 @@ describe('sqlite store', () => {
     expect(await store.idempotencyBegin(scope, 'd1', 1100, 500)).toEqual({ state: 'in_progress', bodyDigest: 'd1' });
     // A running record past its lease (a dead process) is taken over.
     expect(await store.idempotencyBegin(scope, 'd2', 1600, 500)).toEqual({ state: 'started' });
-    const response = { status: 200, contentType: 'application/json', body: '{"ok":1}', requestId: 'req_1' };
+    const response = { status: 200, contentType: 'application/json', body: Buffer.from('{"ok":1}'), requestId: 'req_1' };
     await store.idempotencyComplete(scope, response, 1700, 10_000);
-    expect(await store.idempotencyBegin(scope, 'd2', 2000, 500)).toEqual({ state: 'completed', bodyDigest: 'd2', response });
+    expect(await store.idempotencyBegin(scope, 'd2', 2000, 500)).toEqual({ state: 'completed', bodyDigest: 'd2', response, storedBytes: 8 });
     expect(await store.idempotencyBegin(scope, 'd3', 11_701, 500)).toEqual({ state: 'started' });
     await store.idempotencyAbandon(scope);
     expect(await store.idempotencyBegin(scope, 'd4', 11_800, 500)).toEqual({ state: 'started' });
   });
 
+  it('a stored body larger than one chunk comes back byte for byte; incompressible bytes are stored as they are', async () => {
+    const { store } = await open();
+    const scope = { keyId: 'k', route: '/v1/forecast', idempotencyKey: 'big' };
+    const body = randomBytes(CHUNK_BYTES * 2 + 12_345);
+    await store.idempotencyBegin(scope, 'd', 0, 1000);
+    await store.idempotencyComplete(scope, { status: 200, contentType: 'application/octet-stream', body, requestId: 'req_big' }, 10, 10_000);
+    const found = await store.idempotencyBegin(scope, 'd', 20, 1000);
+    expect(found.state).toBe('completed');
+    if (found.state !== 'completed') return;
+    expect(found.response.body.equals(body)).toBe(true);
+    expect(found.storedBytes).toBe(body.length);
+  });
+
+  it('a body stored compressed takes less room than the response and decompresses to it', async () => {
+    const { store } = await open();
+    const scope = { keyId: 'k', route: '/v1/forecast', idempotencyKey: 'zip' };
+    const body = Buffer.from(JSON.stringify({ values: Array.from({ length: 50_000 }, (_, i) => i % 100) }));
+    expect(body.length).toBeGreaterThan(COMPRESS_MIN_BYTES);
+    await store.idempotencyBegin(scope, 'd', 0, 1000);
+    await store.idempotencyComplete(scope, { status: 200, contentType: 'application/json', body, requestId: 'req_zip' }, 10, 10_000);
+    const found = await store.idempotencyBegin(scope, 'd', 20, 1000);
+    if (found.state !== 'completed') throw new Error(found.state);
+    expect(found.storedBytes).toBeLessThan(body.length / 5);
+    expect(found.response.body.equals(body)).toBe(true);
+  });
+
+  it('an outcome stored as TEXT before migration 3 is still replayed after the upgrade', async () => {
+    const dir = tempDataDir();
+    dirs.push(dir);
+    const old = new SqliteDb(join(dir, DB_FILE_NAME));
+    old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+    for (const [i, sql] of MIGRATIONS.slice(0, 2).entries()) {
+      old.exec(sql);
+      old.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [i + 1, 'then']);
+    }
+    old.run(
+      `INSERT INTO idempotency (key_id, route, idem_key, body_digest, state, status, content_type, body, request_id, expires_at)
+       VALUES ('k', '/v1/forecast', 'legacy', 'd', 'completed', 422, 'application/json; charset=utf-8', ?, 'req_old', 5000)`,
+      ['{"error":"é"}'],
+    );
+    const { store } = await open(dir);
+    const found = await store.idempotencyBegin({ keyId: 'k', route: '/v1/forecast', idempotencyKey: 'legacy' }, 'd', 1000, 500);
+    expect(found).toEqual({
+      state: 'completed',
+      bodyDigest: 'd',
+      response: { status: 422, contentType: 'application/json; charset=utf-8', body: Buffer.from('{"error":"é"}'), requestId: 'req_old' },
+      storedBytes: Buffer.byteLength('{"error":"é"}'),
+    });
+  });
+
   it('sweep removes expired records, old windows and old days', async () => {
     const { store } = await open();
     await store.rpmConsume('a', 'p', 0, 5);
-    await store.quotaReserve('a', '2020-01-01', 5, 10);
+    await store.quotaReserve('a', '2020-01-01', 5, 10, 0, 1000);
     await store.idempotencyBegin({ keyId: 'k', route: 'r', idempotencyKey: 'i' }, 'd', 0, 10);
+    const done = { keyId: 'k', route: 'r', idempotencyKey: 'done' };
+    await store.idempotencyBegin(done, 'd', 0, 10);
+    await store.idempotencyComplete(done, { status: 200, contentType: 'text/plain', body: Buffer.from('x'), requestId: 'req_x' }, 0, 100);
     await store.sweep(1_000_000, '2020-01-02');
+    expect(await store.idempotencyBegin(done, 'd', 1_000_000, 10)).toEqual({ state: 'started' });
+    expect(storedChunks(store)).toBe(0);
     expect(await store.rpmPeek('a', 'p', 0)).toBe(0);
     expect(await store.quotaUsed('a', '2020-01-01')).toBe(0);
   });

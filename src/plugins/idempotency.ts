@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import { ApiError, headerValidationError } from '../errors.js';
 import { canonicalDigest } from '../native.js';
 import type { IdempotencyScope } from '../store/store.js';
+import { requestLeaseMs } from './lease.js';
 import { routePolicy } from './types.js';
 
 /** RFC 9745 value: deprecated since 2026-10-08T00:00:00Z. */
@@ -66,7 +67,7 @@ function keyReused(): ApiError {
 export default fp(
   async (app) => {
     // A record whose request never finishes (a crashed process) frees its key after this lease.
-    const leaseMs = app.config.requestBudgetMs + app.config.inferenceWaitMs + 60_000;
+    const leaseMs = requestLeaseMs(app.config);
     app.decorateRequest('idempotency', null);
 
     async function forget(req: FastifyRequest): Promise<void> {
@@ -124,7 +125,9 @@ export default fp(
       const state = req.idempotency;
       if (!state?.scope || state.finished) return payload;
       const status = reply.statusCode;
-      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+      // Kept as bytes: a Buffer payload can be longer than V8's longest string (a forecast of
+      // over 512 MiB failed here with ERR_STRING_TOO_LONG when it was turned into one).
+      const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.isBuffer(payload) ? payload : null;
       if (!isStoredOutcome(status) || body === null) {
         await forget(req);
         return payload;

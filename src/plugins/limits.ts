@@ -5,7 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
 import { refusedByHeaders } from './body.js';
-import type { Store } from '../store/store.js';
+import type { QuotaHold, Store } from '../store/store.js';
+import { requestLeaseMs } from './lease.js';
 import { requireTenant, routePolicy, type Clock } from './types.js';
 
 const MINUTE_MS = 60_000;
@@ -62,6 +63,7 @@ export interface SettledPoints {
  * A daily-quota reservation. `settle` and `release` may be called once (the first call wins).
  * Settling is committed when the response is a 2xx: the unused part of the reservation is given
  * back and one usage-ledger row is written. Any other response, or neither call, releases it all.
+ * If the process dies first, the store's sweep returns it when its lease ends.
  */
 export class QuotaReservation {
   private settled: SettledPoints | null = null;
@@ -69,10 +71,20 @@ export class QuotaReservation {
 
   constructor(
     private readonly store: Store,
-    readonly account: string,
-    readonly day: string,
-    readonly points: number,
+    private readonly hold: QuotaHold,
   ) {}
+
+  get account(): string {
+    return this.hold.account;
+  }
+
+  get day(): string {
+    return this.hold.day;
+  }
+
+  get points(): number {
+    return this.hold.points;
+  }
 
   /** Records the points the model actually handled; billed when the response is a 2xx. */
   settle(points: SettledPoints): void {
@@ -84,7 +96,7 @@ export class QuotaReservation {
   async release(): Promise<void> {
     if (this.done) return;
     this.done = true;
-    await this.store.quotaRefund(this.account, this.day, this.points);
+    await this.store.quotaSettle(this.hold, 0);
   }
 
   /** Called by the limits plugin when the response status is known. */
@@ -92,8 +104,7 @@ export class QuotaReservation {
     if (this.done) return;
     if (!success || !this.settled) return this.release();
     this.done = true;
-    const used = this.settled.inputDataPoints + this.settled.forecastDataPoints;
-    if (used !== this.points) await this.store.quotaRefund(this.account, this.day, this.points - used);
+    await this.store.quotaSettle(this.hold, this.settled.inputDataPoints + this.settled.forecastDataPoints);
     await bill(this.settled);
   }
 }
@@ -104,6 +115,8 @@ export class Limits {
     private readonly clock: Clock,
     readonly rpm: Record<'forecast-rpm' | 'clean-rpm', number>,
     readonly dailyPoints: number,
+    /** How long a reservation outlives a process that died holding it. */
+    readonly reservationLeaseMs: number,
   ) {}
 
   /** Step 2: counts the request in its account's minute window, or throws 429 (not counted). */
@@ -148,12 +161,12 @@ export class Limits {
     const tenant = requireTenant(req);
     const now = this.clock.now();
     const day = utcDay(now);
-    const r = await this.store.quotaReserve(tenant.accountId, day, points, this.dailyPoints);
-    if (!r.reserved) {
+    const r = await this.store.quotaReserve(tenant.accountId, day, points, this.dailyPoints, now, this.reservationLeaseMs);
+    if (!r.reserved || !r.hold) {
       const state = this.dailyState(now, this.dailyPoints - r.used);
       throw rateLimited(state, 'The daily point quota of this account is used up until the next UTC midnight.', { requested_points: points });
     }
-    const reservation = new QuotaReservation(this.store, tenant.accountId, day, points);
+    const reservation = new QuotaReservation(this.store, r.hold);
     req.quotaReservation = reservation;
     return reservation;
   }
@@ -166,7 +179,8 @@ function closer(a: RateLimitState, b: RateLimitState): RateLimitState {
 
 export default fp(
   async (app) => {
-    const limits = new Limits(app.store, app.clock, { 'forecast-rpm': app.config.forecastRpm, 'clean-rpm': app.config.cleanRpm }, app.config.dailyPoints);
+    const rpm = { 'forecast-rpm': app.config.forecastRpm, 'clean-rpm': app.config.cleanRpm };
+    const limits = new Limits(app.store, app.clock, rpm, app.config.dailyPoints, requestLeaseMs(app.config));
     app.decorate('limits', limits);
     app.decorateRequest('rateLimit', null);
     app.decorateRequest('quotaReservation', null);

@@ -1,4 +1,4 @@
-// Opens the store (unless one is given) and sweeps expired records once a minute.
+// Opens the store (unless one is given) and sweeps expired records at start and once a minute.
 import fp from 'fastify-plugin';
 import { SqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/store.js';
@@ -32,10 +32,14 @@ export default fp<StorePluginOptions>(
     if (previous !== null && previous !== app.config.keyPrefix) {
       app.log.warn(`HORA_KEY_PREFIX changed from "${previous}" to "${app.config.keyPrefix}": keys issued as ${previous}_live_... are refused from now on.`);
     }
-    const timer = setInterval(() => {
+    const sweep = (): Promise<void> => {
       const now = app.clock.now();
-      store.sweep(now, dayBefore(now)).catch((err: unknown) => app.log.warn({ err }, 'store sweep failed'));
-    }, SWEEP_MS);
+      return store.sweep(now, dayBefore(now)).catch((err: unknown) => app.log.warn({ err }, 'store sweep failed'));
+    };
+    // At start too: reservations and records whose process died while this one was down are
+    // returned now, not a minute later. Only expired ones: another process may share the file.
+    await sweep();
+    const timer = setInterval(() => void sweep(), SWEEP_MS);
     timer.unref();
     app.addHook('onClose', async () => {
       clearInterval(timer);

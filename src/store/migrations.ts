@@ -81,4 +81,36 @@ export const MIGRATIONS: readonly string[] = [
     updated_at TEXT NOT NULL
   );
   `,
+  // Idempotent outcomes as bytes: a body over V8's longest string could not be stored as TEXT.
+  // The body lives in `idempotency_chunks` (compressed when large; src/store/outcome.ts), tied to
+  // the request that stored it. A row from before this migration has `body_encoding` NULL and
+  // its body still in the TEXT column `body`; it is read as it was until it expires.
+  `
+  ALTER TABLE idempotency ADD COLUMN body_encoding TEXT;
+  ALTER TABLE idempotency ADD COLUMN stored_bytes INTEGER;
+  CREATE TABLE idempotency_chunks (
+    key_id TEXT NOT NULL,
+    route TEXT NOT NULL,
+    idem_key TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (key_id, route, idem_key, request_id, seq)
+  );
+  CREATE INDEX idempotency_chunks_expiry ON idempotency_chunks(expires_at);
+  `,
+  // Daily-quota reservations as rows with an expiry: a process killed mid-forecast left its
+  // reservation counted in daily_quota.used until the day ended. The sweep of any process on the
+  // file returns an expired one.
+  `
+  CREATE TABLE quota_reservations (
+    id INTEGER PRIMARY KEY,
+    account TEXT NOT NULL,
+    day TEXT NOT NULL,
+    points INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX quota_reservations_expiry ON quota_reservations(expires_at);
+  `,
 ];

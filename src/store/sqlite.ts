@@ -1,10 +1,12 @@
-// The Store over the addon's embedded SQLite executor. Calls are synchronous and sub-millisecond;
+// The Store over the addon's embedded SQLite executor. Calls are synchronous and sub-millisecond
+// (a stored outcome's body, which can be hundreds of MB, is written and read a chunk per call);
 // a multi-statement change runs inside BEGIN IMMEDIATE so that the CLI and a server (two
 // processes on one file) never interleave.
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { sqliteDbClass, type SqliteDb } from './addon.js';
 import { MIGRATIONS } from './migrations.js';
+import { decodeBody, encodeBody, hexChunks, isBodyEncoding, type EncodedBody } from './outcome.js';
 import {
   StoreConflictError,
   StoreNotFoundError,
@@ -20,6 +22,7 @@ import {
   type OrgRecord,
   type PolicyVersion,
   type Preset,
+  type QuotaHold,
   type QuotaResult,
   type RpmResult,
   type Store,
@@ -37,6 +40,8 @@ const bool = (v: unknown): boolean => v === 1 || v === true;
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0));
 const text = (v: unknown): string => (typeof v === 'string' ? v : String(v ?? ''));
 const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+/** Lets other callbacks run between the steps of a long store operation. */
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 function orgFrom(r: Row, prefix = ''): OrgRecord {
   return {
@@ -260,36 +265,94 @@ export class SqliteStore implements Store {
 
   async idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin> {
     const pk = [scope.keyId, scope.route, scope.idempotencyKey];
-    return this.transaction((): IdempotencyBegin => {
+    const found = this.transaction((): IdempotencyBegin | { state: 'stored'; row: Row } => {
       const row = this.one('SELECT * FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ?', pk);
       // An expired record (a finished one past retention, or a running one whose process died) is gone.
       if (row && num(row.expires_at) > nowMs) {
-        const digest = text(row.body_digest);
-        if (row.state === 'completed') {
-          return {
-            state: 'completed',
-            bodyDigest: digest,
-            response: { status: num(row.status), contentType: text(row.content_type), body: text(row.body), requestId: text(row.request_id) },
-          };
-        }
-        return { state: 'in_progress', bodyDigest: digest };
+        if (row.state === 'completed') return { state: 'stored', row };
+        return { state: 'in_progress', bodyDigest: text(row.body_digest) };
       }
       this.db.run(
         `INSERT INTO idempotency (key_id, route, idem_key, body_digest, state, expires_at) VALUES (?, ?, ?, ?, 'running', ?)
          ON CONFLICT(key_id, route, idem_key) DO UPDATE SET body_digest = excluded.body_digest, state = 'running',
-           status = NULL, content_type = NULL, body = NULL, request_id = NULL, expires_at = excluded.expires_at`,
+           status = NULL, content_type = NULL, body = NULL, body_encoding = NULL, stored_bytes = NULL, request_id = NULL,
+           expires_at = excluded.expires_at`,
         [...pk, bodyDigest, nowMs + leaseMs],
       );
       return { state: 'started' };
     });
+    if (found.state !== 'stored') return found;
+    const row = found.row;
+    const requestId = text(row.request_id);
+    const stored = await this.storedBody(scope, row);
+    return {
+      state: 'completed',
+      bodyDigest: text(row.body_digest),
+      response: { status: num(row.status), contentType: text(row.content_type), body: await decodeBody(stored.encoding, stored.bytes), requestId },
+      storedBytes: stored.bytes.length,
+    };
+  }
+
+  /**
+   * The stored bytes of a completed record, read one chunk per query after the claim's
+   * transaction: a completed record's chunks never change while it lives (they belong to its
+   * request id), and the event loop gets a turn between chunks of a large body.
+   */
+  private async storedBody(scope: IdempotencyScope, row: Row): Promise<EncodedBody> {
+    const encoding = row.body_encoding;
+    // A record stored before migration 3 kept its body as TEXT.
+    if (encoding === null || encoding === undefined) return { encoding: 'identity', bytes: Buffer.from(text(row.body), 'utf8') };
+    if (!isBodyEncoding(encoding)) throw new Error(`idempotency record has an unknown body encoding ${String(encoding)}`);
+    const parts: Buffer[] = [];
+    let length = 0;
+    for (let seq = 0; ; seq++) {
+      if (seq > 0) await nextTurn();
+      const chunk = this.one('SELECT hex(data) AS data FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ? AND seq = ?', [
+        scope.keyId,
+        scope.route,
+        scope.idempotencyKey,
+        text(row.request_id),
+        seq,
+      ]);
+      if (!chunk) break;
+      const part = Buffer.from(text(chunk.data), 'hex');
+      parts.push(part);
+      length += part.length;
+    }
+    if (length !== num(row.stored_bytes)) throw new Error(`idempotency record holds ${length} of its ${num(row.stored_bytes)} stored bytes`);
+    return { encoding, bytes: parts.length === 1 ? parts[0]! : Buffer.concat(parts, length) };
   }
 
   async idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void> {
-    this.db.run(
-      `UPDATE idempotency SET state = 'completed', status = ?, content_type = ?, body = ?, request_id = ?, expires_at = ?
-       WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running'`,
-      [response.status, response.contentType, response.body, response.requestId, nowMs + retentionMs, scope.keyId, scope.route, scope.idempotencyKey],
-    );
+    const expiresAt = nowMs + retentionMs;
+    const { encoding, bytes } = await encodeBody(response.body);
+    const owner = [scope.keyId, scope.route, scope.idempotencyKey, response.requestId];
+    const dropChunks = (): void => {
+      this.db.run('DELETE FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ?', owner);
+    };
+    try {
+      // The chunks are invisible until the record names them below, so they need no transaction
+      // and the event loop gets a turn between them.
+      let seq = 0;
+      for (const hex of hexChunks(bytes)) {
+        if (seq > 0) await nextTurn();
+        this.db.run(
+          'INSERT INTO idempotency_chunks (key_id, route, idem_key, request_id, seq, data, expires_at) VALUES (?, ?, ?, ?, ?, unhex(?), ?)',
+          [...owner, seq++, hex, expiresAt],
+        );
+      }
+      const out = this.db.run(
+        `UPDATE idempotency SET state = 'completed', status = ?, content_type = ?, body = NULL, body_encoding = ?, stored_bytes = ?,
+           request_id = ?, expires_at = ?
+         WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running'`,
+        [response.status, response.contentType, encoding, bytes.length, response.requestId, expiresAt, scope.keyId, scope.route, scope.idempotencyKey],
+      );
+      // The record was forgotten meanwhile: nothing would ever read these chunks.
+      if (out.changes === 0) dropChunks();
+    } catch (err) {
+      dropChunks();
+      throw err;
+    }
   }
 
   async idempotencyAbandon(scope: IdempotencyScope): Promise<void> {
@@ -316,19 +379,27 @@ export class SqliteStore implements Store {
 
   // ---- daily quota ----
 
-  async quotaReserve(account: string, day: string, points: number, limit: number): Promise<QuotaResult> {
-    const row = this.one(
-      `INSERT INTO daily_quota (account, day, used) SELECT ?, ?, ? WHERE ? <= ?
-       ON CONFLICT(account, day) DO UPDATE SET used = used + excluded.used WHERE used + excluded.used <= ?
-       RETURNING used`,
-      [account, day, points, points, limit, limit],
-    );
-    if (row) return { reserved: true, used: num(row.used) };
-    return { reserved: false, used: await this.quotaUsed(account, day) };
+  async quotaReserve(account: string, day: string, points: number, limit: number, nowMs: number, leaseMs: number): Promise<QuotaResult> {
+    return this.transaction((): QuotaResult => {
+      const row = this.one(
+        `INSERT INTO daily_quota (account, day, used) SELECT ?, ?, ? WHERE ? <= ?
+         ON CONFLICT(account, day) DO UPDATE SET used = used + excluded.used WHERE used + excluded.used <= ?
+         RETURNING used`,
+        [account, day, points, points, limit, limit],
+      );
+      if (!row) return { reserved: false, used: num(this.one('SELECT used FROM daily_quota WHERE account = ? AND day = ?', [account, day])?.used), hold: null };
+      const out = this.db.run('INSERT INTO quota_reservations (account, day, points, expires_at) VALUES (?, ?, ?, ?)', [account, day, points, nowMs + leaseMs]);
+      return { reserved: true, used: num(row.used), hold: { id: out.lastInsertRowid, account, day, points } };
+    });
   }
 
-  async quotaRefund(account: string, day: string, points: number): Promise<void> {
-    this.db.run('UPDATE daily_quota SET used = MAX(0, used - ?) WHERE account = ? AND day = ?', [points, account, day]);
+  async quotaSettle(hold: QuotaHold, usedPoints: number): Promise<void> {
+    this.transaction(() => {
+      const live = this.one('DELETE FROM quota_reservations WHERE id = ? RETURNING points', [hold.id]);
+      // A live hold still counts its reserved points; an expired one was returned by the sweep.
+      const change = usedPoints - (live ? num(live.points) : 0);
+      if (change !== 0) this.db.run('UPDATE daily_quota SET used = MAX(0, used + ?) WHERE account = ? AND day = ?', [change, hold.account, hold.day]);
+    });
   }
 
   async quotaUsed(account: string, day: string): Promise<number> {
@@ -363,11 +434,26 @@ export class SqliteStore implements Store {
     return summary;
   }
 
-  /** Deletes expired idempotency records, past minute windows and quota days before yesterday. */
+  /** Deletes expired records, past minute windows and quota days before yesterday; returns expired reservations. */
   async sweep(nowMs: number, oldestDay: string): Promise<void> {
     this.db.run('DELETE FROM idempotency WHERE expires_at <= ?', [nowMs]);
+    // Chunks share their record's expiry; this also takes those of a process that died mid-store.
+    this.db.run('DELETE FROM idempotency_chunks WHERE expires_at <= ?', [nowMs]);
     this.db.run('DELETE FROM rpm_counters WHERE window_start < ?', [nowMs - 120_000]);
+    // Expired reservations (their process died mid-request) give their points back, in one
+    // transaction so that a second process sweeping the same file cannot return them twice.
+    this.transaction(() => {
+      this.db.run(
+        `UPDATE daily_quota SET used = MAX(0, used - (SELECT SUM(points) FROM quota_reservations r
+           WHERE r.account = daily_quota.account AND r.day = daily_quota.day AND r.expires_at <= ?))
+         WHERE EXISTS (SELECT 1 FROM quota_reservations r
+           WHERE r.account = daily_quota.account AND r.day = daily_quota.day AND r.expires_at <= ?)`,
+        [nowMs, nowMs],
+      );
+      this.db.run('DELETE FROM quota_reservations WHERE expires_at <= ?', [nowMs]);
+    });
     this.db.run('DELETE FROM daily_quota WHERE day < ?', [oldestDay]);
+    this.db.run('DELETE FROM quota_reservations WHERE day < ?', [oldestDay]);
   }
 
   async close(): Promise<void> {

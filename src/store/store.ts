@@ -65,7 +65,8 @@ export interface OrgPatch {
 export interface StoredResponse {
   status: number;
   contentType: string;
-  body: string;
+  /** Bytes, never a string: a response may be longer than V8's longest string. */
+  body: Buffer;
   requestId: string;
 }
 
@@ -80,7 +81,13 @@ export type IdempotencyBegin =
   | { state: 'started' }
   /** The first request still runs (its lease has not expired). */
   | { state: 'in_progress'; bodyDigest: string }
-  | { state: 'completed'; bodyDigest: string; response: StoredResponse };
+  | {
+      state: 'completed';
+      bodyDigest: string;
+      response: StoredResponse;
+      /** Bytes the body takes in the store (less than its length when kept compressed). */
+      storedBytes: number;
+    };
 
 export interface RpmResult {
   /** False when the request would exceed the limit; nothing was counted then. */
@@ -89,11 +96,21 @@ export interface RpmResult {
   count: number;
 }
 
+/** Points held for one request until it settles, releases, or the hold expires. */
+export interface QuotaHold {
+  id: number;
+  account: string;
+  day: string;
+  points: number;
+}
+
 export interface QuotaResult {
   /** False when the points do not fit; nothing was reserved then. */
   reserved: boolean;
   /** Points used (reserved or settled) in the day after this call. */
   used: number;
+  /** The reservation when reserved, else null. */
+  hold: QuotaHold | null;
 }
 
 export interface UsageRow {
@@ -157,17 +174,25 @@ export interface Store {
   rpmConsume(account: string, policy: string, windowStartMs: number, limit: number): Promise<RpmResult>;
   rpmPeek(account: string, policy: string, windowStartMs: number): Promise<number>;
 
-  // Daily point quota per account and UTC day.
-  quotaReserve(account: string, day: string, points: number, limit: number): Promise<QuotaResult>;
-  /** Gives back points of an earlier reservation (settled below it, or released). */
-  quotaRefund(account: string, day: string, points: number): Promise<void>;
+  // Daily point quota per account and UTC day. A reservation holds its points until settled, or
+  // until `nowMs + leaseMs`, after which the sweep returns them (its process died).
+  quotaReserve(account: string, day: string, points: number, limit: number, nowMs: number, leaseMs: number): Promise<QuotaResult>;
+  /**
+   * Ends a reservation: the day keeps `usedPoints` of it (0 releases it all). When the sweep has
+   * already returned it, `usedPoints` are counted again, so the day's total still matches the
+   * ledger. Called once per hold (QuotaReservation sees to it).
+   */
+  quotaSettle(hold: QuotaHold, usedPoints: number): Promise<void>;
   quotaUsed(account: string, day: string): Promise<number>;
 
   // Usage ledger.
   recordUsage(row: UsageRow): Promise<void>;
   usageForDay(account: string, day: string): Promise<UsageSummary>;
 
-  /** Deletes expired idempotency records, past minute windows and quota days before `oldestDay`. */
+  /**
+   * Deletes expired idempotency records, past minute windows and quota days before `oldestDay`,
+   * and returns the points of expired quota reservations.
+   */
   sweep(nowMs: number, oldestDay: string): Promise<void>;
 
   /** The key prefix the server last started with on this store, or null before any start. */

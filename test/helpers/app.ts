@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOverrides } from '../../src/app.js';
 import { runCommand } from '../../src/cli/commands.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Store } from '../../src/store/store.js';
@@ -41,12 +41,12 @@ export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'hora-test-'));
 }
 
-export async function makeTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function makeTestApp(env: Record<string, string> = {}, overrides: Pick<AppOverrides, 'requestTimeoutMs'> = {}): Promise<TestApp> {
   const dataDir = tempDataDir();
   const config = loadConfig({ HORA_DATA_DIR: dataDir, ...env });
   const clock = new TestClock();
   const control = new TestControl();
-  const app = await buildApp(config, { clock, logger: false, routes: testRoutes(control) });
+  const app = await buildApp(config, { ...overrides, clock, logger: false, routes: testRoutes(control) });
   await app.ready();
   const hora = (...argv: string[]): Promise<Record<string, unknown>> => runCommand({ store: app.store, keyPrefix: () => config.keyPrefix, now: () => new Date(clock.now()) }, argv);
   await hora('org', 'create', 'acme');

@@ -49,6 +49,18 @@ interface TestBody {
   infer_gate?: string;
   fail_after_reserve?: ErrorCode;
   clean?: boolean;
+  /** Answers with this many bytes as a Buffer (see bufferBody). */
+  bytes?: number;
+}
+
+/**
+ * `n` bytes that are not UTF-8 (0xff recurs) and compress well: a stored copy that went through
+ * a string would come back different, and a large one is worth compressing.
+ */
+export function bufferBody(n: number): Buffer {
+  const out = Buffer.alloc(n);
+  for (let i = 0; i < n; i++) out[i] = i % 7 === 0 ? 0xff : 0x61 + (i % 13);
+  return out;
 }
 
 function parseBody(raw: Buffer): TestBody {
@@ -63,7 +75,7 @@ function parseBody(raw: Buffer): TestBody {
 
 export function testRoutes(control: TestControl) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.post(TEST_FORECAST, { config: { hora: { endpoint: 'forecast', rpmPolicy: 'forecast-rpm', idempotent: true } } }, async (req) => {
+    app.post(TEST_FORECAST, { config: { hora: { endpoint: 'forecast', rpmPolicy: 'forecast-rpm', idempotent: true } } }, async (req, reply) => {
       control.lastRaw = req.rawBody;
       const body = parseBody(req.rawBody);
       control.runs++;
@@ -82,6 +94,7 @@ export function testRoutes(control: TestControl) {
       }
       if (body.fail_after_reserve) throw new ApiError(body.fail_after_reserve, 'test failure after the reservation');
       if (reservation && body.settle) reservation.settle({ inputDataPoints: body.settle.input, forecastDataPoints: body.settle.forecast });
+      if (body.bytes !== undefined) return reply.type('application/octet-stream').send(bufferBody(body.bytes));
       return { request_id: req.id, run, tenant: req.tenant };
     });
     app.post(TEST_CLEAN, { config: { hora: { endpoint: 'clean', rpmPolicy: 'clean-rpm', idempotent: false } } }, async (req) => {

@@ -1,0 +1,106 @@
+// A client that stops mid-request is cut by the request timeout, and a shutdown closes what is
+// still open after its grace period (short timeouts through the app's overrides).
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REQUEST_TIMEOUT_MS } from '../src/app.js';
+import { closeGracefully, shutdownGraceMs } from '../src/shutdown.js';
+import { makeTestApp, waitFor, type TestApp } from './helpers/app.js';
+import { TEST_FORECAST } from './helpers/routes.js';
+
+let t: TestApp | null = null;
+afterEach(async () => {
+  await t?.close();
+  t = null;
+});
+
+async function listening(requestTimeoutMs: number): Promise<{ app: TestApp; port: number }> {
+  t = await makeTestApp({}, { requestTimeoutMs });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = t.app.server.address();
+  return { app: t, port: typeof addr === 'object' && addr ? addr.port : 0 };
+}
+
+/** A raw connection that records what the server sends and when it closes. */
+function rawClient(port: number): { socket: Socket; received: () => string; closed: () => boolean } {
+  const socket = connect(port, '127.0.0.1');
+  let data = '';
+  let closed = false;
+  socket.on('data', (d) => (data += d.toString('latin1')));
+  socket.on('error', () => {});
+  socket.on('close', () => (closed = true));
+  return { socket, received: () => data, closed: () => closed };
+}
+
+/** Headers announcing a 1000-byte body, then 10 bytes of it, then nothing. */
+function stallMidBody(socket: Socket, key: string): void {
+  socket.write(
+    `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"n": 1234`,
+  );
+}
+
+describe('request timeout and shutdown', () => {
+  it('the service sets a request timeout: Fastify would otherwise wait for a body forever', async () => {
+    const { app } = await listening(REQUEST_TIMEOUT_MS);
+    expect(app.app.server.requestTimeout).toBe(120_000);
+    expect(app.app.server.headersTimeout).toBe(60_000);
+  });
+
+  it('a client that stops sending mid-body gets a 408 and its connection is closed', async () => {
+    const { app, port } = await listening(300);
+    const client = rawClient(port);
+    stallMidBody(client.socket, app.key);
+    await waitFor(client.closed, 5000);
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(client.received()).toContain('Connection: close');
+    expect(app.control.runs).toBe(0);
+    // The service goes on answering.
+    const ok = await app.app.inject({ method: 'POST', url: TEST_FORECAST, headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' }, payload: '{}' });
+    expect(ok.statusCode).toBe(200);
+  });
+
+  it('the timeout is on receiving the request: a handler that runs longer is still answered', async () => {
+    const { app, port } = await listening(300);
+    const pending = fetch(`http://127.0.0.1:${port}${TEST_FORECAST}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ gate: 'slow' }),
+    });
+    await waitFor(() => app.control.runs === 1);
+    await new Promise((r) => setTimeout(r, 900));
+    app.control.open('slow');
+    expect((await pending).status).toBe(200);
+  });
+
+  it('a shutdown closes a connection still sending its body once the grace period is over', async () => {
+    const { app, port } = await listening(60_000);
+    const client = rawClient(port);
+    stallMidBody(client.socket, app.key);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await closeGracefully(app.app, 200);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await waitFor(client.closed, 1000);
+  });
+
+  it('a shutdown lets a request in flight finish within the grace period', async () => {
+    const { app, port } = await listening(60_000);
+    const pending = fetch(`http://127.0.0.1:${port}${TEST_FORECAST}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ gate: 'shutdown' }),
+    });
+    await waitFor(() => app.control.runs === 1);
+    const started = Date.now();
+    const closing = closeGracefully(app.app, 10_000);
+    setTimeout(() => app.control.open('shutdown'), 100);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    await closing;
+    // Its keep-alive connection is closed once idle, not held to the deadline.
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('the grace period covers the longest model run a request in flight may still need', () => {
+    expect(shutdownGraceMs({ inferenceWaitMs: 5_000, requestBudgetMs: 30_000 })).toBe(45_000);
+  });
+});
