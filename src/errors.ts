@@ -80,7 +80,9 @@ export class ApiError extends Error {
   readonly status: number;
   readonly category: ErrorCategory;
   readonly retryable: boolean;
-  readonly details: ErrorDetails | undefined;
+  /** Details as JSON text when they came from the addon and nobody has read them yet. */
+  private detailsText: string | undefined;
+  private parsedDetails: ErrorDetails | undefined;
   /** Extra response headers, such as Retry-After or X-RateLimit-*. */
   readonly headers: Record<string, string>;
 
@@ -100,8 +102,33 @@ export class ApiError extends Error {
     this.status = chosen;
     this.category = entry.category;
     this.retryable = isRetryableStatus(chosen);
-    this.details = details;
+    this.parsedDetails = details;
     this.headers = { ...(headers ?? {}) };
+  }
+
+  /** `details` as an object (an engine error's text is parsed on first read). */
+  get details(): ErrorDetails | undefined {
+    if (this.detailsText !== undefined) {
+      this.parsedDetails = JSON.parse(this.detailsText) as ErrorDetails;
+      this.detailsText = undefined;
+    }
+    return this.parsedDetails;
+  }
+
+  /**
+   * An engine error with its details as the addon's JSON text (`{}`: none). They stay text until
+   * read: a report of 50,000 entities is tens of megabytes, and the envelope splices the text in
+   * rather than parsing and serialising it again on the event loop.
+   */
+  static withDetailsText(code: ErrorCode, message: string, detailsJson: string): ApiError {
+    const err = new ApiError(code, message);
+    if (detailsJson !== '{}') err.detailsText = detailsJson;
+    return err;
+  }
+
+  /** The details' JSON text, if they are still unread addon text. */
+  unreadDetailsText(): string | undefined {
+    return this.detailsText;
   }
 }
 
@@ -122,8 +149,7 @@ export function fromEngineError(err: EngineErrorData): ApiError {
   if (!isErrorCode(err.code)) {
     return new ApiError('INTERNAL_SERVER_ERROR', 'Unexpected engine error.');
   }
-  const details = JSON.parse(err.detailsJson) as ErrorDetails;
-  return new ApiError(err.code, err.message, Object.keys(details).length > 0 ? details : undefined);
+  return ApiError.withDetailsText(err.code, err.message, err.detailsJson);
 }
 
 export interface ErrorEnvelope {
@@ -137,16 +163,22 @@ export interface ErrorEnvelope {
   };
 }
 
+function envelopeHead(err: ApiError, requestId: string): ErrorEnvelope['error'] {
+  return { code: err.code, category: err.category, retryable: err.retryable, message: err.message, request_id: requestId };
+}
+
 export function envelope(err: ApiError, requestId: string): ErrorEnvelope {
-  const body: ErrorEnvelope['error'] = {
-    code: err.code,
-    category: err.category,
-    retryable: err.retryable,
-    message: err.message,
-    request_id: requestId,
-  };
+  const body = envelopeHead(err, requestId);
   if (err.details !== undefined) body.details = err.details;
   return { error: body };
+}
+
+/** The envelope as JSON text; engine details still unread are spliced in as the addon wrote them. */
+export function envelopeJson(err: ApiError, requestId: string): string {
+  const text = err.unreadDetailsText();
+  if (text === undefined) return JSON.stringify(envelope(err, requestId));
+  // `{"error":{...}}` without its two closing braces, then the details, then the braces.
+  return `${JSON.stringify({ error: envelopeHead(err, requestId) }).slice(0, -2)},"details":${text}}}`;
 }
 
 // ---- Mapping anything thrown to an ApiError --------------------------------------------------

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, ERROR_CODES, envelope, fromEngineError, isRetryableStatus, jsonPointerToPath, toApiError, validationDetails } from '../src/errors.js';
+import { ApiError, ERROR_CODES, envelope, envelopeJson, fromEngineError, isRetryableStatus, jsonPointerToPath, toApiError, validationDetails } from '../src/errors.js';
 import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
 import { TEST_FORECAST } from './helpers/routes.js';
 
@@ -71,6 +71,19 @@ describe('error registry', () => {
       error: { code: 'SERIES_EMPTY', category: 'data_invalid', retryable: false, message: 'no y', request_id: 'req_1' },
     });
     expect(envelope(new ApiError('POINTS_EXCEEDED', 'm', { points: 3, cap: 2 }), 'req_2').error.details).toEqual({ points: 3, cap: 2 });
+  });
+
+  it('an engine error\'s details text is spliced into the envelope unparsed, and parsed only when read', () => {
+    const text = '{"cleaning_report":{"series":[{"unique_id":"a"}]},"unique_id":"a"}';
+    const err = fromEngineError({ code: 'SERIES_TOO_SHORT', message: 'short', detailsJson: text });
+    const json = envelopeJson(err, 'req_3');
+    expect(json).toBe(`{"error":{"code":"SERIES_TOO_SHORT","category":"data_invalid","retryable":false,"message":"short","request_id":"req_3","details":${text}}}`);
+    expect(err.unreadDetailsText()).toBe(text);
+    // Read once, the details are an object and the envelope is built from it, with the same text.
+    expect(err.details).toEqual(JSON.parse(text));
+    expect(err.unreadDetailsText()).toBeUndefined();
+    expect(envelopeJson(err, 'req_3')).toBe(json);
+    expect(envelopeJson(fromEngineError({ code: 'MALFORMED_JSON', message: 'bad', detailsJson: '{}' }), 'r')).not.toContain('details');
   });
 
   it('engine errors are looked up by code, and unknown codes become 500', () => {

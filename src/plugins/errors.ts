@@ -2,11 +2,11 @@
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { MAX_ROWS } from '../config.js';
-import { type ApiError, envelope, toApiError } from '../errors.js';
+import { type ApiError, envelopeJson, toApiError } from '../errors.js';
 
 /** The contract's error envelope as the response (headers such as Retry-After set by the caller). */
 export function sendEnvelope(reply: FastifyReply, api: ApiError, requestId: string): FastifyReply {
-  return reply.code(api.status).type('application/json; charset=utf-8').send(envelope(api, requestId));
+  return reply.code(api.status).type('application/json; charset=utf-8').send(envelopeJson(api, requestId));
 }
 
 /** The plain 404 of every path the service does not open. */

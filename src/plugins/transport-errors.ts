@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, envelope, headerValidationError } from '../errors.js';
+import { ApiError, envelopeJson, headerValidationError } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
 import { newRequestId } from './request-id.js';
 
@@ -34,7 +34,7 @@ export function clientErrorHandler(err: { code?: string }, socket: Socket): void
     const api = parserError(err.code);
     requestId = newRequestId();
     status = api.status;
-    body = JSON.stringify(envelope(api, requestId));
+    body = envelopeJson(api, requestId);
   }
   if (socket.writable) {
     const head = [
