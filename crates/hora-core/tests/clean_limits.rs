@@ -125,6 +125,41 @@ fn a_stray_row_under_strict_proposes_the_split_and_accept_applies_it() {
 }
 
 #[test]
+fn dst_coded_offsets_without_a_zone_fail_with_a_hint_naming_options_timezone() {
+    // Berlin midnights as pandas writes them: +01:00 through 2024-03-31 (the change is at 02:00), +02:00 after.
+    let rows: Vec<Row> = (0..40)
+        .map(|k| {
+            let date = chrono::NaiveDate::from_ymd_opt(2024, 3, 10).unwrap() + chrono::Days::new(k);
+            let offset = if date <= chrono::NaiveDate::from_ymd_opt(2024, 3, 31).unwrap() { "+01:00" } else { "+02:00" };
+            ("a".to_string(), format!("{date}T00:00:00{offset}"), Some(k as f64))
+        })
+        .collect();
+    let t = table(&rows);
+    for freq in [None, Some("D")] {
+        let err = run(&t, freq, 1, &opts(json!({}))).unwrap_err();
+        assert_eq!(err.code, ErrorCode::FreqInferenceFailed);
+        let hint = err.details["hint"].as_str().unwrap();
+        assert!(hint.contains("options.timezone") && hint.contains("+01:00, +02:00"), "{hint}");
+        assert!(err.message.contains(hint));
+    }
+    let out = run(&t, None, 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
+    assert_eq!(out.freq, "d");
+}
+
+#[test]
+fn length_refusals_describe_the_entity_furthest_from_the_limit_and_list_it_first() {
+    let long = [hourly("u1", 4200), hourly("u2", 4300), hourly("u3", 4250)].concat();
+    let err = run(&table(&long), Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!((err.details["unique_id"].clone(), err.details["points"].clone()), (json!("u2"), json!(4300)));
+    assert_eq!(err.details["series"][0], json!({"unique_id": "u2", "points": 4300}));
+    let short = [hourly("s1", 12), hourly("s2", 5), hourly("s3", 9)].concat();
+    let err = run(&table(&short), Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesTooShort);
+    assert_eq!(err.details["unique_id"], "s2");
+    assert_eq!(err.details["series"], json!([{"unique_id": "s2", "points": 5}, {"unique_id": "s3", "points": 9}, {"unique_id": "s1", "points": 12}]));
+}
+
+#[test]
 fn frequency_codes_surface_from_the_time_engine() {
     let t = table(&hourly("a", 30));
     let unsupported = run(&t, Some("fortnight"), 1, &opts(json!({}))).unwrap_err();

@@ -42,7 +42,7 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
                     continue;
                 }
                 let (spec, conf) =
-                    stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| e.with("unique_id", p.unique_id.clone()))?;
+                    stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| offsets_hint(e.with("unique_id", p.unique_id.clone()), p))?;
                 confidence.push(Some(conf));
                 if entities.len() < 10 {
                     entities.push(json!({"unique_id": p.unique_id, "freq": spec.canonical}));
@@ -73,6 +73,24 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
         spec = FreqSpec::business_days();
     }
     Ok(FreqChoice { spec, echo, inferred, confidence })
+}
+
+/// A frequency error for an entity written with several UTC offsets and no zone to step them in
+/// (DST-coded local time, `+01:00` in winter and `+02:00` in summer, with no `options.timezone`,
+/// or one they contradict): its days sit at two UTC times, and the fix is the zone they were
+/// written in, which the message and `details.hint` name.
+pub(super) fn offsets_hint(err: HoraError, p: &Prepared) -> HoraError {
+    let offsets = &p.parsed.explicit_offsets;
+    if offsets.len() < 2 || !p.parsed.zone.is_utc() {
+        return err;
+    }
+    let hint = format!(
+        "the stamps of '{}' carry several UTC offsets ({}); send options.timezone with the zone they were written in, so that days and months step on its wall clock",
+        p.unique_id,
+        offsets.join(", ")
+    );
+    let message = format!("{}; {hint}", err.message);
+    HoraError { message, ..err }.with("hint", hint)
 }
 
 /// The default seasonal period of a frequency, in steps (docs/cleaning-policy.md).

@@ -80,7 +80,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
                 .with("unique_id", p.unique_id.clone())
                 .with("off_grid_share", share)
                 .with("max_share", super::policy::MAX_OFF_GRID_SHARE);
-            st.attach_freq(err, Some(&choice), &outcomes)
+            st.attach_freq(freq::offsets_hint(err, p), Some(&choice), &outcomes)
         })?;
         if o.forecast_stamps.len() < req.h && !o.grid.is_empty() {
             return Err(horizon_past_calendar(&p.unique_id));
@@ -150,8 +150,16 @@ pub(super) fn horizon_past_calendar(unique_id: &str) -> HoraError {
 
 /// The error for `blocks`: the first decides the code; details follow the contract per code.
 pub(super) fn block_error(blocks: &[Block]) -> HoraError {
-    let first = &blocks[0];
-    let same: Vec<&Block> = blocks.iter().filter(|b| b.code == first.code).collect();
+    let code = blocks[0].code;
+    let mut same: Vec<&Block> = blocks.iter().filter(|b| b.code == code).collect();
+    let length = matches!(code, ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort);
+    if length {
+        // Furthest from the limit first (longest, or shortest); the top-level fields describe
+        // that entity, the one `series[]` lists first.
+        let points = |b: &Block| b.extra.get("points").and_then(Value::as_u64).unwrap_or(0);
+        same.sort_by_key(|b| if code == ErrorCode::SeriesTooLong { u64::MAX - points(b) } else { points(b) });
+    }
+    let first = same[0];
     let mut err = HoraError::new(first.code, message(first))
         .with("unique_id", first.unique_id.clone())
         .with("reason", first.reason)
@@ -159,11 +167,12 @@ pub(super) fn block_error(blocks: &[Block]) -> HoraError {
     for (k, v) in &first.extra {
         err = err.with(k, v.clone());
     }
-    if matches!(first.code, ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort) {
-        let mut listed: Vec<(&str, u64)> =
-            same.iter().map(|b| (b.unique_id.as_str(), b.extra.get("points").and_then(Value::as_u64).unwrap_or(0))).collect();
-        listed.sort_by(|a, b| b.1.cmp(&a.1));
-        let series: Vec<Value> = listed.iter().take(10).map(|(u, n)| json!({"unique_id": u, "points": n})).collect();
+    if length {
+        let series: Vec<Value> = same
+            .iter()
+            .take(10)
+            .map(|b| json!({"unique_id": b.unique_id, "points": b.extra.get("points").cloned().unwrap_or(json!(0))}))
+            .collect();
         err = err.with("series", series).with("series_count", same.len());
     }
     err
