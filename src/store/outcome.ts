@@ -10,9 +10,8 @@ export type BodyEncoding = 'identity' | 'deflate';
 export const COMPRESS_MIN_BYTES = 64 * 1024;
 
 /**
- * Stored bytes per chunk row. The addon binds and returns only null, numbers and strings (a BLOB
- * comes back as lossy UTF-8), so a chunk crosses it as hex text, `unhex(?)` in and `hex(data)`
- * out: 4 MiB of bytes is an 8 MiB string, and one chunk's copy is a short pause of the event loop.
+ * Stored bytes per chunk row: a few milliseconds of copying each, so the event loop gets a turn
+ * between the chunks of a large body.
  */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
 
@@ -40,13 +39,13 @@ export async function decodeBody(encoding: BodyEncoding, bytes: Buffer): Promise
   return encoding === 'deflate' ? inflateAsync(bytes, DEFLATE_OPTIONS) : bytes;
 }
 
-/** `bytes` cut into hex chunks of at most CHUNK_BYTES bytes (at least one, for an empty body). */
-export function* hexChunks(bytes: Buffer): Generator<string> {
+/** `bytes` cut into chunks of at most CHUNK_BYTES (at least one, for an empty body). */
+export function* chunks(bytes: Buffer): Generator<Buffer> {
   if (bytes.length === 0) {
-    yield '';
+    yield bytes;
     return;
   }
-  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) yield bytes.subarray(at, at + CHUNK_BYTES).toString('hex');
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) yield bytes.subarray(at, at + CHUNK_BYTES);
 }
 
 export function isBodyEncoding(v: unknown): v is BodyEncoding {

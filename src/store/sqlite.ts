@@ -6,7 +6,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { sqliteDbClass, type SqliteDb } from './addon.js';
 import { MIGRATIONS } from './migrations.js';
-import { decodeBody, encodeBody, hexChunks, isBodyEncoding, type EncodedBody } from './outcome.js';
+import { chunks, decodeBody, encodeBody, isBodyEncoding, type EncodedBody } from './outcome.js';
 import {
   StoreConflictError,
   StoreNotFoundError,
@@ -307,15 +307,14 @@ export class SqliteStore implements Store {
     let length = 0;
     for (let seq = 0; ; seq++) {
       if (seq > 0) await nextTurn();
-      const chunk = this.one('SELECT hex(data) AS data FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ? AND seq = ?', [
+      const part = this.db.queryBlob('SELECT data FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ? AND seq = ?', [
         scope.keyId,
         scope.route,
         scope.idempotencyKey,
         text(row.request_id),
         seq,
       ]);
-      if (!chunk) break;
-      const part = Buffer.from(text(chunk.data), 'hex');
+      if (part === null) break;
       parts.push(part);
       length += part.length;
     }
@@ -334,11 +333,12 @@ export class SqliteStore implements Store {
       // The chunks are invisible until the record names them below, so they need no transaction
       // and the event loop gets a turn between them.
       let seq = 0;
-      for (const hex of hexChunks(bytes)) {
+      for (const chunk of chunks(bytes)) {
         if (seq > 0) await nextTurn();
-        this.db.run(
-          'INSERT INTO idempotency_chunks (key_id, route, idem_key, request_id, seq, data, expires_at) VALUES (?, ?, ?, ?, ?, unhex(?), ?)',
-          [...owner, seq++, hex, expiresAt],
+        this.db.runWithBlob(
+          'INSERT INTO idempotency_chunks (key_id, route, idem_key, request_id, seq, expires_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [...owner, seq++, expiresAt],
+          chunk,
         );
       }
       const out = this.db.run(

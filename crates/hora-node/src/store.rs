@@ -46,4 +46,17 @@ impl SqliteDb {
         let out = self.inner.run(&sql, &params).map_err(store_err)?;
         Ok(RunResult { changes: out.changes as i64, last_insert_rowid: out.last_insert_rowid })
     }
+
+    /// `run` with `bytes` bound as a BLOB after `params`: stored bytes never pass through a string.
+    #[napi]
+    pub fn run_with_blob(&self, sql: String, params: Vec<Value>, bytes: Buffer) -> Result<RunResult> {
+        let out = self.inner.run_with_blob(&sql, &params, &bytes).map_err(store_err)?;
+        Ok(RunResult { changes: out.changes as i64, last_insert_rowid: out.last_insert_rowid })
+    }
+
+    /// The first column of the first row as bytes; null without a row.
+    #[napi]
+    pub fn query_blob(&self, sql: String, params: Vec<Value>) -> Result<Option<Buffer>> {
+        Ok(self.inner.query_blob(&sql, &params).map_err(store_err)?.map(Buffer::from))
+    }
 }

@@ -18,6 +18,8 @@ pub enum StoreError {
     Param(usize),
     #[error("store connection poisoned by an earlier panic")]
     Poisoned,
+    #[error("the column read as bytes holds a number")]
+    NotBytes,
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -74,9 +76,33 @@ impl Db {
 
     /// Runs one statement that returns no rows.
     pub fn run(&self, sql: &str, params: &[Value]) -> Result<RunOutcome> {
+        self.run_bound(sql, bind(params)?)
+    }
+
+    /// `run` with `bytes` bound as a BLOB after `params` (JSON has no bytes).
+    pub fn run_with_blob(&self, sql: &str, params: &[Value], bytes: &[u8]) -> Result<RunOutcome> {
+        let mut bound = bind(params)?;
+        bound.push(SqlValue::Blob(bytes.to_vec()));
+        self.run_bound(sql, bound)
+    }
+
+    /// The first column of the first row as bytes (a BLOB, or a TEXT's UTF-8), None without a row.
+    pub fn query_blob(&self, sql: &str, params: &[Value]) -> Result<Option<Vec<u8>>> {
         let conn = self.lock()?;
         let mut stmt = conn.prepare_cached(sql)?;
-        let changes = stmt.execute(params_from_iter(bind(params)?))? as u64;
+        let mut rows = stmt.query(params_from_iter(bind(params)?))?;
+        let Some(row) = rows.next()? else { return Ok(None) };
+        Ok(Some(match row.get_ref(0)? {
+            ValueRef::Blob(b) | ValueRef::Text(b) => b.to_vec(),
+            ValueRef::Null => Vec::new(),
+            _ => return Err(StoreError::NotBytes),
+        }))
+    }
+
+    fn run_bound(&self, sql: &str, bound: Vec<SqlValue>) -> Result<RunOutcome> {
+        let conn = self.lock()?;
+        let mut stmt = conn.prepare_cached(sql)?;
+        let changes = stmt.execute(params_from_iter(bound))? as u64;
         Ok(RunOutcome { changes, last_insert_rowid: conn.last_insert_rowid() })
     }
 }
@@ -112,6 +138,17 @@ fn to_json(v: ValueRef<'_>) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn bytes_bind_as_a_blob_and_come_back_unchanged() {
+        let db = Db::open(":memory:").unwrap();
+        db.exec("CREATE TABLE b (k INTEGER, data BLOB)").unwrap();
+        let bytes: Vec<u8> = (0..=255u8).chain([0xff, 0x00, 0xc3]).collect();
+        db.run_with_blob("INSERT INTO b VALUES (?, ?)", &[json!(1)], &bytes).unwrap();
+        assert_eq!(db.query_blob("SELECT data FROM b WHERE k = ?", &[json!(1)]).unwrap(), Some(bytes));
+        assert_eq!(db.query_blob("SELECT typeof(data) FROM b", &[]).unwrap(), Some(b"blob".to_vec()));
+        assert_eq!(db.query_blob("SELECT data FROM b WHERE k = ?", &[json!(2)]).unwrap(), None);
+    }
 
     #[test]
     fn run_then_query_round_trips_typed_values() {
