@@ -202,6 +202,9 @@ struct Accumulator {
     offsets_fit_zone: bool,
     /// Repeated wall-clock times seen so far (a fall-back's hour, a handful per entity).
     repeated_walls: Vec<i64>,
+    /// The zone's offset over one whole UTC day, when it has one (day, offset): one zone look-up
+    /// a day rather than one a row.
+    day_offset: (i64, Option<i32>),
 }
 
 impl Accumulator {
@@ -225,7 +228,19 @@ impl Accumulator {
             last_offset: None,
             offsets_fit_zone: true,
             repeated_walls: Vec::new(),
+            day_offset: (i64::MIN, None),
         }
+    }
+
+    /// The zone's UTC offset at instant `t`.
+    fn zone_offset(&mut self, t: Micros) -> i32 {
+        const DAY: i64 = 86_400 * 1_000_000;
+        let day = t.div_euclid(DAY);
+        if self.day_offset.0 != day {
+            let (first, last) = (offset_at(day * DAY, self.out.zone), offset_at(day * DAY + DAY - 1, self.out.zone));
+            self.day_offset = (day, (first == last).then_some(first));
+        }
+        self.day_offset.1.unwrap_or_else(|| offset_at(t, self.out.zone))
     }
 
     /// Adds one stamp whose month and day are `m` and `d`.
@@ -261,7 +276,7 @@ impl Accumulator {
             self.out.explicit_rows += 1;
             // Unix time is an instant with no clock of its own: it never contradicts the zone.
             let unix = matches!(l.shape, Shape::UnixSeconds | Shape::UnixMillis);
-            if self.zone_given && !unix && offset_at(t, self.out.zone) != off {
+            if self.zone_given && !unix && self.offsets_fit_zone && self.zone_offset(t) != off {
                 self.offsets_fit_zone = false;
             }
             if self.last_offset != Some(off) {
