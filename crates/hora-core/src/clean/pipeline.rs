@@ -118,8 +118,9 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
 }
 
 /// The implied grid, checked arithmetically before any grid is allocated. Over the cap, entities
-/// whose history before a long gap the split drops anyway are cut first (`entity::presplit`, the
-/// cut versions returned by entity), and the cap is checked on what is kept.
+/// whose history before a long gap the split drops anyway are cut first (`entity::presplit`;
+/// the cut version of each such entity is returned at its index), and the cap is checked on what
+/// is kept.
 pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> Result<Vec<Option<Prepared>>> {
     let size = |p: &Prepared, e: usize| grid::implied_len(p, ctx.freq, &zones[e]);
     let whole = prepared.iter().enumerate().map(|(e, p)| size(p, e)).fold(0u64, u64::saturating_add);

@@ -77,7 +77,9 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
                     };
                     match presplit.as_ref().map(|cut| cut[e].as_ref()) {
                         None => Some(prepared[e].ts.len()),
-                        // Cut ahead of the grid: what is kept is measured (a proposed cut keeps nothing).
+                        // Cut ahead of the grid (its `gap.split` is the last decision): what is
+                        // kept is measured. A cut only proposed (`strict`) is not applied, so the
+                        // whole entity is measured, without building its grid.
                         Some(Some(kept)) if kept.decisions.last().is_some_and(|d| d.applied()) => {
                             (kept.ts.len() > limits.max_context && !split_by_cleaning(kept)).then_some(kept.ts.len())
                         }
