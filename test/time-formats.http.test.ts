@@ -315,6 +315,12 @@ describe('frequency inference', () => {
     ]);
   });
 
+  it('a stamp its offset moves past 9999-12-31 in UTC is VALIDATION_ERROR on that row', async () => {
+    const { status, json } = await forecast({ series: rows(['9999-12-31T12:00:00-12:00']), h: 1, freq: 'h' });
+    expect([status, json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
+    expect(json.error.details.errors[0].field).toBe('series[0].ds');
+  });
+
   it('a tiny input implying a huge grid is POINTS_EXCEEDED when splitting is off', async () => {
     const ds = hourly(20, JAN1, isoZ);
     ds.push('2099-01-01T00:00:00Z');

@@ -1,6 +1,7 @@
 //! Parsing one entity's `ds` column: one format per entity, day/month order proven from the data,
 //! naive stamps read in the zone, explicit offsets always winning.
 
+use super::civil::in_supported_range;
 use super::lex::{lex, Lexed, Shape};
 use super::zone::{format_offset, offset_at, repeated_later, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
@@ -174,8 +175,8 @@ pub fn parse_stamps<'a>(
         }
         if l.shape == Shape::DayMonth {
             pending.push((row, s, l));
-        } else {
-            acc.push(&l, l.a, l.b);
+        } else if !acc.push(&l, l.a, l.b) {
+            return Err(out_of_range(row, s));
         }
     }
     let Some((shape, _)) = first else {
@@ -184,12 +185,20 @@ pub fn parse_stamps<'a>(
     let mut order = DayMonthOrder::Dmy;
     if shape == Shape::DayMonth {
         order = resolve_order(&pending, ds_format)?;
-        for (_, _, l) in &pending {
+        for (row, s, l) in &pending {
             let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
-            acc.push(l, m, d);
+            if !acc.push(l, m, d) {
+                return Err(out_of_range(*row, s));
+            }
         }
     }
     Ok(acc.finish(DsFormat::of_shape(shape, order)))
+}
+
+/// A stamp whose offset or zone moves it out of the years 1 to 9999 in UTC (`9999-12-31T12:00-12:00`
+/// is 10000-01-01Z): no grid or response stamp can be written for it.
+fn out_of_range(row: u32, s: &str) -> HoraError {
+    HoraError::field(ds_field(row), format!("series[{row}].ds {s:?} is outside the years 1 to 9999 in UTC"))
 }
 
 /// Builds `ParsedStamps` row by row.
@@ -243,8 +252,9 @@ impl Accumulator {
         self.day_offset.1.unwrap_or_else(|| offset_at(t, self.out.zone))
     }
 
-    /// Adds one stamp whose month and day are `m` and `d`.
-    fn push(&mut self, l: &Lexed, m: u32, d: u32) {
+    /// Adds one stamp whose month and day are `m` and `d`; false when its instant lies outside
+    /// the years 1 to 9999 in UTC.
+    fn push(&mut self, l: &Lexed, m: u32, d: u32) -> bool {
         let t = match (l.shape, l.offset) {
             (Shape::UnixSeconds | Shape::UnixMillis, _) => l.unix,
             (_, Some(off)) => l.wall_micros(m, d) - i64::from(off) * 1_000_000,
@@ -288,6 +298,7 @@ impl Accumulator {
             }
         }
         self.out.instants.push(t);
+        in_supported_range(t)
     }
 
     fn finish(mut self, format: DsFormat) -> ParsedStamps {
