@@ -3,6 +3,7 @@
 // mid-body kept the process alive until it left, and an orchestrator's SIGKILL followed.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { longestModelRunMs } from './plugins/lease.js';
 
 /** Beyond the longest model run (its wait and its budget), time to clean and send a response. */
 const RESPONSE_MARGIN_MS = 10_000;
@@ -14,7 +15,7 @@ const IDLE_CHECK_MS = 250;
  * still wait for the model and use its whole budget (45 s with the defaults).
  */
 export function shutdownGraceMs(config: Pick<Config, 'inferenceWaitMs' | 'requestBudgetMs'>): number {
-  return config.inferenceWaitMs + config.requestBudgetMs + RESPONSE_MARGIN_MS;
+  return longestModelRunMs(config) + RESPONSE_MARGIN_MS;
 }
 
 /**

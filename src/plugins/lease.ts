@@ -1,10 +1,17 @@
-// How long what a running request holds in the store (its idempotency record, its daily-quota
-// reservation) outlives a process that died holding it.
+// How long a request can run, and how long what it holds in the store (its idempotency record,
+// its daily-quota reservation) outlives a process that died holding it.
 import type { Config } from '../config.js';
 
-/** Margin past the longest model run (its wait and its budget) for cleaning and the response. */
+type Timing = Pick<Config, 'requestBudgetMs' | 'inferenceWaitMs'>;
+
+/** Margin past the longest model run for cleaning and the response. */
 const LEASE_MARGIN_MS = 60_000;
 
-export function requestLeaseMs(config: Pick<Config, 'requestBudgetMs' | 'inferenceWaitMs'>): number {
-  return config.requestBudgetMs + config.inferenceWaitMs + LEASE_MARGIN_MS;
+/** The longest a model run can take a request: its wait for a slot, then its whole budget. */
+export function longestModelRunMs(config: Timing): number {
+  return config.inferenceWaitMs + config.requestBudgetMs;
+}
+
+export function requestLeaseMs(config: Timing): number {
+  return longestModelRunMs(config) + LEASE_MARGIN_MS;
 }

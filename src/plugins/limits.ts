@@ -74,18 +74,6 @@ export class QuotaReservation {
     private readonly hold: QuotaHold,
   ) {}
 
-  get account(): string {
-    return this.hold.account;
-  }
-
-  get day(): string {
-    return this.hold.day;
-  }
-
-  get points(): number {
-    return this.hold.points;
-  }
-
   /** Records the points the model actually handled; billed when the response is a 2xx. */
   settle(points: SettledPoints): void {
     if (this.done || this.settled) return;

@@ -40,6 +40,8 @@ const bool = (v: unknown): boolean => v === 1 || v === true;
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0));
 const text = (v: unknown): string => (typeof v === 'string' ? v : String(v ?? ''));
 const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+/** The columns that tie a stored body's chunks to its record and the request that stored it. */
+const chunkOwner = (scope: IdempotencyScope, requestId: string): string[] => [scope.keyId, scope.route, scope.idempotencyKey, requestId];
 /** Lets other callbacks run between the steps of a long store operation. */
 const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -308,10 +310,7 @@ export class SqliteStore implements Store {
     for (let seq = 0; ; seq++) {
       if (seq > 0) await nextTurn();
       const part = this.db.queryBlob('SELECT data FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ? AND seq = ?', [
-        scope.keyId,
-        scope.route,
-        scope.idempotencyKey,
-        text(row.request_id),
+        ...chunkOwner(scope, text(row.request_id)),
         seq,
       ]);
       if (part === null) break;
@@ -325,7 +324,7 @@ export class SqliteStore implements Store {
   async idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void> {
     const expiresAt = nowMs + retentionMs;
     const { encoding, bytes } = await encodeBody(response.body);
-    const owner = [scope.keyId, scope.route, scope.idempotencyKey, response.requestId];
+    const owner = chunkOwner(scope, response.requestId);
     const dropChunks = (): void => {
       this.db.run('DELETE FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ?', owner);
     };
@@ -387,7 +386,7 @@ export class SqliteStore implements Store {
          RETURNING used`,
         [account, day, points, points, limit, limit],
       );
-      if (!row) return { reserved: false, used: num(this.one('SELECT used FROM daily_quota WHERE account = ? AND day = ?', [account, day])?.used), hold: null };
+      if (!row) return { reserved: false, used: this.usedOn(account, day), hold: null };
       const out = this.db.run('INSERT INTO quota_reservations (account, day, points, expires_at) VALUES (?, ?, ?, ?)', [account, day, points, nowMs + leaseMs]);
       return { reserved: true, used: num(row.used), hold: { id: out.lastInsertRowid, account, day, points } };
     });
@@ -403,6 +402,10 @@ export class SqliteStore implements Store {
   }
 
   async quotaUsed(account: string, day: string): Promise<number> {
+    return this.usedOn(account, day);
+  }
+
+  private usedOn(account: string, day: string): number {
     return num(this.one('SELECT used FROM daily_quota WHERE account = ? AND day = ?', [account, day])?.used);
   }
 
@@ -434,7 +437,7 @@ export class SqliteStore implements Store {
     return summary;
   }
 
-  /** Deletes expired records, past minute windows and quota days before yesterday; returns expired reservations. */
+  /** Deletes expired records, past minute windows and quota days before yesterday; gives back the points of expired reservations. */
   async sweep(nowMs: number, oldestDay: string): Promise<void> {
     this.db.run('DELETE FROM idempotency WHERE expires_at <= ?', [nowMs]);
     // Chunks share their record's expiry; this also takes those of a process that died mid-store.

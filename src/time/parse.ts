@@ -3,7 +3,7 @@
 // It exists to show what the Rust addon buys; both paths run the same table of cases
 // (crates/hora-core/tests/data/time_cases.json) and must agree on it.
 
-import { WallConverter, isKnownZone, type LocalKind } from './zone.js';
+import { WallConverter, isKnownZone } from './zone.js';
 
 export type JsFormat =
   | 'iso8601'
@@ -177,11 +177,11 @@ export function parseDsJs(ds: readonly string[], timezone?: string | null): JsPa
       if (!offsets.includes(text)) offsets.push(text);
     } else {
       naiveRows++;
-      const [t, kind]: [number, LocalKind] = conv.convert(l.ms);
+      const [t, kind, later] = conv.convert(l.ms);
       ms = t;
       // Sent again inside a fall-back: the repeated hour's second pass (docs/time.md).
       if (kind === 'repeated') {
-        if (repeated.has(l.ms)) ms = conv.later(l.ms);
+        if (repeated.has(l.ms)) ms = later;
         else repeated.add(l.ms);
       }
     }

@@ -1,6 +1,6 @@
 // Wall clock -> instant in an IANA zone with Intl only, under the engine's DST rule:
-// a repeated local time takes its earlier instant (the later one when the caller has seen it
-// before: `later`), a skipped one is shifted forward by the gap.
+// a repeated local time takes its earlier instant (the later one comes with it, for the caller
+// that has seen that time before), a skipped one is shifted forward by the gap.
 
 const MS_PER_DAY = 86_400_000;
 
@@ -30,6 +30,9 @@ function offsetReader(zone: string): (t: number) => number {
 
 export type LocalKind = 'unique' | 'repeated' | 'skipped';
 
+/** An instant, how its wall-clock time mapped, and the other instant when it was repeated (else the same). */
+export type Converted = [instant: number, kind: LocalKind, later: number];
+
 /** Converts wall-clock milliseconds (read as if UTC) to instants, caching whole local days. */
 export class WallConverter {
   private readonly offsetAt: ((t: number) => number) | null;
@@ -41,21 +44,15 @@ export class WallConverter {
   }
 
   /** Instant (ms) of a wall-clock time (ms). */
-  convert(wall: number): [number, LocalKind] {
-    if (this.offsetAt === null) return [wall, 'unique'];
+  convert(wall: number): Converted {
+    if (this.offsetAt === null) return [wall, 'unique', wall];
     const day = Math.floor(wall / MS_PER_DAY);
     if (day !== this.day) {
       this.day = day;
       this.dayOffset = this.wholeDayOffset(day);
     }
-    if (this.dayOffset !== null) return [wall - this.dayOffset, 'unique'];
+    if (this.dayOffset !== null) return [wall - this.dayOffset, 'unique', wall - this.dayOffset];
     return this.fromWall(wall);
-  }
-
-  /** The later instant of a wall-clock time that a fall-back repeats (`convert` gives the earlier). */
-  later(wall: number): number {
-    const offsetAt = this.offsetAt!;
-    return Math.max(wall - offsetAt(wall - MS_PER_DAY), wall - offsetAt(wall + MS_PER_DAY));
   }
 
   private wholeDayOffset(day: number): number | null {
@@ -66,7 +63,7 @@ export class WallConverter {
     return ks === 'unique' && ke === 'unique' && start - ts === end - te ? start - ts : null;
   }
 
-  private fromWall(wall: number): [number, LocalKind] {
+  private fromWall(wall: number): Converted {
     const offsetAt = this.offsetAt!;
     const before = offsetAt(wall - MS_PER_DAY);
     const after = offsetAt(wall + MS_PER_DAY);
@@ -74,11 +71,11 @@ export class WallConverter {
     const ta = wall - after;
     const okBefore = offsetAt(tb) === before;
     const okAfter = offsetAt(ta) === after;
-    if (before === after) return [tb, 'unique'];
-    if (okBefore && okAfter) return [Math.min(tb, ta), 'repeated'];
-    if (okBefore) return [tb, 'unique'];
-    if (okAfter) return [ta, 'unique'];
-    return [tb, 'skipped'];
+    if (before === after) return [tb, 'unique', tb];
+    if (okBefore && okAfter) return [Math.min(tb, ta), 'repeated', Math.max(tb, ta)];
+    if (okBefore) return [tb, 'unique', tb];
+    if (okAfter) return [ta, 'unique', ta];
+    return [tb, 'skipped', tb];
   }
 }
 

@@ -3,7 +3,7 @@
 
 use super::civil::in_supported_range;
 use super::lex::{lex, Lexed, Shape};
-use super::zone::{format_offset, offset_at, repeated_later, LocalKind, WallConverter, ZoneRule};
+use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 use crate::ingest::RowTable;
@@ -268,12 +268,12 @@ impl Accumulator {
                         self.out.skipped_local_rows += 1;
                         t
                     }
-                    LocalKind::Repeated => {
+                    LocalKind::Repeated { later } => {
                         self.out.repeated_local_rows += 1;
                         // A wall time sent again inside a fall-back is the repeated hour's second
                         // pass (a logger on local time writes 01:00 twice), not a duplicate.
                         if self.repeated_walls.contains(&wall) {
-                            repeated_later(wall, self.out.zone).unwrap_or(t)
+                            later
                         } else {
                             self.repeated_walls.push(wall);
                             t

@@ -102,8 +102,8 @@ pub fn parse_zone(name: &str) -> Result<ZoneRule, HoraError> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LocalKind {
     Unique,
-    /// Repeated at fall-back; the earlier instant was taken.
-    Repeated,
+    /// Repeated at fall-back; the earlier instant was taken, `later` is the other one.
+    Repeated { later: Micros },
     /// Skipped at spring-forward; shifted forward by the gap.
     Skipped,
 }
@@ -141,22 +141,13 @@ pub fn from_wall(wall: Micros, zone: ZoneRule) -> (Micros, LocalKind) {
         LocalResult::Single(o) => (wall.saturating_sub(secs(o)), LocalKind::Unique),
         LocalResult::Ambiguous(a, b) => {
             let (ta, tb) = (wall.saturating_sub(secs(a)), wall.saturating_sub(secs(b)));
-            (ta.min(tb), LocalKind::Repeated)
+            (ta.min(tb), LocalKind::Repeated { later: ta.max(tb) })
         }
         LocalResult::None => {
             // The offset before the gap: read the wall time with it, which lands past the gap.
             let before = offset_at(wall.saturating_sub(MICROS_PER_DAY), zone);
             (wall.saturating_sub(secs(before)), LocalKind::Skipped)
         }
-    }
-}
-
-/// The later of the two instants of a wall-clock time that a fall-back repeats; None for any
-/// other wall-clock time.
-pub fn repeated_later(wall: Micros, zone: ZoneRule) -> Option<Micros> {
-    match zone.offset_from_local(&naive(wall)?) {
-        LocalResult::Ambiguous(a, b) => Some(wall.saturating_sub(secs(a)).max(wall.saturating_sub(secs(b)))),
-        _ => None,
     }
 }
 
