@@ -109,9 +109,11 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         return out;
     };
     let mut d = Vec::new();
+    // The stamps of the rows in `range` (trimming drops rows whose `y` was null; slots no row
+    // filled were never data).
+    let rows_in = |range: std::ops::Range<usize>| -> Vec<i64> { range.filter(|&k| from_row[k]).map(|k| grid[k]).collect() };
     if first > 0 {
-        // The rows trimmed (their `y` was null): slots no row filled were never data.
-        let rows: Vec<i64> = (0..first).filter(|&k| from_row[k]).map(|k| grid[k]).collect();
+        let rows = rows_in(0..first);
         d.push(Decision::new(DecisionId::TrimHead, name, rows.len(), res).with_stamps(rows));
     }
     let mut lo = first;
@@ -163,7 +165,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
                 }
             }
             None => {
-                let rows: Vec<i64> = (last + 1..n).filter(|&k| from_row[k]).map(|k| grid[k]).collect();
+                let rows = rows_in(last + 1..n);
                 d.push(Decision::new(DecisionId::TrimTail, name, rows.len(), res).with_stamps(rows));
             }
         }
