@@ -93,6 +93,14 @@ describe('npx hora', () => {
     expect((await hora('usage', 'ghost')).code).not.toBe(0);
   });
 
+  it('a repeated option is a usage error (exit 2) and changes nothing', async () => {
+    const r = await hora('account', 'update', 'acct', '--suspended', 'true', '--suspended', 'false');
+    expect(r.code).toBe(2);
+    expect(r.err.error).toMatchObject({ code: 'usage', message: expect.stringMatching(/--suspended given more than once/) });
+    expect((await hora('account', 'update', 'acct')).out.suspended).toBe(false);
+    expect((await hora('key', 'create', '--account', 'acct', '--name', 'a', '--name', 'b')).code).toBe(2);
+  });
+
   it('unknown commands and options fail with a JSON error', async () => {
     expect((await hora('launch')).err.error).toBeDefined();
     expect((await hora('org', 'create', 'x', '--colour', 'red')).code).not.toBe(0);
@@ -134,6 +142,7 @@ describe('the CLI mints keys with the prefix of the server on its HORA_DATA_DIR'
       expect((await cli({}, 'key', 'create', '--account', 'a', '--name', 'k0')).out.key).toMatch(/^hora_live_/);
       const app = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0', HORA_KEY_PREFIX: 'acme' }), { logger: false, routes: testRoutes(new TestControl()) });
       try {
+        await app.listen({ host: '127.0.0.1', port: 0 });
         const minted = await cli({}, 'key', 'create', '--account', 'a', '--name', 'k1');
         expect(minted.out.key).toMatch(/^acme_live_/);
         const res = await app.inject({ method: 'POST', url: TEST_FORECAST, headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.out.key}` }, payload: '{}' });
@@ -148,6 +157,29 @@ describe('the CLI mints keys with the prefix of the server on its HORA_DATA_DIR'
         await app.close();
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a server start that fails leaves the recorded key prefix alone', () => {
+  it('a second server whose port is taken does not retag the keys the CLI mints', async () => {
+    const dir = tempDataDir();
+    const running = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0' }), { logger: false });
+    const failing = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0', HORA_KEY_PREFIX: 'zz' }), { logger: false });
+    try {
+      await running.listen({ host: '127.0.0.1', port: 0 });
+      const addr = running.server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      await expect(failing.listen({ host: '127.0.0.1', port })).rejects.toThrow(/EADDRINUSE/);
+      const { stdout } = await run(process.execPath, [BIN, 'org', 'create', 'o'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir } });
+      expect(JSON.parse(stdout).org).toBe('o');
+      await run(process.execPath, [BIN, 'account', 'create', 'a', '--org', 'o'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir } });
+      const key = await run(process.execPath, [BIN, 'key', 'create', '--account', 'a', '--name', 'k'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir } });
+      expect(JSON.parse(key.stdout).key).toMatch(/^hora_live_/);
+    } finally {
+      await failing.close();
+      await running.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -57,9 +57,18 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 function parse(args: string[], options: ParseArgsConfig['options'], positionals: number): { values: Values; positionals: string[] } {
   let parsed;
   try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
   } catch (err) {
     throw new CliError('usage', (err as Error).message);
+  }
+  // parseArgs keeps the last of a repeated option; a leftover flag in a script must not silently
+  // win (`--suspended true --suspended false` would un-suspend).
+  const seen = new Set<string>();
+  // Typed loosely: ParseArgsConfig's own option type leaves the option tokens out of the union.
+  for (const token of parsed.tokens as ReadonlyArray<{ kind: string; name?: string }>) {
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    if (seen.has(token.name)) throw new CliError('usage', `option --${token.name} given more than once`);
+    seen.add(token.name);
   }
   if (parsed.positionals.length !== positionals) {
     throw new CliError('usage', `expected ${positionals} positional argument(s), got ${parsed.positionals.length}`);

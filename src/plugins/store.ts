@@ -27,11 +27,14 @@ export default fp<StorePluginOptions>(
   async (app, opts) => {
     const store = opts.store ?? (await openStore(app.config.dataDir));
     app.decorate('store', store);
-    // The operator CLI mints keys with the prefix recorded here (docs/service.md).
-    const previous = await store.recordServedKeyPrefix(app.config.keyPrefix);
-    if (previous !== null && previous !== app.config.keyPrefix) {
-      app.log.warn(`HORA_KEY_PREFIX changed from "${previous}" to "${app.config.keyPrefix}": keys issued as ${previous}_live_... are refused from now on.`);
-    }
+    // The operator CLI mints keys with the prefix recorded here (docs/service.md). Only once this
+    // process serves: a start that fails (port in use) must not retag the running server's keys.
+    app.addHook('onListen', async () => {
+      const previous = await store.recordServedKeyPrefix(app.config.keyPrefix);
+      if (previous !== null && previous !== app.config.keyPrefix) {
+        app.log.warn(`HORA_KEY_PREFIX changed from "${previous}" to "${app.config.keyPrefix}": keys issued as ${previous}_live_... are refused from now on.`);
+      }
+    });
     const sweep = (): Promise<void> => {
       const now = app.clock.now();
       return store.sweep(now, dayBefore(now)).catch((err: unknown) => app.log.warn({ err }, 'store sweep failed'));
