@@ -103,7 +103,18 @@ describe('POST /v1/clean', () => {
   it('raw, sent or inherited from the key, is CLEANING_OPTION_UNSUPPORTED', async () => {
     expectError(await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { preset: 'raw' } } }), 422, 'CLEANING_OPTION_UNSUPPORTED');
     const k = await t.hora('key', 'create', '--account', 'acct', '--name', 'raw default', '--preset', 'raw');
-    expectError(await clean({ series: seasonalRows('a', 40), freq: 'h' }, String(k.key)), 422, 'CLEANING_OPTION_UNSUPPORTED');
+    const inherited = await clean({ series: seasonalRows('a', 40), freq: 'h' }, String(k.key));
+    expectError(inherited, 422, 'CLEANING_OPTION_UNSUPPORTED');
+    // The caller never sent a preset: the error says where raw came from and how to override it.
+    expect(inherited.json.error.details).toEqual({ field: 'options.cleaning.preset', allowed: ['default', 'strict'], source: 'key' });
+    expect(inherited.json.error.message).toMatch(/key's default; send options.cleaning.preset/);
+    expect((await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { preset: 'strict' } } }, String(k.key))).res.statusCode).toBe(200);
+  });
+
+  it('an unknown preset on /clean lists only the presets /clean runs', async () => {
+    const r = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { preset: 'fancy' } } });
+    expectError(r, 422, 'CLEANING_OPTION_UNSUPPORTED');
+    expect(r.json.error.details).toEqual({ field: 'options.cleaning.preset', allowed: ['default', 'strict'] });
   });
 
   it('with a model, the model checks apply: MODEL_NOT_AVAILABLE, SERIES_TOO_LONG and SERIES_TOO_SHORT', async () => {

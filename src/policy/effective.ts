@@ -25,6 +25,8 @@ export interface CleaningDefaultsByLevel {
   org: Defaults;
 }
 
+/** The presets /clean runs: raw has no cleaning report to show. */
+const CLEAN_PRESETS: readonly Preset[] = ['default', 'strict'];
 const PLATFORM: Required<Defaults> = { preset: 'default', version: '2026-13' };
 const ORDER: PolicySource[] = ['request', 'key', 'org', 'platform'];
 
@@ -57,13 +59,23 @@ export function checkCleaningOptions(
   cleaning: Record<string, unknown>,
   route: 'forecast' | 'clean',
 ): void {
+  // /clean offers only the presets that have a report: an unknown one is refused with that list,
+  // not the forecast's (which has raw).
+  const sent = cleaning.preset;
+  if (route === 'clean' && typeof sent === 'string' && sent !== 'raw' && !CLEAN_PRESETS.includes(sent as Preset)) {
+    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `Unknown cleaning preset '${sent}'.`, { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS });
+  }
   const refused = engineCheck(cleaning);
   if (refused) throw fromEngineError(refused);
   if (policy.preset !== 'raw') return;
   if (route === 'clean') {
-    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', 'The raw preset has no cleaning report to show on /clean.', {
+    // raw inherited from a key or org default is refused too (contract); say where it came from,
+    // since the caller never sent it, and that sending a preset overrides it.
+    const inherited = policy.source === 'request' ? '' : ` (the ${policy.source}'s default; send options.cleaning.preset to override it)`;
+    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `The raw preset${inherited} has no cleaning report to show on /clean.`, {
       field: 'options.cleaning.preset',
-      allowed: ['default', 'strict'],
+      allowed: CLEAN_PRESETS,
+      source: policy.source,
     });
   }
   if (top.freq === undefined) {
