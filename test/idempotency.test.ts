@@ -94,6 +94,16 @@ describe('idempotency', () => {
     expect(t.control.runs).toBe(runs);
   });
 
+  it('a body that repeats a key is a different body from the one with its last value, either way round', async () => {
+    await post({ 'idempotency-key': 'k-dup' }, '{"n":2}');
+    const dup = await post({ 'idempotency-key': 'k-dup' }, '{"n":5,"n":2}');
+    expect(dup.json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    await post({ 'idempotency-key': 'k-dup2' }, '{"n":5,"n":2}');
+    expect((await post({ 'idempotency-key': 'k-dup2' }, '{"n":2}')).json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // The same bytes again are the same body.
+    expect((await post({ 'idempotency-key': 'k-dup2' }, '{"n":5,"n":2}')).headers['x-idempotent-replayed']).toBe('true');
+  });
+
   it('a second request while the first runs is 409 IDEMPOTENCY_IN_PROGRESS, then the finished one replays', async () => {
     const body = { gate: 'hold' };
     const first = post({ 'idempotency-key': 'k-slow' }, body);

@@ -1,14 +1,19 @@
 //! The idempotency digest: SHA-256 of the canonical JSON form of the body (object keys sorted,
 //! no insignificant whitespace), so a retry that re-serialises the same body still matches.
 
+use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-/// Hex SHA-256 of the canonical JSON of `bytes`; bytes that are not JSON are digested as sent.
+/// Hex SHA-256 of the canonical JSON of `bytes`; bytes that are not JSON, or JSON with a key
+/// repeated inside one object, are digested as sent. Canonicalising a repeated key would keep
+/// only its last value: a body the service refuses (`{"h":5,"h":2}`) would match the one it
+/// accepts (`{"h":2}`), and one key would replay the other's outcome.
 pub fn canonical_digest(bytes: &[u8]) -> String {
     let mut hasher = Sha256::new();
     // serde_json's Map is a BTreeMap (no `preserve_order`), so serialising sorts keys.
-    match serde_json::from_slice::<serde_json::Value>(bytes) {
-        Ok(value) => {
+    match serde_json::from_slice::<Canonical>(bytes) {
+        Ok(Canonical(value)) => {
             hasher.update(b"json:");
             hasher.update(serde_json::to_vec(&value).unwrap_or_default());
         }
@@ -18,6 +23,63 @@ pub fn canonical_digest(bytes: &[u8]) -> String {
         }
     }
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A JSON value read with every object's keys distinct.
+struct Canonical(Value);
+
+impl<'de> Deserialize<'de> for Canonical {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(CanonicalVisitor).map(Canonical)
+    }
+}
+
+struct CanonicalVisitor;
+
+impl<'de> Visitor<'de> for CanonicalVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Canonical(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Canonical(v) = map.next_value()?;
+            if out.insert(key, v).is_some() {
+                return Err(A::Error::custom("a key is repeated in one object"));
+            }
+        }
+        Ok(Value::Object(out))
+    }
 }
 
 #[cfg(test)]
@@ -32,6 +94,16 @@ mod tests {
     #[test]
     fn different_values_change_the_digest() {
         assert_ne!(canonical_digest(br#"{"a":1}"#), canonical_digest(br#"{"a":2}"#));
+    }
+
+    #[test]
+    fn a_repeated_key_is_not_the_body_with_its_last_value() {
+        assert_ne!(canonical_digest(br#"{"h":5,"h":2}"#), canonical_digest(br#"{"h":2}"#));
+        assert_ne!(canonical_digest(br#"{"o":{"a":1,"a":1}}"#), canonical_digest(br#"{"o":{"a":1}}"#));
+        // Resent byte for byte, it still matches itself.
+        assert_eq!(canonical_digest(br#"{"h":5,"h":2}"#), canonical_digest(br#"{"h":5,"h":2}"#));
+        // Nested values keep their canonical form otherwise.
+        assert_eq!(canonical_digest(br#"[{"b":1,"a":[true,null,"x",-1,2.5]}]"#), canonical_digest(br#"[{"a":[true,null,"x",-1,2.5],"b":1}]"#));
     }
 
     #[test]
