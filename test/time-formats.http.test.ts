@@ -164,6 +164,21 @@ describe('time zones', () => {
     expect(series0(json).timezone).toMatchObject({ used: 'America/New_York', source: 'option', naive_rows: 26 });
   });
 
+  it('Berlin month starts exported in UTC with Z step on options.timezone, as the same instants in Unix time do', async () => {
+    // Local midnight on the 1st: 23:00Z the day before in winter, 22:00Z in summer.
+    const starts = Array.from({ length: 24 }, (_, k) => {
+      const [y, m] = month(k);
+      return Date.UTC(y, m - 1, 1) - (m >= 4 && m <= 10 ? 2 : 1) * HOUR;
+    });
+    const want = ['2024-12-31T23:00:00Z', '2025-01-31T23:00:00Z', '2025-02-28T23:00:00Z'];
+    for (const ds of [starts.map(isoZ), starts.map((ms) => String(ms / 1000))]) {
+      const { json } = await forecast({ series: rows(ds), h: 3, options: { timezone: 'Europe/Berlin' } });
+      expect(json.freq, ds[0]).toBe('MS');
+      expect(fds(json)).toEqual(want);
+      expect(series0(json).timezone).toMatchObject({ used: 'Europe/Berlin', source: 'explicit_offset' });
+    }
+  });
+
   it('daily data at local midnight in Europe/Berlin steps over the spring and autumn DST changes', async () => {
     const ds = daily(30, Date.UTC(2024, 2, 1), (d) => d.toISOString().slice(0, 10));
     const spring = await forecast({ series: rows(ds), h: 2, options: { timezone: 'Europe/Berlin' } });

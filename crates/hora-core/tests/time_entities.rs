@@ -59,8 +59,8 @@ fn the_timezone_report_names_zone_source_and_row_counts() {
 fn explicit_offsets_the_zone_option_contradicts_step_on_their_own_clock() {
     let ny = Some(zone_of("America/New_York"));
     let days = |offset: &str| -> Vec<String> { (1..=28).map(|d| format!("2024-03-{d:02}T00:00:00{offset}")).collect() };
-    let zulu = days("Z");
-    let p = time::parse_entity(&table_of(&zulu.iter().map(String::as_str).collect::<Vec<_>>()), 0, ny, None).unwrap();
+    let london = days("+00:00");
+    let p = time::parse_entity(&table_of(&london.iter().map(String::as_str).collect::<Vec<_>>()), 0, ny, None).unwrap();
     assert_eq!(p.timezone_report()["used"], "UTC");
     assert_eq!(p.timezone_report()["source"], "explicit_offset");
     assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "d");
@@ -73,6 +73,34 @@ fn explicit_offsets_the_zone_option_contradicts_step_on_their_own_clock() {
     // Unix time has no clock of its own: the zone stays.
     let unix = ["1709269200", "1709355600"];
     assert_eq!(time::parse_entity(&table_of(&unix), 0, ny, None).unwrap().timezone_report()["used"], "America/New_York");
+}
+
+#[test]
+fn z_stamps_step_on_the_zone_option_unless_they_sit_on_utcs_clock() {
+    let berlin = Some(zone_of("Europe/Berlin"));
+    let parse = |ds: &[String]| time::parse_entity(&table_of(&ds.iter().map(String::as_str).collect::<Vec<_>>()), 0, berlin, None).unwrap();
+    // Berlin's local month starts written in UTC (23:00Z in winter, 22:00Z in summer): the zone
+    // is their clock, as it is for the same instants in Unix time or with Berlin's offsets.
+    let months: Vec<String> = (0..24)
+        .map(|k| {
+            let (y, m) = (2022 + k / 12, k % 12 + 1);
+            let summer = (4..=10).contains(&m);
+            time::format_utc(micros(&format!("{y}-{m:02}-01T00:00:00Z")) - if summer { 2 } else { 1 } * 3_600_000_000)
+        })
+        .collect();
+    let p = parse(&months);
+    assert_eq!(p.timezone_report()["used"], "Europe/Berlin");
+    assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "MS");
+    // Daily data at 00:00Z across the spring change keeps UTC's clock: Berlin's would move it.
+    let days: Vec<String> = (1..=28).map(|d| format!("2024-03-{d:02}T00:00:00Z")).collect();
+    assert_eq!(parse(&days).timezone_report()["used"], "UTC");
+    // Monthly at 00:00Z on the 1st with no DST change in between: both clocks keep one time of
+    // day, and only UTC's is midnight.
+    let winter = ["2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"].map(String::from);
+    assert_eq!(parse(&winter).timezone_report()["used"], "UTC");
+    // Sub-daily stamps read the same on either clock: the zone stays.
+    let hours: Vec<String> = (0..24).map(|h| format!("2024-03-01T{h:02}:00:00Z")).collect();
+    assert_eq!(parse(&hours).timezone_report()["used"], "Europe/Berlin");
 }
 
 #[test]

@@ -209,6 +209,8 @@ struct Accumulator {
     last_offset: Option<i32>,
     /// Every explicit offset is the given zone's offset at its instant (true without a zone).
     offsets_fit_zone: bool,
+    /// Some row carries a local clock: naive, or an offset other than `Z` / `-00:00`.
+    clocked_rows: bool,
     /// Repeated wall-clock times seen so far (a fall-back's hour, a handful per entity).
     repeated_walls: Vec<i64>,
     /// The zone's offset over one whole UTC day, when it has one (day, offset): one zone look-up
@@ -236,6 +238,7 @@ impl Accumulator {
             zone_given: zone.is_some(),
             last_offset: None,
             offsets_fit_zone: true,
+            clocked_rows: false,
             repeated_walls: Vec::new(),
             day_offset: (i64::MIN, None),
         }
@@ -282,11 +285,12 @@ impl Accumulator {
                 }
             }
         };
+        self.clocked_rows |= !l.clockless;
         if let Some(off) = l.offset {
             self.out.explicit_rows += 1;
-            // Unix time is an instant with no clock of its own: it never contradicts the zone.
-            let unix = matches!(l.shape, Shape::UnixSeconds | Shape::UnixMillis);
-            if self.zone_given && !unix && self.offsets_fit_zone && self.zone_offset(t) != off {
+            // Unix time and `Z` name an instant with no clock of its own: they never contradict
+            // the zone, which then steps them (UTC-normalised exports of local calendar data).
+            if self.zone_given && !l.clockless && self.offsets_fit_zone && self.zone_offset(t) != off {
                 self.offsets_fit_zone = false;
             }
             if self.last_offset != Some(off) {
@@ -301,13 +305,35 @@ impl Accumulator {
         in_supported_range(t)
     }
 
+    /// Whether stamps that carry no clock (`Z`, Unix time) sit on UTC's clock rather than the
+    /// zone's: they keep one UTC time of day that the zone's clock breaks (daily at 00:00Z across
+    /// a DST change, which the zone would regrid), or both clocks keep one and only UTC's is
+    /// midnight. UTC-normalised local data (Berlin midnights written `Z`) stay with the zone.
+    fn clockless_on_utc_clock(&mut self) -> bool {
+        const DAY: i64 = 86_400 * 1_000_000;
+        let Some(&first) = self.out.instants.first() else { return false };
+        let utc_tod = first.rem_euclid(DAY);
+        if self.out.instants.iter().any(|t| t.rem_euclid(DAY) != utc_tod) {
+            return false;
+        }
+        let local_tod = |acc: &mut Self, t: i64| (t + i64::from(acc.zone_offset(t)) * 1_000_000).rem_euclid(DAY);
+        let zone_tod = local_tod(self, first);
+        let instants = std::mem::take(&mut self.out.instants);
+        let broken = instants.iter().any(|&t| local_tod(self, t) != zone_tod);
+        self.out.instants = instants;
+        broken || (utc_tod == 0 && zone_tod != 0)
+    }
+
     fn finish(mut self, format: DsFormat) -> ParsedStamps {
         self.out.format = format;
+        if self.zone_given && !self.clocked_rows && self.clockless_on_utc_clock() {
+            self.offsets_fit_zone = false;
+        }
         if self.out.naive_rows > 0 {
             self.out.source = if self.zone_given { ZoneSource::Option } else { ZoneSource::DefaultUtc };
         } else if !self.zone_given || !self.offsets_fit_zone {
-            // No zone option, or one the offsets contradict (`Z` stamps sent with New York's
-            // zone): the zone is not these stamps' clock. Calendar steps use the one constant
+            // No zone option, or one the offsets contradict (`+00:00` stamps sent with New
+            // York's zone): the zone is not these stamps' clock. Calendar steps use the one constant
             // offset's clock, so monthly data written at local midnight stays month-start data,
             // else UTC's. Offsets that fit the zone (DST-coded +01:00 / +02:00 with
             // Europe/Berlin) keep it: only the zone can step them across a DST change.

@@ -33,6 +33,9 @@ pub struct Lexed {
     pub tod: i64,
     /// Written offset in seconds east of UTC (`Z` is 0); `None` for a naive stamp.
     pub offset: Option<i32>,
+    /// The stamp names an instant but no local clock: Unix time, `Z` or `-00:00` (RFC 9557 and
+    /// RFC 3339 section 4.3: UTC known, local offset unknown). It never contradicts a zone option.
+    pub clockless: bool,
     /// The absolute instant of a Unix-time stamp.
     pub unix: i64,
 }
@@ -51,7 +54,7 @@ pub type LexResult = Result<Lexed, &'static str>;
 
 impl Lexed {
     fn date(shape: Shape, year: i64, a: u32, b: u32) -> Lexed {
-        Lexed { shape, year, a, b, tod: 0, offset: None, unix: 0 }
+        Lexed { shape, year, a, b, tod: 0, offset: None, unix: 0, clockless: false }
     }
 
     /// Wall-clock micros (days and time of day as if UTC) once month `m` and day `d` are known.
@@ -112,7 +115,7 @@ fn lex_iso_seconds(b: &[u8]) -> Option<LexResult> {
         return None; // the general path words the error
     }
     let tod = (i64::from(hh) * 3600 + i64::from(mm) * 60 + i64::from(ss)) * MICROS_PER_SECOND;
-    Some(Ok(Lexed { tod, offset, ..Lexed::date(Shape::Iso, year, m, d) }))
+    Some(Ok(Lexed { tod, offset, clockless: offset.is_some(), ..Lexed::date(Shape::Iso, year, m, d) }))
 }
 
 /// The number-looking rule: an all-digit `ds` is told apart by its length alone.
@@ -137,7 +140,7 @@ fn lex_number(b: &[u8]) -> LexResult {
                 return Err("is a Unix time outside the years 2000 to 2100");
             }
             let unix = v * (MICROS_PER_SECOND / secs_scale);
-            Ok(Lexed { unix, offset: Some(0), ..Lexed::date(shape, 0, 0, 0) })
+            Ok(Lexed { unix, offset: Some(0), clockless: true, ..Lexed::date(shape, 0, 0, 0) })
         }
         _ => Err("is a number that is neither YYYYMM, YYYYMMDD nor Unix seconds or milliseconds"),
     }
@@ -275,6 +278,7 @@ fn time_tail(b: &[u8], i: usize, mut lexed: Lexed) -> LexResult {
         return Ok(lexed);
     }
     lexed.offset = Some(offset(b, j)?);
+    lexed.clockless = matches!(&b[j..], b"Z" | b"z" | b"-00:00" | b"-0000" | b"-00");
     Ok(lexed)
 }
 
