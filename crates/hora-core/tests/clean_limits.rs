@@ -91,6 +91,20 @@ fn a_stray_old_row_the_split_drops_does_not_make_the_grid_too_large() {
 }
 
 #[test]
+fn a_requested_mask_that_the_grid_cap_cut_replaces_with_a_split_is_warned_about_once() {
+    let t = table(&stray_row_before_seconds(100));
+    let o = opts(json!({"long_gap": "mask"}));
+    let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: Some(LIMITS), stamps: None }).unwrap();
+    assert_eq!(out.entities[0].values.len(), 100);
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.split").len(), 1);
+    let warned: Vec<_> = out.warnings.iter().filter(|w| w["code"] == "long_gap_mask_unavailable").collect();
+    assert_eq!(warned, [&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})]);
+    // Without the mask there is nothing to warn about.
+    let plain = clean::run(&CleanRequest { options: &opts(json!({})), series: &t, future: None, freq: None, h: 1, model_limits: Some(LIMITS), stamps: None }).unwrap();
+    assert!(plain.warnings.iter().all(|w| w["code"] != "long_gap_mask_unavailable"));
+}
+
+#[test]
 fn a_stray_old_row_before_more_stamps_than_the_context_is_cut_not_allocated() {
     // 5,000 seconds: the pre-cleaning length check cleans this entity to decide, over a grid of
     // about a billion slots unless the stray row is cut first.

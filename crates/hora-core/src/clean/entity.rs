@@ -93,6 +93,19 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Prepared> {
     Some(kept)
 }
 
+/// The warning for a requested `long_gap: mask` that a split replaced.
+fn mask_unavailable(unique_id: &str) -> Value {
+    json!({"code": "long_gap_mask_unavailable", "unique_id": unique_id})
+}
+
+/// Adds the mask warning for an entity `presplit` cut, unless its cleaning already gave it.
+pub fn warn_presplit_mask(out: &mut Outcome, unique_id: &str, ctx: &Ctx) {
+    let given = out.warnings.iter().any(|w| w["code"] == "long_gap_mask_unavailable");
+    if ctx.res.knobs.long_gap_mask && !given {
+        out.warnings.insert(0, mask_unavailable(unique_id));
+    }
+}
+
 pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let res = ctx.res;
     let name = p.unique_id.as_str();
@@ -137,7 +150,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
             );
         } else {
             if res.knobs.long_gap_mask {
-                out.warnings.push(json!({"code": "long_gap_mask_unavailable", "unique_id": name}));
+                out.warnings.push(mask_unavailable(name));
             }
             let (s, len) = long[long.len() - 1];
             let dropped = observed[lo..s].iter().filter(|o| **o).count();

@@ -68,6 +68,9 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         let mut pre: Vec<Decision> = p.decisions.clone();
         pre.extend(grid::off_grid_decision(p, &placed, &res));
         let mut o = entity::clean(p, placed, &ctx);
+        if cut[e].is_some() {
+            entity::warn_presplit_mask(&mut o, &p.unique_id, &ctx);
+        }
         let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
         o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
         Ok((pre, o, columns, exog))
