@@ -45,13 +45,16 @@ describe('request timeout and shutdown', () => {
     expect(app.app.server.headersTimeout).toBe(60_000);
   });
 
-  it('a client that stops sending mid-body gets a 408 and its connection is closed', async () => {
+  it('a client that stops sending mid-body gets a 400 MALFORMED_JSON envelope and its connection is closed', async () => {
     const { app, port } = await listening(300);
     const client = rawClient(port);
     stallMidBody(client.socket, app.key);
     await waitFor(client.closed, 5000);
-    expect(client.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-    expect(client.received()).toContain('Connection: close');
+    const [head, body] = client.received().split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(head).toContain('Connection: close');
+    const requestId = /X-Request-Id: (req_\w+)/.exec(head)?.[1];
+    expect(JSON.parse(body!).error).toMatchObject({ code: 'MALFORMED_JSON', category: 'invalid_request', request_id: requestId });
     expect(app.control.runs).toBe(0);
     // The service goes on answering.
     const ok = await app.app.inject({ method: 'POST', url: TEST_FORECAST, headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' }, payload: '{}' });

@@ -1,5 +1,5 @@
 // Request ids: the server's own `req_` id (body field and X-Request-Id header) and the caller's
-// X-Request-Id echoed as X-Client-Request-Id when it matches the contract's pattern.
+// X-Request-Id echoed as X-Client-Request-Id when it matches the contract's pattern (else empty).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import fp from 'fastify-plugin';
@@ -16,8 +16,10 @@ export default fp(
     app.addHook('onRequest', async (req, reply) => {
       req.receivedAt = performance.now();
       reply.header('X-Request-Id', req.id);
+      // Every response carries the header (contract: success responses carry it); with no valid
+      // client id to echo, its value is empty rather than an id the caller never sent.
       const client = req.headers['x-request-id'];
-      if (typeof client === 'string' && CLIENT_ID_RE.test(client)) reply.header('X-Client-Request-Id', client);
+      reply.header('X-Client-Request-Id', typeof client === 'string' && CLIENT_ID_RE.test(client) ? client : '');
     });
     // Where a route reports its stages, the whole time in the server (from the first byte read to
     // the response handed to the socket) goes beside them, so a benchmark can tell the server's

@@ -11,8 +11,11 @@ import { newRequestId } from './request-id.js';
 /** Parser errors about the header block; the others concern the body's framing. */
 const HEADER_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'HPE_CR_EXPECTED']);
 
-/** The contract error for bytes Node's parser refused. */
+/** The contract error for bytes Node's parser refused, or a request that never arrived in full. */
 function parserError(code: string | undefined): ApiError {
+  // The contract has no 408 and every error gets the envelope: what arrived is not a whole JSON
+  // body, so it is refused as one (MALFORMED_JSON, 400).
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError('MALFORMED_JSON', 'The request did not arrive in full within the request timeout; send it again whole.');
   if (code === 'HPE_HEADER_OVERFLOW') return headerValidationError('headers', 'The request headers are too large.');
   if (code !== undefined && HEADER_ERRORS.has(code)) return headerValidationError('headers', 'A request header could not be read.');
   return new ApiError('MALFORMED_JSON', 'The request could not be read: its Content-Length, Transfer-Encoding or chunks are malformed.');
@@ -20,28 +23,20 @@ function parserError(code: string | undefined): ApiError {
 
 /**
  * Answers on the raw socket, once, and closes it: the connection's byte stream cannot be trusted
- * after a framing error. A client timeout keeps Node's own 408 (no contract code covers it).
+ * after a framing error or a request cut off by the timeout.
  */
 export function clientErrorHandler(err: { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  let status: number;
-  let body: string;
-  let requestId = '';
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    status = 408;
-    body = JSON.stringify({ error: STATUS_CODES[408], message: 'Client Timeout', statusCode: 408 });
-  } else {
-    const api = parserError(err.code);
-    requestId = newRequestId();
-    status = api.status;
-    body = envelopeJson(api, requestId);
-  }
+  const api = parserError(err.code);
+  const requestId = newRequestId();
+  const status = api.status;
+  const body = envelopeJson(api, requestId);
   if (socket.writable) {
     const head = [
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
-      ...(requestId ? [`X-Request-Id: ${requestId}`] : []),
+      `X-Request-Id: ${requestId}`,
       'Connection: close',
     ];
     socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);

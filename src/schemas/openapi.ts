@@ -21,7 +21,7 @@ const cleanLimits = rateLimitHeaders(['clean-rpm']);
 // Each header once; the responses below say which statuses carry it.
 const requestIdHeaders: Headers = {
   'X-Request-Id': { schema: { type: 'string', pattern: '^req_' } },
-  'X-Client-Request-Id': { schema: { type: 'string' }, description: 'Echo of a valid client X-Request-Id; absent when none was sent.' },
+  'X-Client-Request-Id': { schema: { type: 'string' }, description: 'Echo of a valid client X-Request-Id; empty when none was sent or it did not match ^[A-Za-z0-9_-]{8,64}$.' },
 };
 const retryAfter: Headers = { 'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' } };
 const replayed: Headers = {
