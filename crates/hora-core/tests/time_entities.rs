@@ -101,6 +101,16 @@ fn z_stamps_step_on_the_zone_option_unless_they_sit_on_utcs_clock() {
     // Sub-daily stamps read the same on either clock: the zone stays.
     let hours: Vec<String> = (0..24).map(|h| format!("2024-03-01T{h:02}:00:00Z")).collect();
     assert_eq!(parse(&hours).timezone_report()["used"], "Europe/Berlin");
+    // One stray time of day does not decide: 00:00Z daily across the change, one row at 00:30Z.
+    let mut stray = days.clone();
+    stray[5] = "2024-03-06T00:30:00Z".into();
+    assert_eq!(parse(&stray).timezone_report()["used"], "UTC");
+    // Both clocks keep one time of day and the zone's is not midnight: UTC's month ends.
+    let kolkata = Some(zone_of("Asia/Kolkata"));
+    let ends: Vec<String> = ["2024-01-31", "2024-02-29", "2024-03-31", "2024-04-30"].iter().map(|d| format!("{d}T23:59:59Z")).collect();
+    let p = time::parse_entity(&table_of(&ends.iter().map(String::as_str).collect::<Vec<_>>()), 0, kolkata, None).unwrap();
+    assert_eq!(p.timezone_report()["used"], "UTC");
+    assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "ME");
 }
 
 #[test]

@@ -306,22 +306,26 @@ impl Accumulator {
     }
 
     /// Whether stamps that carry no clock (`Z`, Unix time) sit on UTC's clock rather than the
-    /// zone's: they keep one UTC time of day that the zone's clock breaks (daily at 00:00Z across
-    /// a DST change, which the zone would regrid), or both clocks keep one and only UTC's is
-    /// midnight. UTC-normalised local data (Berlin midnights written `Z`) stay with the zone.
+    /// zone's. The clock on which more stamps share one time of day wins (one stray stamp does
+    /// not decide): daily at 00:00Z across a DST change keeps UTC, which the zone would move by an
+    /// hour; Berlin midnights written `Z` (23:00Z, then 22:00Z) keep the zone. When both clocks
+    /// hold as many (no DST change in the data), the zone wins only where its time of day is
+    /// midnight: 23:59:59Z month ends in Asia/Kolkata are UTC's, not 05:29:59 on the 1st. Stamps
+    /// spread over the day (sub-daily data) read the same either way and keep the zone.
     fn clockless_on_utc_clock(&mut self) -> bool {
         const DAY: i64 = 86_400 * 1_000_000;
-        let Some(&first) = self.out.instants.first() else { return false };
-        let utc_tod = first.rem_euclid(DAY);
-        if self.out.instants.iter().any(|t| t.rem_euclid(DAY) != utc_tod) {
+        let instants = std::mem::take(&mut self.out.instants);
+        let utc = mode_time_of_day(instants.iter().map(|t| t.rem_euclid(DAY)));
+        let zone = mode_time_of_day(instants.iter().map(|&t| (t + i64::from(self.zone_offset(t)) * 1_000_000).rem_euclid(DAY)));
+        let n = instants.len();
+        self.out.instants = instants;
+        if utc.0.max(zone.0) * 2 < n {
             return false;
         }
-        let local_tod = |acc: &mut Self, t: i64| (t + i64::from(acc.zone_offset(t)) * 1_000_000).rem_euclid(DAY);
-        let zone_tod = local_tod(self, first);
-        let instants = std::mem::take(&mut self.out.instants);
-        let broken = instants.iter().any(|&t| local_tod(self, t) != zone_tod);
-        self.out.instants = instants;
-        broken || (utc_tod == 0 && zone_tod != 0)
+        if utc.0 != zone.0 {
+            return utc.0 > zone.0;
+        }
+        zone.1 != 0
     }
 
     fn finish(mut self, format: DsFormat) -> ParsedStamps {
@@ -344,6 +348,16 @@ impl Accumulator {
         }
         self.out
     }
+}
+
+/// The commonest time of day (micros since midnight) and how many stamps share it; ties go to
+/// the earliest time, so the answer does not depend on row order.
+fn mode_time_of_day(times: impl Iterator<Item = i64>) -> (usize, i64) {
+    let mut counts: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+    for t in times {
+        *counts.entry(t).or_default() += 1;
+    }
+    counts.into_iter().map(|(t, c)| (c, std::cmp::Reverse(t))).max().map_or((0, 0), |(c, t)| (c, t.0))
 }
 
 /// Day/month order: proven by a row whose first number exceeds 12 (dmy) or whose second does
