@@ -157,3 +157,15 @@ fn future_rows_of_an_entity_without_history_are_invalid() {
     let err = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::FutureCovariatesInvalid);
 }
+
+#[test]
+fn data_quality_notes_count_entities_not_covariate_columns() {
+    let mut vals: Vec<Option<f64>> = (0..30).map(|k| Some(k as f64)).collect();
+    vals[10] = None;
+    let t = table_with(&hourly("a", 30), &[("temp", vals.clone()), ("wind", vals)]);
+    let f_rows: Vec<Row> = vec![("a".to_string(), hour_stamp(30), None)];
+    let f = table_with(&f_rows, &[("temp", vec![Some(1.0)]), ("wind", vec![Some(1.0)])]);
+    let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "exog.impute").len(), 2);
+    assert_eq!(out.data_quality["notes"], json!(["exog.impute: 2 points in 1 series"]));
+}

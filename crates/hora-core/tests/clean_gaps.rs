@@ -152,6 +152,10 @@ fn policy_2026_13_blocks_a_recent_gap_of_three_quarters_of_a_period() {
     assert_eq!(report_of(&err)["blocking"][0]["caused_by"], json!(["gap.impute"]));
     let old: Vec<Row> = (0..70).filter(|k| !(10..16).contains(k)).map(day).collect();
     assert!(run(&table(&old), Some("D"), 1, &opts(json!({}))).is_ok());
+    // The last period is days 63 to 69: a gap whose last day is 63 is recent, one ending on 62 is not.
+    let ending = |last: i64| -> Vec<Row> { (0..70).filter(|k| !(last - 5..=last).contains(k)).map(day).collect() };
+    assert_eq!(run(&table(&ending(63)), Some("D"), 1, &opts(json!({}))).unwrap_err().details["reason"], "gap_near_origin_too_long");
+    assert!(run(&table(&ending(62)), Some("D"), 1, &opts(json!({}))).is_ok());
     // Deprecated versions do not know the recent-gap rule, only the 10 % share.
     assert!(run(&table(&recent), Some("D"), 1, &opts(json!({"version": "2026-12"}))).is_ok());
 }

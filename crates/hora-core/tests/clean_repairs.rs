@@ -119,6 +119,24 @@ fn declining_an_applied_reversible_decision_blocks_the_request() {
 }
 
 #[test]
+fn without_the_regrid_the_imputation_counts_only_the_null_rows_it_can_fill() {
+    // Stamps 10 and 11 missing, row 20 null.
+    let mut rows = with_gap("a", 48, 10..12);
+    rows[18].2 = None;
+    let t = table(&rows);
+    for options in [json!({"decline": ["grid.regrid"]}), json!({"preset": "strict", "accept": ["gap.impute"]})] {
+        let err = run(&t, Some("h"), 1, &opts(options.clone())).unwrap_err();
+        let report = report_of(&err);
+        assert_ne!(decisions(report, "grid.regrid")[0]["status"], "applied", "{options}");
+        let impute = &decisions(report, "gap.impute")[0];
+        assert_eq!((impute["status"].as_str(), impute["count"].as_u64()), (Some("applied"), Some(1)), "{options}");
+    }
+    // With the regrid applied, the inserted slots are filled too.
+    let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.impute")[0]["count"], 3);
+}
+
+#[test]
 fn unknown_accept_ids_are_reported_not_refused() {
     let t = table(&hourly("a", 30));
     let out = run(&t, Some("h"), 1, &opts(json!({"accept": ["no.such"], "decline": ["ds.sort"]}))).unwrap();

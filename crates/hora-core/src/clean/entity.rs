@@ -63,12 +63,34 @@ fn split_threshold(ctx: &Ctx) -> usize {
     }
 }
 
+/// An entity cut ahead of its grid (`presplit`).
+pub struct Cut {
+    /// What is kept, its `gap.split` decision last.
+    pub kept: Prepared,
+    /// Grid slots of the part cut away, up to the kept part's first stamp, and how many of them
+    /// no row filled: the entity's `missing_ratio` counts them as the step-8 split would.
+    pub grid_slots: usize,
+    pub inserted_slots: usize,
+}
+
+impl Cut {
+    /// Adds the cut part's slots and the mask warning to the kept part's cleaning outcome.
+    pub fn complete(&self, out: &mut Outcome, ctx: &Ctx) {
+        out.grid_before = out.grid_before.saturating_add(self.grid_slots);
+        out.inserted_before = out.inserted_before.saturating_add(self.inserted_slots);
+        let given = out.warnings.iter().any(|w| w["code"] == "long_gap_mask_unavailable");
+        if ctx.res.knobs.long_gap_mask && !given {
+            out.warnings.insert(0, mask_unavailable(&self.kept.unique_id));
+        }
+    }
+}
+
 /// The entity cut at its last stamp gap of a long gap's length, with the `gap.split` decision
 /// that records it, when the cleaning would drop everything before that gap anyway: for an entity
 /// whose whole grid is too large to build (one stray old row before second-level data), so the
 /// grid is built for the part that is kept. None when nothing is cut for certain: no such gap, or
 /// `long_gap: mask` without a model, which keeps the whole grid.
-pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Prepared> {
+pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
     let threshold = split_threshold(ctx);
     if threshold == usize::MAX || (ctx.res.knobs.long_gap_mask && ctx.limits.is_none()) {
         return None;
@@ -90,20 +112,14 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Prepared> {
         decisions: p.decisions.clone(),
     };
     kept.decisions.push(Decision::new(DecisionId::Split, &p.unique_id, dropped, ctx.res).with_ranges([(p.ts[first], gap_end)]));
-    Some(kept)
+    // Slots from the first stamp up to (not including) the kept part's first one.
+    let grid_slots = usize::try_from(stamps::grid_len(p.ts[0], p.ts[cut], ctx.freq, ctx.zone).saturating_sub(1)).unwrap_or(usize::MAX);
+    Some(Cut { kept, grid_slots, inserted_slots: grid_slots.saturating_sub(cut) })
 }
 
 /// The warning for a requested `long_gap: mask` that a split replaced.
 fn mask_unavailable(unique_id: &str) -> Value {
     json!({"code": "long_gap_mask_unavailable", "unique_id": unique_id})
-}
-
-/// Adds the mask warning for an entity `presplit` cut, unless its cleaning already gave it.
-pub fn warn_presplit_mask(out: &mut Outcome, unique_id: &str, ctx: &Ctx) {
-    let given = out.warnings.iter().any(|w| w["code"] == "long_gap_mask_unavailable");
-    if ctx.res.knobs.long_gap_mask && !given {
-        out.warnings.insert(0, mask_unavailable(unique_id));
-    }
 }
 
 pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
@@ -192,7 +208,16 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         d.push(Decision::new(DecisionId::Regrid, name, inserted_count, res).with_ranges(ranges_of(&inserted, |k| grid[k])));
     }
     let fill: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.0 >= lo && !masked.contains(r)).collect();
-    out.imputed = fill.iter().map(|r| r.1).sum();
+    // The health rules judge every gap. An imputation that applies while the regrid does not
+    // (regrid proposed or declined) fills only null rows: the other slots were never inserted. A
+    // proposed imputation still covers every slot, so accepting it with the regrid fills them all.
+    let regrid_unapplied = d.iter().any(|x| x.id == DecisionId::Regrid && !x.applied());
+    let filled: Vec<(usize, usize)> = if regrid_unapplied && Decision::new(DecisionId::Impute, name, 0, res).applied() {
+        fill.iter().flat_map(|&(s, l)| runs_of(&from_row[s..s + l], true).into_iter().map(move |(k, n)| (s + k, n))).collect()
+    } else {
+        fill.clone()
+    };
+    out.imputed = filled.iter().map(|r| r.1).sum();
     if out.imputed > 0 {
         let knobs = &res.knobs;
         let nonneg = match knobs.nonnegative {
@@ -202,7 +227,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         };
         let lower = knobs.bounds.and_then(|b| b.lower).into_iter().chain(nonneg.then_some(0.0)).fold(f64::NEG_INFINITY, f64::max);
         let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);
-        for &run in &fill {
+        for &run in &filled {
             if knobs.structural_zero {
                 values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = 0.0);
             } else {
@@ -211,7 +236,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
             values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = v.clamp(lower, upper.max(lower)));
         }
         let method = if knobs.structural_zero { "structural_zero" } else { knobs.impute.as_str() };
-        let mut dec = Decision::new(DecisionId::Impute, name, out.imputed, res).with_ranges(ranges_of(&fill, |k| grid[k]));
+        let mut dec = Decision::new(DecisionId::Impute, name, out.imputed, res).with_ranges(ranges_of(&filled, |k| grid[k]));
         dec.method = Some(method);
         d.push(dec);
     }
@@ -265,7 +290,7 @@ fn runs_of(flags: &[bool], want: bool) -> Vec<(usize, usize)> {
 
 /// The policy's blocking rule over the context before the tail: slots `[core_end - core_len, core_end)`.
 fn health_rules(out: &mut Outcome, name: &str, fill: &[(usize, usize)], core_len: usize, core_end: usize, inserted: bool, ctx: &Ctx) {
-    let share = out.imputed as f64 / core_len.max(1) as f64;
+    let share = fill.iter().map(|r| r.1).sum::<usize>() as f64 / core_len.max(1) as f64;
     let causes: &[DecisionId] = if inserted { &[DecisionId::Regrid, DecisionId::Impute] } else { &[DecisionId::Impute] };
     let too_high = |threshold: f64| {
         Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "missing_share_too_high")
@@ -281,8 +306,9 @@ fn health_rules(out: &mut Outcome, name: &str, fill: &[(usize, usize)], core_len
         }
         BlockingRule::Health { recent_gap_periods, missing_share } => {
             let limit = recent_gap_periods * ctx.period as f64;
-            // Recent: the gap ends within the last seasonal period of the context.
-            let recent = |r: &(usize, usize)| r.0 + r.1 + ctx.period.max(1) >= core_end;
+            // Recent: the gap's last slot lies within the last seasonal period of the context,
+            // slots `[core_end - period, core_end)`.
+            let recent = |r: &(usize, usize)| r.0 + r.1 - 1 + ctx.period.max(1) >= core_end;
             if let Some(&(_, len)) = fill.iter().rev().find(|r| r.1 as f64 >= limit && recent(r)) {
                 out.blocks.push(
                     Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "gap_near_origin_too_long")

@@ -58,7 +58,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let choice = freq::resolve(req.freq, &prepared, &zones, &res).map_err(|e| st.attach_freq(e, None, &[]))?;
     let ctx = entity_ctx(req, &res, &choice.spec, &zone);
     let cut = fit_grid(&prepared, &zones, &ctx)?;
-    let kept = |e: usize| cut[e].as_ref().unwrap_or(&prepared[e]);
+    let kept = |e: usize| cut[e].as_ref().map_or(&prepared[e], |c| &c.kept);
     // Each entity's grid, cleaning and covariates on its own (in parallel for large requests),
     // then merged in entity order exactly as one loop would.
     let per_entity = par::map_indexed(prepared.len(), threads, |e| {
@@ -68,8 +68,8 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         let mut pre: Vec<Decision> = p.decisions.clone();
         pre.extend(grid::off_grid_decision(p, &placed, &res));
         let mut o = entity::clean(p, placed, &ctx);
-        if cut[e].is_some() {
-            entity::warn_presplit_mask(&mut o, &p.unique_id, &ctx);
+        if let Some(c) = &cut[e] {
+            c.complete(&mut o, &ctx);
         }
         let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
         o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
@@ -124,15 +124,15 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
 /// whose history before a long gap the split drops anyway are cut first (`entity::presplit`;
 /// the cut version of each such entity is returned at its index), and the cap is checked on what
 /// is kept.
-pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> Result<Vec<Option<Prepared>>> {
+pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> Result<Vec<Option<entity::Cut>>> {
     let size = |p: &Prepared, e: usize| grid::implied_len(p, ctx.freq, &zones[e]);
     let whole = prepared.iter().enumerate().map(|(e, p)| size(p, e)).fold(0u64, u64::saturating_add);
     if whole <= GRID_CAP {
         return Ok((0..prepared.len()).map(|_| None).collect());
     }
-    let cut: Vec<Option<Prepared>> =
+    let cut: Vec<Option<entity::Cut>> =
         prepared.iter().zip(zones).map(|(p, zone)| entity::presplit(p, &entity::Ctx { zone, ..*ctx })).collect();
-    let kept: Vec<u64> = (0..prepared.len()).map(|e| size(cut[e].as_ref().unwrap_or(&prepared[e]), e)).collect();
+    let kept: Vec<u64> = (0..prepared.len()).map(|e| size(cut[e].as_ref().map_or(&prepared[e], |c| &c.kept), e)).collect();
     let points = kept.iter().copied().fold(0u64, u64::saturating_add);
     if points <= GRID_CAP {
         return Ok(cut);

@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::blocking::Block;
-use super::decisions::Decision;
+use super::decisions::{Decision, DecisionId};
 use super::entity::Outcome;
 use super::freq::FreqChoice;
 use super::options::Resolved;
@@ -124,13 +124,19 @@ pub fn data_quality(r: &ReportInput) -> Value {
     let grid: usize = r.outcomes.iter().map(|o| o.grid_before).sum();
     let applied: Vec<&Decision> = r.decisions.iter().filter(|d| d.applied()).collect();
     let mut notes: Vec<String> = Vec::new();
+    let mut noted: Vec<DecisionId> = Vec::new();
     for d in &applied {
-        let note = d.id.as_str();
-        if !notes.iter().any(|n| n.starts_with(note)) {
-            let same: Vec<&&Decision> = applied.iter().filter(|x| x.id == d.id).collect();
-            let points: usize = same.iter().map(|x| x.count).sum();
-            notes.push(format!("{note}: {points} points in {} series", same.len()));
+        if noted.contains(&d.id) {
+            continue;
         }
+        noted.push(d.id);
+        let same: Vec<&&Decision> = applied.iter().filter(|x| x.id == d.id).collect();
+        let points: usize = same.iter().map(|x| x.count).sum();
+        // Series are entities: one entity's covariate columns (one decision each) count once.
+        let mut series: Vec<&str> = same.iter().map(|x| x.unique_id.as_str()).collect();
+        series.sort_unstable();
+        series.dedup();
+        notes.push(format!("{}: {points} points in {} series", d.id.as_str(), series.len()));
     }
     json!({
         "status": if applied.is_empty() { "ok" } else { "cleaned" },

@@ -75,7 +75,7 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
                     let split_by_cleaning = |p: &Prepared| {
                         grid::place(p, &choice.spec, ctx.zone).is_ok_and(|placed| entity::clean(p, placed, &ctx).cut_by_split())
                     };
-                    match presplit.as_ref().map(|cut| cut[e].as_ref()) {
+                    match presplit.as_ref().map(|cut| cut[e].as_ref().map(|c| &c.kept)) {
                         None => Some(prepared[e].ts.len()),
                         // Cut ahead of the grid (its `gap.split` is the last decision): what is
                         // kept is measured. A cut only proposed (`strict`) is not applied, so the
