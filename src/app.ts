@@ -15,6 +15,7 @@ import type { Clock } from './plugins/types.js';
 import cleanRoute from './routes/v1/clean.js';
 import forecastRoute from './routes/v1/forecast.js';
 import openApiRoute from './routes/openapi.js';
+import { trackConnections } from './shutdown.js';
 import type { Store } from './store/store.js';
 
 export interface AppOverrides {
@@ -65,6 +66,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     frameworkErrors,
   });
   app.decorate('config', config);
+  trackConnections(app);
   app.decorate('clock', overrides.clock ?? { now: () => Date.now() });
 
   await app.register(errorsPlugin);

@@ -1,13 +1,14 @@
 // Graceful shutdown (SIGTERM, SIGINT): stop listening, let requests in flight finish, and close
 // whatever is still open after a grace period. Without the deadline a client that stopped
 // mid-body kept the process alive until it left, and an orchestrator's SIGKILL followed.
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { longestModelRunMs } from './plugins/lease.js';
 
 /** Beyond the longest model run (its wait and its budget), time to clean and send a response. */
 const RESPONSE_MARGIN_MS = 10_000;
-/** How often a shutdown closes the keep-alive connections that went idle since it began. */
+/** How often a shutdown looks for requests still in flight and ends the connections now idle. */
 const IDLE_CHECK_MS = 250;
 
 /**
@@ -19,22 +20,89 @@ export function shutdownGraceMs(config: Pick<Config, 'inferenceWaitMs' | 'reques
 }
 
 /**
- * Closes the app: no new connections, idle keep-alive ones closed at once (Node's server.close),
- * requests in flight answered; after `graceMs` every connection left is closed, so `close`
- * resolves even when a client never finishes its request.
+ * Open connections and the requests each has in flight, from onRequest to onResponse, which
+ * Fastify runs once the response's last byte has been handed to the OS. Node's own idle test
+ * (server.closeIdleConnections, which server.close() also runs) counts a connection idle as soon
+ * as its response has ended, while a large body may still be queued in the socket: destroying it
+ * then cut a 34 MB forecast at 4 MB, and the request was billed.
+ */
+export class Connections {
+  private readonly inFlight = new Map<Socket, number>();
+  /** Set by a shutdown: new connections are refused, responses carry `Connection: close`. */
+  closing = false;
+
+  add(socket: Socket): void {
+    if (this.closing) {
+      socket.destroy();
+      return;
+    }
+    this.inFlight.set(socket, 0);
+    socket.once('close', () => this.inFlight.delete(socket));
+  }
+
+  begin(socket: Socket): void {
+    const n = this.inFlight.get(socket);
+    if (n !== undefined) this.inFlight.set(socket, n + 1);
+  }
+
+  end(socket: Socket): void {
+    const n = this.inFlight.get(socket);
+    if (n !== undefined) this.inFlight.set(socket, Math.max(0, n - 1));
+  }
+
+  /** Whether some request is still being received, run or sent. */
+  get busy(): boolean {
+    for (const n of this.inFlight.values()) if (n > 0) return true;
+    return false;
+  }
+
+  /** Ends every connection with nothing in flight (FIN after anything still queued). */
+  endIdle(): void {
+    for (const [socket, n] of this.inFlight) if (n === 0 && !socket.writableEnded) socket.end();
+  }
+}
+
+/** Tracks the app's connections for closeGracefully (buildApp calls it once). */
+export function trackConnections(app: FastifyInstance): void {
+  const connections = new Connections();
+  app.decorate('connections', connections);
+  app.server.on('connection', (socket: Socket) => connections.add(socket));
+  app.addHook('onRequest', (req, _reply, done) => {
+    connections.begin(req.raw.socket);
+    done();
+  });
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (connections.closing) reply.header('Connection', 'close');
+    done(null, payload);
+  });
+  app.addHook('onResponse', (req, _reply, done) => {
+    connections.end(req.raw.socket);
+    done();
+  });
+}
+
+/**
+ * Closes the app: no new connections; requests in flight answered and their responses sent in
+ * full; idle keep-alive connections ended; after `graceMs` every connection left is closed, so
+ * `close` resolves even when a client never finishes its request or never reads its response.
  */
 export async function closeGracefully(app: FastifyInstance, graceMs: number): Promise<void> {
-  // Node's server.close closes the connections idle at that moment only; a keep-alive connection
-  // whose response is sent later would stay open until its keep-alive timeout (72 s).
-  const idle = setInterval(() => app.server.closeIdleConnections(), IDLE_CHECK_MS);
+  const connections = app.connections;
+  connections.closing = true;
   const deadline = setTimeout(() => {
     app.log.warn(`shutdown: closing the connections still open after ${graceMs} ms`);
     app.server.closeAllConnections();
   }, graceMs);
   try {
+    // server.close() (in app.close) destroys connections whose response has ended but may not
+    // have been sent: it runs only once every response has been handed to the OS.
+    while (connections.busy) {
+      connections.endIdle();
+      await new Promise((resolve) => setTimeout(resolve, IDLE_CHECK_MS));
+    }
+    connections.endIdle();
     await app.close();
   } finally {
-    clearInterval(idle);
     clearTimeout(deadline);
   }
 }

@@ -103,6 +103,34 @@ describe('request timeout and shutdown', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it('a shutdown sends a large response in full to a client that reads it slowly', async () => {
+    const { app, port } = await listening(60_000);
+    const size = 24 * 1024 * 1024;
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let closed = false;
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', () => {});
+    socket.on('close', () => (closed = true));
+    const body = JSON.stringify({ bytes: size });
+    socket.write(`POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${app.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    // The response is ended on the server while most of it still waits in the socket.
+    socket.pause();
+    await waitFor(() => app.control.runs === 1);
+    await new Promise((r) => setTimeout(r, 200));
+    const closing = closeGracefully(app.app, 20_000);
+    await new Promise((r) => setTimeout(r, 600));
+    socket.resume();
+    await waitFor(() => closed, 15_000);
+    await closing;
+    const received = Buffer.concat(chunks);
+    const headEnd = received.indexOf('\r\n\r\n');
+    const head = received.subarray(0, headEnd).toString('latin1');
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toContain(`content-length: ${size}`);
+    expect(received.length - headEnd - 4).toBe(size);
+  }, 30_000);
+
   it('the grace period covers the longest model run a request in flight may still need', () => {
     expect(shutdownGraceMs({ inferenceWaitMs: 5_000, requestBudgetMs: 30_000 })).toBe(45_000);
   });

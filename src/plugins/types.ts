@@ -5,6 +5,7 @@ import type { Endpoint, PolicyVersion, Preset, Store } from '../store/store.js';
 import type { Capacity } from './capacity.js';
 import type { IdempotencyState } from './idempotency.js';
 import type { Limits, QuotaReservation, RateLimitState } from './limits.js';
+import type { Connections } from '../shutdown.js';
 
 export interface PolicyDefaults {
   preset?: Preset;
@@ -39,6 +40,8 @@ declare module 'fastify' {
     store: Store;
     limits: Limits;
     capacity: Capacity;
+    /** Connections and their requests in flight, for a graceful shutdown (src/shutdown.ts). */
+    connections: Connections;
     /** Counts a request whose body was refused for its size toward the per-minute limit (once). */
     countRefusedBody(req: FastifyRequest): Promise<void>;
   }
