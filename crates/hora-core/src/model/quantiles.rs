@@ -59,7 +59,9 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
     let mut levels = req.levels.clone();
     levels.sort_unstable();
     levels.dedup();
-    let mut requested: Vec<f64> = vec![0.5];
+    // The quantiles the response needs: y_hat's (the median, or `point_quantile`) and each
+    // level's two.
+    let mut requested: Vec<f64> = vec![req.point_quantile.map_or(0.5, clean)];
     for l in &levels {
         requested.push(clean(0.5 - *l as f64 / 200.0));
         requested.push(clean(0.5 + *l as f64 / 200.0));
@@ -188,5 +190,14 @@ mod tests {
         let p = plan(&[], Some(0.72), QuantilePolicy::Nearest).unwrap();
         assert_eq!(p.report["point_forecast"]["method"], "nearest");
         assert_eq!(p.report["point_forecast"]["used"], json!(0.7));
+    }
+
+    #[test]
+    fn the_point_quantile_replaces_the_median_in_requested_used_and_substitutions() {
+        let p = plan(&[80], Some(0.75), QuantilePolicy::Nearest).unwrap();
+        assert_eq!(p.report["requested"], json!([0.1, 0.75, 0.9]));
+        assert_eq!(p.report["used"], json!([0.1, 0.8, 0.9]));
+        assert_eq!(p.report["substitutions"], json!([{"requested": 0.75, "used": 0.8}]));
+        assert_eq!(p.y_hat, 9);
     }
 }
