@@ -53,13 +53,26 @@ fn an_entity_cut_by_a_long_gap_skips_the_pre_cleaning_length_check() {
 
 #[test]
 fn an_implied_grid_too_large_is_points_exceeded_before_allocating() {
-    // Masking long gaps without a model keeps the whole grid: nothing may be cut ahead of it.
+    // With splitting off nothing may be cut ahead of the grid.
     let rows: Vec<Row> = vec![("a".into(), "2000-01-01T00:00:00Z".into(), Some(1.0)), ("a".into(), "2090-01-01T00:00:00Z".into(), Some(1.0))];
     let t = table(&rows);
-    let o = opts(json!({"long_gap": "mask"}));
+    let o = opts(json!({"gap_split_min_steps": 0}));
     let err = clean::run(&CleanRequest { series: &t, future: None, freq: Some("s"), h: 0, options: &o, model_limits: None, stamps: None }).unwrap_err();
     assert_eq!(err.code, ErrorCode::PointsExceeded);
     assert!(err.details["points"].as_u64().unwrap() > err.details["cap"].as_u64().unwrap());
+}
+
+#[test]
+fn a_mask_without_a_model_gives_way_to_the_grid_cap_cut_as_the_forecast_does() {
+    // /clean without a model keeps masked history (no context to fit), but not past the grid cap.
+    let t = table(&stray_row_before_seconds(100));
+    let o = opts(json!({"long_gap": "mask"}));
+    for limits in [None, Some(LIMITS)] {
+        let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: limits, stamps: None }).unwrap();
+        assert_eq!(out.entities[0].values.len(), 100);
+        assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.split").len(), 1);
+        assert!(out.warnings.iter().any(|w| w["code"] == "long_gap_mask_unavailable"));
+    }
 }
 
 /// One row from 1990, then `n` rows a second apart from 2024: a grid of about a billion slots.

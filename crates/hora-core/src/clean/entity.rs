@@ -88,11 +88,13 @@ impl Cut {
 /// The entity cut at its last stamp gap of a long gap's length, with the `gap.split` decision
 /// that records it, when the cleaning would drop everything before that gap anyway: for an entity
 /// whose whole grid is too large to build (one stray old row before second-level data), so the
-/// grid is built for the part that is kept. None when nothing is cut for certain: no such gap, or
-/// `long_gap: mask` without a model, which keeps the whole grid.
+/// grid is built for the part that is kept. A requested `long_gap: mask` cannot keep a grid that
+/// large either, with or without a model, so it gives way here as it does past the model's
+/// context (the `long_gap_mask_unavailable` warning, `Cut::complete`). None when nothing is cut:
+/// splitting off, or no such gap.
 pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
     let threshold = split_threshold(ctx);
-    if threshold == usize::MAX || (ctx.res.knobs.long_gap_mask && ctx.limits.is_none()) {
+    if threshold == usize::MAX {
         return None;
     }
     // Slots strictly between two stamps; an off-grid stamp can only make this an overestimate
