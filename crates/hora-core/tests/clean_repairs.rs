@@ -130,6 +130,9 @@ fn without_the_regrid_the_imputation_counts_only_the_null_rows_it_can_fill() {
         assert_ne!(decisions(report, "grid.regrid")[0]["status"], "applied", "{options}");
         let impute = &decisions(report, "gap.impute")[0];
         assert_eq!((impute["status"].as_str(), impute["count"].as_u64()), (Some("applied"), Some(1)), "{options}");
+        // The two slots never inserted are not handed on either: 46 rows.
+        assert_eq!(report["overall"]["output_points"], 46, "{options}");
+        assert_eq!(report["series"][0]["output_points"], 46, "{options}");
     }
     // With the regrid applied, the inserted slots are filled too.
     let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();

@@ -32,6 +32,9 @@ pub struct Outcome {
     /// Context stamps and values (NaN = masked slot).
     pub grid: Vec<i64>,
     pub values: Vec<f64>,
+    /// Report's `output_points`: the context's slots, less those a regrid that does not apply
+    /// (proposed or declined) never inserted.
+    pub output_points: usize,
     pub fed_points: usize,
     pub grid_before: usize,
     pub inserted_before: usize,
@@ -248,6 +251,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
 
     out.masked_tail = kept_tail;
     out.fed_points = observed[lo..end].iter().filter(|o| **o).count();
+    out.output_points = if regrid_unapplied { from_row[lo..end].iter().filter(|r| **r).count() } else { end - lo };
     out.grid = grid[lo..end].to_vec();
     out.values = values[lo..end].to_vec();
     let split = d.iter().any(|x| x.id == DecisionId::Split && x.applied());

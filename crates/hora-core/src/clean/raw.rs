@@ -115,6 +115,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
         }
         let o = Outcome {
             fed_points: values.len(),
+            output_points: values.len(),
             forecast_stamps,
             grid: ts.clone(),
             values: values.clone(),

@@ -37,7 +37,7 @@ pub fn policy_json(res: &Resolved) -> Value {
 
 pub fn build(r: &ReportInput) -> Value {
     let series: Vec<Value> = r.prepared.iter().enumerate().map(|(i, p)| series_entry(r, i, p)).collect();
-    let output_points: usize = r.outcomes.iter().map(|o| o.grid.len()).sum();
+    let output_points: usize = r.outcomes.iter().map(|o| o.output_points).sum();
     let count = |s: &str| r.decisions.iter().filter(|d| d.status.as_str() == s).count();
     json!({
         "schema_version": SCHEMA_VERSION,
@@ -82,7 +82,7 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
     m.insert("input_rows".into(), json!(p.input_rows));
     if let Some(o) = r.outcomes.get(i) {
         issues.extend(o.issues.iter().cloned());
-        m.insert("output_points".into(), json!(o.grid.len()));
+        m.insert("output_points".into(), json!(o.output_points));
         m.insert("fed_points".into(), json!(o.fed_points));
         m.insert("imputed_points".into(), json!(o.imputed));
         m.insert("missing_ratio".into(), json!(ratio(o.inserted_before, o.grid_before)));
