@@ -35,8 +35,17 @@ try {
 }
 // A failure inside one request never takes the server down.
 process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
+// One shutdown per process. A second signal (an operator's repeated `kill`, Ctrl-C twice) must
+// not meet Node's default action, which kills the process mid-response: it is logged, and the
+// grace period still bounds the wait.
+let closing = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (closing) {
+      app.log.warn(`${signal} during shutdown: already closing (at most ${shutdownGraceMs(config)} ms in all)`);
+      return;
+    }
+    closing = true;
     void closeGracefully(app, shutdownGraceMs(config)).then(() => process.exit(0));
   });
 }

@@ -56,9 +56,17 @@ export class Connections {
     return false;
   }
 
-  /** Ends every connection with nothing in flight (FIN after anything still queued). */
+  /** Requests in flight on `socket`, this one included. */
+  on(socket: Socket): number {
+    return this.inFlight.get(socket) ?? 0;
+  }
+
+  /**
+   * Closes every connection with nothing in flight once what it still has queued is sent
+   * (destroySoon): no FIN left half-open for a client that never closes its side.
+   */
   endIdle(): void {
-    for (const [socket, n] of this.inFlight) if (n === 0 && !socket.writableEnded) socket.end();
+    for (const [socket, n] of this.inFlight) if (n === 0 && !socket.writableEnded) socket.destroySoon();
   }
 }
 
@@ -67,12 +75,23 @@ export function trackConnections(app: FastifyInstance): void {
   const connections = new Connections();
   app.decorate('connections', connections);
   app.server.on('connection', (socket: Socket) => connections.add(socket));
-  app.addHook('onRequest', (req, _reply, done) => {
-    connections.begin(req.raw.socket);
+  app.addHook('onRequest', (req, reply, done) => {
+    const socket = req.raw.socket;
+    // A request read from a connection the shutdown has already ended can never be answered:
+    // it is not run (nor counted, nor billed), and the connection goes.
+    if (connections.closing && socket.writableEnded) {
+      reply.hijack();
+      socket.destroy();
+      done();
+      return;
+    }
+    connections.begin(socket);
     done();
   });
-  app.addHook('onSend', (_req, reply, payload, done) => {
-    if (connections.closing) reply.header('Connection', 'close');
+  app.addHook('onSend', (req, reply, payload, done) => {
+    // The last request in flight on its connection closes it; an earlier one must not, or Node
+    // drops the responses of the requests pipelined behind it after they ran.
+    if (connections.closing && connections.on(req.raw.socket) <= 1) reply.header('Connection', 'close');
     done(null, payload);
   });
   app.addHook('onResponse', (req, _reply, done) => {

@@ -1,8 +1,8 @@
 // Start-up refusals of the built server (`node dist/src/server.js`, what `npm start` runs): one
 // sentence on stderr naming what is wrong, exit 1, never a stack trace.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,4 +65,46 @@ describe('the server refuses to start with one sentence', () => {
   it.runIf(existsSync('/proc/self'))('when HORA_DATA_DIR cannot be created (under /proc)', async () => {
     expectOneSentence(await start({ HORA_DATA_DIR: '/proc/hora-nope/data' }), /HORA_DATA_DIR=\/proc\/hora-nope\/data could not be opened: .*ENOENT/);
   });
+});
+
+describe('the built server on SIGTERM', () => {
+  it('a second signal during the shutdown changes nothing: the request in flight is answered and the exit is 0', async () => {
+    const data = join(dir, 'signals');
+    const cli = (...args: string[]) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, [join(ROOT, 'bin', 'hora.js'), ...args], { env: { ...process.env, HORA_DATA_DIR: data } }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+      );
+    await cli('org', 'create', 'o');
+    await cli('account', 'create', 'a', '--org', 'o');
+    const key = JSON.parse(await cli('key', 'create', '--account', 'a', '--name', 'k')).key as string;
+    const child = spawn(process.execPath, [SERVER], { env: { ...process.env, HORA_DATA_DIR: data, HOST: '127.0.0.1', PORT: '0' } });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    let log = '';
+    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+    const port = await new Promise<number>((resolve) => {
+      const look = () => {
+        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+        if (m) resolve(Number(m[1]));
+        else setTimeout(look, 20);
+      };
+      look();
+    });
+    // A request in flight: its body is still arriving when the signals come.
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    socket.on('error', () => {});
+    const body = '{"series": 1}'.padEnd(100, ' ');
+    socket.write(`POST /v1/forecast HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    socket.write(body.slice(10));
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(received).toMatch(/^HTTP\/1\.1 422 /);
+    expect(received.toLowerCase()).toContain('connection: close');
+    expect(log).toContain('SIGTERM during shutdown');
+  }, 60_000);
 });

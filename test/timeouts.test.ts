@@ -131,6 +131,28 @@ describe('request timeout and shutdown', () => {
     expect(received.length - headEnd - 4).toBe(size);
   }, 30_000);
 
+  it('a shutdown answers every request pipelined on one connection before closing it', async () => {
+    const { app, port } = await listening(60_000);
+    const client = rawClient(port);
+    const request = (body: unknown) => {
+      const text = JSON.stringify(body);
+      return `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${app.key}\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
+    };
+    client.socket.write(request({ gate: 'pipelined' }) + request({ n: 2 }) + request({ n: 3 }));
+    await waitFor(() => app.control.runs === 3);
+    const closing = closeGracefully(app.app, 10_000);
+    setTimeout(() => app.control.open('pipelined'), 100);
+    await closing;
+    await waitFor(client.closed, 2000);
+    const heads = client.received().split('HTTP/1.1 ').slice(1);
+    expect(heads.map((h) => h.slice(0, 3))).toEqual(['200', '200', '200']);
+    // The first, answered during the shutdown, must not close the connection ahead of the two
+    // queued behind it (Node would drop their responses after they ran).
+    expect(/connection: close/i.test(heads[0]!)).toBe(false);
+    expect(heads.map((h) => JSON.parse(h.slice(h.indexOf('\r\n\r\n') + 4)).run)).toEqual([1, 2, 3]);
+    expect(app.control.runs).toBe(3);
+  });
+
   it('the grace period covers the longest model run a request in flight may still need', () => {
     expect(shutdownGraceMs({ inferenceWaitMs: 5_000, requestBudgetMs: 30_000 })).toBe(45_000);
   });
