@@ -165,7 +165,7 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
                 }
                 k if TOP_LEVEL_FIELDS.contains(&k) => {
                     self.cursor.key.clone_from(&key);
-                    let value = map.next_value_seed(StrictValue { path: key.clone(), errors: &mut out.errors })?;
+                    let value = map.next_value_seed(StrictValue { path: key.clone(), errors: Some(&mut out.errors) })?;
                     self.cursor.key.clear();
                     if out.top.contains_key(&key) {
                         out.errors.push(|| key.clone(), "duplicate key");

@@ -1,9 +1,10 @@
 //! The idempotency digest: SHA-256 of the canonical JSON form of the body (object keys sorted,
 //! no insignificant whitespace), so a retry that re-serialises the same body still matches.
 
-use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde::de::DeserializeSeed;
 use sha2::{Digest, Sha256};
+
+use super::value::StrictValue;
 
 /// Hex SHA-256 of the canonical JSON of `bytes`; bytes that are not JSON, or JSON with a key
 /// repeated inside one object, are digested as sent. Canonicalising a repeated key would keep
@@ -12,8 +13,10 @@ use sha2::{Digest, Sha256};
 pub fn canonical_digest(bytes: &[u8]) -> String {
     let mut hasher = Sha256::new();
     // serde_json's Map is a BTreeMap (no `preserve_order`), so serialising sorts keys.
-    match serde_json::from_slice::<Canonical>(bytes) {
-        Ok(Canonical(value)) => {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let read = StrictValue { path: String::new(), errors: None }.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    match read {
+        Ok(value) => {
             hasher.update(b"json:");
             hasher.update(serde_json::to_vec(&value).unwrap_or_default());
         }
@@ -23,63 +26,6 @@ pub fn canonical_digest(bytes: &[u8]) -> String {
         }
     }
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A JSON value read with every object's keys distinct.
-struct Canonical(Value);
-
-impl<'de> Deserialize<'de> for Canonical {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(CanonicalVisitor).map(Canonical)
-    }
-}
-
-struct CanonicalVisitor;
-
-impl<'de> Visitor<'de> for CanonicalVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut out = Vec::new();
-        while let Some(Canonical(v)) = seq.next_element()? {
-            out.push(v);
-        }
-        Ok(Value::Array(out))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let Canonical(v) = map.next_value()?;
-            if out.insert(key, v).is_some() {
-                return Err(A::Error::custom("a key is repeated in one object"));
-            }
-        }
-        Ok(Value::Object(out))
-    }
 }
 
 #[cfg(test)]

@@ -2,13 +2,15 @@
 //! the last one (serde_json's `Value` does that), so no field of a request is ever dropped unseen.
 
 use super::errors::FieldErrors;
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::fmt;
 
 pub(crate) struct StrictValue<'e> {
     pub path: String,
-    pub errors: &'e mut FieldErrors,
+    /// Where each duplicate key is reported with its path. None: the first one fails the read,
+    /// and no paths are built (the idempotency digest reads whole bodies this way).
+    pub errors: Option<&'e mut FieldErrors>,
 }
 
 impl<'de, 'e> DeserializeSeed<'de> for StrictValue<'e> {
@@ -60,10 +62,11 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut errors = self.errors;
         let mut out = Vec::new();
         loop {
-            let path = format!("{}[{}]", self.path, out.len());
-            match seq.next_element_seed(StrictValue { path, errors: &mut *self.errors })? {
+            let path = if errors.is_some() { format!("{}[{}]", self.path, out.len()) } else { String::new() };
+            match seq.next_element_seed(StrictValue { path, errors: errors.as_deref_mut() })? {
                 Some(v) => out.push(v),
                 None => return Ok(Value::Array(out)),
             }
@@ -71,14 +74,22 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut errors = self.errors;
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let path = if self.path.is_empty() { key.clone() } else { format!("{}.{}", self.path, key) };
-            let value = map.next_value_seed(StrictValue { path: path.clone(), errors: &mut *self.errors })?;
-            if out.contains_key(&key) {
-                self.errors.push(|| path, "duplicate key");
-            } else {
+            let path = match errors {
+                None => String::new(),
+                Some(_) if self.path.is_empty() => key.clone(),
+                Some(_) => format!("{}.{}", self.path, key),
+            };
+            let value = map.next_value_seed(StrictValue { path: path.clone(), errors: errors.as_deref_mut() })?;
+            if !out.contains_key(&key) {
                 out.insert(key, value);
+                continue;
+            }
+            match errors.as_deref_mut() {
+                Some(e) => e.push(|| path, "duplicate key"),
+                None => return Err(A::Error::custom("duplicate key")),
             }
         }
         Ok(Value::Object(out))
