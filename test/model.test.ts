@@ -173,6 +173,10 @@ describe('hard inputs return finite, monotone quantiles in the right scale', () 
     // Found by audit: values below f32's range printed as 0, losing size and sign.
     ['magnitudes of 1e-50', hourlyRows('e50', 100, (i) => 1e-50 * (10 + 3 * Math.sin(i / 4))), 12, (m) => m > 5e-50 && m < 2e-49],
     ['negative magnitudes of 1e-100', hourlyRows('n100', 100, (i) => -1e-100 * (10 + 3 * Math.sin(i / 4))), 12, (m) => m < -5e-100 && m > -2e-99],
+    // Found by fuzzing: below f64's normal range the scaling factor itself overflowed, and the
+    // forecast came back as 0.
+    ['a subnormal constant (1e-310)', hourlyRows('sub', 100, () => 1e-310), 12, (m) => m > 5e-311 && m < 2e-310],
+    ['the smallest double (5e-324)', hourlyRows('min', 100, () => 5e-324), 12, (m) => m > 0 && m < 2e-323],
     ['exactly 16 points', hourlyRows('m', 16, (i) => 10 + (i % 4)), 12, (m) => m > 5 && m < 20],
     ['4,096 points', seasonalRows('l', 4096, 3), 12, (m) => m > 70 && m < 130],
     ['h = 1', seasonalRows('h1', 200, 4), 1, (m) => m > 70 && m < 130],

@@ -42,11 +42,11 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, family: Fre
     let median = spec.median_index();
     let spread = spec.spread_scale.factor(family);
     let mut work: Vec<Vec<f64>> = Vec::with_capacity(contexts.len());
-    let mut factors = Vec::with_capacity(contexts.len());
+    let mut exponents = Vec::with_capacity(contexts.len());
     for c in contexts {
-        let f = range_factor(c);
-        work.push(c.iter().map(|v| v * f).collect());
-        factors.push(f);
+        let k = range_exponent(c);
+        work.push(c.iter().map(|v| scale_pow2(*v, k)).collect());
+        exponents.push(k);
     }
     let mut out: Vec<Vec<f64>> = vec![Vec::with_capacity(h * q); contexts.len()];
     let mut produced = 0;
@@ -78,7 +78,7 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, family: Fre
             for v in step.iter_mut() {
                 // A history at the edge of f64 (1.7e308) can forecast just past it: the nearest
                 // representable value is the answer JSON can carry.
-                *v = (*v / factors[e]).clamp(f64::MIN, f64::MAX);
+                *v = scale_pow2(*v, -exponents[e]).clamp(f64::MIN, f64::MAX);
                 if clip && *v < 0.0 {
                     *v = 0.0;
                 }
@@ -92,15 +92,31 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, family: Fre
     Ok(out)
 }
 
-/// A power of two that brings the series' largest magnitude into f32's comfortable range.
-fn range_factor(values: &[f64]) -> f64 {
+/// The power of two (its exponent) that brings the series' largest magnitude into f32's
+/// comfortable range; 0 when it is there already.
+fn range_exponent(values: &[f64]) -> i32 {
     let max = values.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
     if max > F32_SAFE_MAX || (max > 0.0 && max < F32_SAFE_MIN) {
-        // exp2, not powi: 2^-1024 (for values near f64::MAX) is a subnormal that powi rounds to 0.
-        (-max.log2().round()).exp2()
+        -max.log2().round() as i32
     } else {
-        1.0
+        0
     }
+}
+
+/// `v × 2^k`, exact unless the result itself is subnormal. 2^k alone may not be a double: a
+/// subnormal series (1e-310, 5e-324) needs 2^1030 to 2^1074, past f64's largest power of two, and
+/// one factor of infinity turned its forecast into 0. So the factor is applied in parts.
+fn scale_pow2(mut v: f64, mut k: i32) -> f64 {
+    const PART: i32 = 1000;
+    while k > PART {
+        v *= f64::from(PART).exp2();
+        k -= PART;
+    }
+    while k < -PART {
+        v *= f64::from(-PART).exp2();
+        k += PART;
+    }
+    v * f64::from(k).exp2()
 }
 
 /// One graph pass for every entity: `native_horizon × Q` values each.
@@ -166,13 +182,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn range_factor_is_an_exact_power_of_two_only_outside_f32_comfort() {
-        assert_eq!(range_factor(&[1.0, 1e12, f64::NAN]), 1.0);
-        let f = range_factor(&[1e300]);
-        assert!(f < 1.0 && f.log2().fract() == 0.0);
-        assert!((1e300 * f) < F32_SAFE_MAX);
-        let f = range_factor(&[1e-40]);
-        assert!(f > 1.0 && (1e-40 * f) > F32_SAFE_MIN);
-        assert_eq!(range_factor(&[0.0, 0.0]), 1.0);
+    fn the_range_exponent_is_nonzero_only_outside_f32_comfort() {
+        assert_eq!(range_exponent(&[1.0, 1e12, f64::NAN]), 0);
+        let k = range_exponent(&[1e300]);
+        assert!(k < 0 && scale_pow2(1e300, k) < F32_SAFE_MAX);
+        let k = range_exponent(&[1e-40]);
+        assert!(k > 0 && scale_pow2(1e-40, k) > F32_SAFE_MIN);
+        assert_eq!(range_exponent(&[0.0, 0.0]), 0);
+    }
+
+    #[test]
+    fn subnormal_and_extreme_series_scale_into_range_and_back_exactly() {
+        for v in [1e-310, -1e-310, 5e-324, f64::MIN_POSITIVE, f64::MAX, -f64::MAX, 1e-40, 3.5] {
+            let k = range_exponent(&[v]);
+            let scaled = scale_pow2(v, k);
+            assert!(scaled.is_finite() && scaled != 0.0, "{v}: {scaled}");
+            assert!((F32_SAFE_MIN..=F32_SAFE_MAX).contains(&scaled.abs()), "{v}: {scaled}");
+            assert_eq!(scale_pow2(scaled, -k), v, "{v}");
+        }
     }
 }
