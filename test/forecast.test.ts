@@ -157,7 +157,13 @@ describe('validation order steps 3 to 6', () => {
     expect(badByte.json.error.details).toEqual({ line: 3, column: 5 });
     expectError(await post('{"h": 1, "h": 2, "series": []}'), 422, 'VALIDATION_ERROR');
     expectError(await post('[1, 2]'), 422, 'VALIDATION_ERROR');
-    expectError(await post(`{"options": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`), 400, 'MALFORMED_JSON');
+    // Depth is never a syntax error: a deep but well-formed value is refused as what it is.
+    const deepOptions = await post(`{"options": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`);
+    expectError(deepOptions, 422, 'VALIDATION_ERROR');
+    expect(deepOptions.json.error.details.errors.map((e: { field: string }) => e.field)).toContain('options');
+    const deepH = await post(`{"h": ${'['.repeat(128)}${']'.repeat(128)}, "series": [{"unique_id": "a", "ds": "2024-01-01", "y": 1}]}`);
+    expectError(deepH, 422, 'VALIDATION_ERROR');
+    expect(deepH.json.error.details.errors).toContainEqual(expect.objectContaining({ field: 'h' }));
   });
 
   it('an empty body, or one that ends right after a newline, is placed at column 1, not 0', async () => {

@@ -165,7 +165,7 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
                 }
                 k if TOP_LEVEL_FIELDS.contains(&k) => {
                     self.cursor.key.clone_from(&key);
-                    let value = map.next_value_seed(StrictValue { path: key.clone(), errors: Some(&mut out.errors) })?;
+                    let value = map.next_value_seed(StrictValue::new(key.clone(), Some(&mut out.errors)))?;
                     self.cursor.key.clear();
                     if out.top.contains_key(&key) {
                         out.errors.push(|| key.clone(), "duplicate key");
@@ -283,9 +283,27 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_is_malformed_json_not_a_stack_overflow() {
-        let body = format!("{{\"options\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
-        assert_eq!(parse_body(body.as_bytes()).unwrap_err().code, ErrorCode::MalformedJson);
+    fn deep_nesting_in_a_field_is_read_as_null_below_the_depth_cap_not_a_syntax_error_or_a_stack_overflow() {
+        for depth in [128, 100_000] {
+            let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let body = format!(r#"{{"h": {deep}, "options": {{"x": {deep}}}, "series": [{{"unique_id": "a", "ds": "d", "y": 1}}]}}"#);
+            let p = parse_body(body.as_bytes()).unwrap();
+            // `h` stays an array (its own check refuses it); 64 levels are kept, then null.
+            let mut v = &p.top["h"];
+            let mut levels = 0;
+            while let Some(inner) = v.as_array() {
+                levels += 1;
+                v = match inner.first() {
+                    Some(x) => x,
+                    None => break,
+                };
+            }
+            assert_eq!((levels, v.is_null()), (64, true));
+            assert!(p.top["options"]["x"].is_array());
+        }
+        // A body that is itself a deep array is skipped without recursion: not an object.
+        let body = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(!parse_body(body.as_bytes()).unwrap().is_object);
     }
 
     #[test]

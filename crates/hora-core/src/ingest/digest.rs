@@ -14,7 +14,7 @@ pub fn canonical_digest(bytes: &[u8]) -> String {
     let mut hasher = Sha256::new();
     // serde_json's Map is a BTreeMap (no `preserve_order`), so serialising sorts keys.
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let read = StrictValue { path: String::new(), errors: None }.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    let read = StrictValue::new(String::new(), None).deserialize(&mut de).and_then(|v| de.end().map(|()| v));
     match read {
         Ok(value) => {
             hasher.update(b"json:");
@@ -50,6 +50,12 @@ mod tests {
         assert_eq!(canonical_digest(br#"{"h":5,"h":2}"#), canonical_digest(br#"{"h":5,"h":2}"#));
         // Nested values keep their canonical form otherwise.
         assert_eq!(canonical_digest(br#"[{"b":1,"a":[true,null,"x",-1,2.5]}]"#), canonical_digest(br#"[{"a":[true,null,"x",-1,2.5],"b":1}]"#));
+    }
+
+    #[test]
+    fn bodies_that_differ_only_below_the_depth_cap_do_not_share_a_digest() {
+        let deep = |leaf: &str| format!(r#"{{"options": {{"x": {}{leaf}{}}}}}"#, "[".repeat(100), "]".repeat(100));
+        assert_ne!(canonical_digest(deep("1").as_bytes()), canonical_digest(deep("2").as_bytes()));
     }
 
     #[test]

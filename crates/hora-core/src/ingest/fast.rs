@@ -40,7 +40,7 @@ fn parse_common_split(text: &str, two_thread_bytes: usize) -> Option<ParsedBody>
                     s.skip_value()?;
                     // The small fields go through the same strict reader as the general path.
                     let mut de = serde_json::Deserializer::from_str(&text[start..s.i]);
-                    let value = StrictValue { path: k.to_string(), errors: Some(&mut out.errors) }.deserialize(&mut de).ok()?;
+                    let value = StrictValue::new(k.to_string(), Some(&mut out.errors)).deserialize(&mut de).ok()?;
                     de.end().ok()?;
                     out.top.insert(k.to_string(), value);
                 }

@@ -2,15 +2,44 @@
 //! the last one (serde_json's `Value` does that), so no field of a request is ever dropped unseen.
 
 use super::errors::FieldErrors;
-use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::fmt;
+
+/// Containers nested deeper than this are not read into the value. No field of the contract
+/// nests past a few levels, and serde_json's own limit (128) would make a deep but well-formed
+/// value a syntax error: `"h": [[[...]]]` must be `h must be integer`, not `MALFORMED_JSON`.
+const MAX_DEPTH: usize = 64;
 
 pub(crate) struct StrictValue<'e> {
     pub path: String,
     /// Where each duplicate key is reported with its path. None: the first one fails the read,
     /// and no paths are built (the idempotency digest reads whole bodies this way).
     pub errors: Option<&'e mut FieldErrors>,
+    /// Containers around this value. A container at `MAX_DEPTH` is skipped without recursion and
+    /// read as `null`, which every field's own check then refuses (and an unknown key under
+    /// `options` is ignored, as the contract says); without `errors` it fails the read instead,
+    /// so two bodies that differ only down there never share a digest.
+    pub depth: usize,
+}
+
+impl<'e> StrictValue<'e> {
+    pub fn new(path: String, errors: Option<&'e mut FieldErrors>) -> Self {
+        StrictValue { path, errors, depth: 0 }
+    }
+
+    fn child(&mut self, path: String) -> StrictValue<'_> {
+        StrictValue { path, errors: self.errors.as_deref_mut(), depth: self.depth + 1 }
+    }
+
+    /// Whether this container is past `MAX_DEPTH`: Ok(true) to skip it, an error without `errors`.
+    fn too_deep<E: Error>(&self) -> Result<bool, E> {
+        match (self.depth >= MAX_DEPTH, self.errors.is_some()) {
+            (false, _) => Ok(false),
+            (true, true) => Ok(true),
+            (true, false) => Err(E::custom("nested too deeply")),
+        }
+    }
 }
 
 impl<'de, 'e> DeserializeSeed<'de> for StrictValue<'e> {
@@ -61,33 +90,40 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
         Ok(Value::Null)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut errors = self.errors;
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+        if self.too_deep()? {
+            // serde_json skips an ignored value without recursing, at any depth.
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(Value::Null);
+        }
         let mut out = Vec::new();
         loop {
-            let path = if errors.is_some() { format!("{}[{}]", self.path, out.len()) } else { String::new() };
-            match seq.next_element_seed(StrictValue { path, errors: errors.as_deref_mut() })? {
+            let path = if self.errors.is_some() { format!("{}[{}]", self.path, out.len()) } else { String::new() };
+            match seq.next_element_seed(self.child(path))? {
                 Some(v) => out.push(v),
                 None => return Ok(Value::Array(out)),
             }
         }
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut errors = self.errors;
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
+        if self.too_deep()? {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return Ok(Value::Null);
+        }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let path = match errors {
+            let path = match self.errors {
                 None => String::new(),
                 Some(_) if self.path.is_empty() => key.clone(),
                 Some(_) => format!("{}.{}", self.path, key),
             };
-            let value = map.next_value_seed(StrictValue { path: path.clone(), errors: errors.as_deref_mut() })?;
+            let value = map.next_value_seed(self.child(path.clone()))?;
             if !out.contains_key(&key) {
                 out.insert(key, value);
                 continue;
             }
-            match errors.as_deref_mut() {
+            match self.errors.as_deref_mut() {
                 Some(e) => e.push(|| path, "duplicate key"),
                 None => return Err(A::Error::custom("duplicate key")),
             }
