@@ -28,6 +28,8 @@ export function shutdownGraceMs(config: Pick<Config, 'inferenceWaitMs' | 'reques
  */
 export class Connections {
   private readonly inFlight = new Map<Socket, number>();
+  /** Connections whose response in progress carries `Connection: close`: their last. */
+  private readonly last = new WeakSet<Socket>();
   /** Set by a shutdown: new connections are refused, responses carry `Connection: close`. */
   closing = false;
 
@@ -56,6 +58,16 @@ export class Connections {
     return false;
   }
 
+  /** Marks the response in progress on `socket` as its last. */
+  markLast(socket: Socket): void {
+    this.last.add(socket);
+  }
+
+  /** Whether a request read now from `socket` could never be answered. */
+  unanswerable(socket: Socket): boolean {
+    return this.closing && (socket.writableEnded || this.last.has(socket));
+  }
+
   /** Requests in flight on `socket`, this one included. */
   on(socket: Socket): number {
     return this.inFlight.get(socket) ?? 0;
@@ -77,11 +89,12 @@ export function trackConnections(app: FastifyInstance): void {
   app.server.on('connection', (socket: Socket) => connections.add(socket));
   app.addHook('onRequest', (req, reply, done) => {
     const socket = req.raw.socket;
-    // A request read from a connection the shutdown has already ended can never be answered:
-    // it is not run (nor counted, nor billed), and the connection goes.
-    if (connections.closing && socket.writableEnded) {
+    // A request read from a connection the shutdown has ended, or behind a response that closes
+    // it, can never be answered: it is not run (nor counted, nor billed). An ended connection
+    // goes at once; one still sending its last response closes when that is sent.
+    if (connections.unanswerable(socket)) {
       reply.hijack();
-      socket.destroy();
+      if (socket.writableEnded) socket.destroy();
       done();
       return;
     }
@@ -91,7 +104,10 @@ export function trackConnections(app: FastifyInstance): void {
   app.addHook('onSend', (req, reply, payload, done) => {
     // The last request in flight on its connection closes it; an earlier one must not, or Node
     // drops the responses of the requests pipelined behind it after they ran.
-    if (connections.closing && connections.on(req.raw.socket) <= 1) reply.header('Connection', 'close');
+    if (connections.closing && connections.on(req.raw.socket) <= 1) {
+      reply.header('Connection', 'close');
+      connections.markLast(req.raw.socket);
+    }
     done(null, payload);
   });
   app.addHook('onResponse', (req, _reply, done) => {

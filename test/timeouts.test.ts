@@ -153,6 +153,31 @@ describe('request timeout and shutdown', () => {
     expect(app.control.runs).toBe(3);
   });
 
+  it('during a shutdown a request sent behind a response that closes its connection is not run', async () => {
+    const { app, port } = await listening(60_000);
+    const size = 24 * 1024 * 1024;
+    const client = rawClient(port);
+    const request = (body: unknown) => {
+      const text = JSON.stringify(body);
+      return `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${app.key}\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
+    };
+    client.socket.write(request({ gate: 'last', bytes: size }));
+    client.socket.pause();
+    await waitFor(() => app.control.runs === 1);
+    const closing = closeGracefully(app.app, 20_000);
+    app.control.open('last');
+    await new Promise((r) => setTimeout(r, 300));
+    // Its response now carries Connection: close and is still being sent.
+    client.socket.write(request({ n: 2 }));
+    await new Promise((r) => setTimeout(r, 300));
+    client.socket.resume();
+    await closing;
+    await waitFor(client.closed, 5000);
+    expect(app.control.runs).toBe(1);
+    expect(client.received().split('HTTP/1.1 ').length - 1).toBe(1);
+    expect(client.received().toLowerCase()).toContain('connection: close');
+  }, 30_000);
+
   it('the grace period covers the longest model run a request in flight may still need', () => {
     expect(shutdownGraceMs({ inferenceWaitMs: 5_000, requestBudgetMs: 30_000 })).toBe(45_000);
   });
