@@ -30,7 +30,7 @@ export class Connections {
   private readonly inFlight = new Map<Socket, number>();
   /** Connections whose response in progress carries `Connection: close`: their last. */
   private readonly last = new WeakSet<Socket>();
-  /** Set by a shutdown: new connections are refused, responses carry `Connection: close`. */
+  /** Set by a shutdown: new connections are dropped, the last response of each carries `Connection: close`. */
   closing = false;
 
   add(socket: Socket): void {
