@@ -31,11 +31,14 @@ function rawClient(port: number): { socket: Socket; received: () => string; clos
   return { socket, received: () => data, closed: () => closed };
 }
 
+/** A raw POST to the test forecast route announcing `length` body bytes, followed by `sent`. */
+function rawPost(key: string, sent: string, length = sent.length): string {
+  return `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${sent}`;
+}
+
 /** Headers announcing a 1000-byte body, then 10 bytes of it, then nothing. */
 function stallMidBody(socket: Socket, key: string): void {
-  socket.write(
-    `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"n": 1234`,
-  );
+  socket.write(rawPost(key, '{"n": 1234', 1000));
 }
 
 describe('request timeout and shutdown', () => {
@@ -112,8 +115,7 @@ describe('request timeout and shutdown', () => {
     socket.on('data', (d: Buffer) => chunks.push(d));
     socket.on('error', () => {});
     socket.on('close', () => (closed = true));
-    const body = JSON.stringify({ bytes: size });
-    socket.write(`POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${app.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.write(rawPost(app.key, JSON.stringify({ bytes: size })));
     // The response is ended on the server while most of it still waits in the socket.
     socket.pause();
     await waitFor(() => app.control.runs === 1);
@@ -134,10 +136,7 @@ describe('request timeout and shutdown', () => {
   it('a shutdown answers every request pipelined on one connection before closing it', async () => {
     const { app, port } = await listening(60_000);
     const client = rawClient(port);
-    const request = (body: unknown) => {
-      const text = JSON.stringify(body);
-      return `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${app.key}\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
-    };
+    const request = (body: unknown) => rawPost(app.key, JSON.stringify(body));
     client.socket.write(request({ gate: 'pipelined' }) + request({ n: 2 }) + request({ n: 3 }));
     await waitFor(() => app.control.runs === 3);
     const closing = closeGracefully(app.app, 10_000);
@@ -157,10 +156,7 @@ describe('request timeout and shutdown', () => {
     const { app, port } = await listening(60_000);
     const size = 24 * 1024 * 1024;
     const client = rawClient(port);
-    const request = (body: unknown) => {
-      const text = JSON.stringify(body);
-      return `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${app.key}\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
-    };
+    const request = (body: unknown) => rawPost(app.key, JSON.stringify(body));
     client.socket.write(request({ gate: 'last', bytes: size }));
     client.socket.pause();
     await waitFor(() => app.control.runs === 1);

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::blocking::{self, Block};
-use super::decisions::{ranges_of, Decision, DecisionId};
+use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
 use super::grid::Placed;
 use super::kernels::{self, missing_runs};
 use super::options::{ModelLimits, Nonnegative, Resolved};
@@ -217,10 +217,12 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     // (regrid proposed or declined) fills only null rows: the other slots were never inserted. A
     // proposed imputation still covers every slot, so accepting it with the regrid fills them all.
     let regrid_unapplied = d.iter().any(|x| x.id == DecisionId::Regrid && !x.applied());
-    let filled: Vec<(usize, usize)> = if regrid_unapplied && Decision::new(DecisionId::Impute, name, 0, res).applied() {
-        fill.iter().flat_map(|&(s, l)| runs_of(&from_row[s..s + l], true).into_iter().map(move |(k, n)| (s + k, n))).collect()
+    let null_rows: Vec<(usize, usize)>;
+    let filled: &[(usize, usize)] = if regrid_unapplied && consent(DecisionId::Impute, res) == Status::Applied {
+        null_rows = fill.iter().flat_map(|&(s, l)| runs_of(&from_row[s..s + l], true).into_iter().map(move |(k, n)| (s + k, n))).collect();
+        &null_rows
     } else {
-        fill.clone()
+        &fill
     };
     out.imputed = filled.iter().map(|r| r.1).sum();
     if out.imputed > 0 {
@@ -232,7 +234,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         };
         let lower = knobs.bounds.and_then(|b| b.lower).into_iter().chain(nonneg.then_some(0.0)).fold(f64::NEG_INFINITY, f64::max);
         let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);
-        for &run in &filled {
+        for &run in filled {
             if knobs.structural_zero {
                 values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = 0.0);
             } else {
@@ -241,7 +243,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
             values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = v.clamp(lower, upper.max(lower)));
         }
         let method = if knobs.structural_zero { "structural_zero" } else { knobs.impute.as_str() };
-        let mut dec = Decision::new(DecisionId::Impute, name, out.imputed, res).with_ranges(ranges_of(&filled, |k| grid[k]));
+        let mut dec = Decision::new(DecisionId::Impute, name, out.imputed, res).with_ranges(ranges_of(filled, |k| grid[k]));
         dec.method = Some(method);
         d.push(dec);
     }
