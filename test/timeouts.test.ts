@@ -36,6 +36,15 @@ function rawPost(key: string, sent: string, length = sent.length): string {
   return `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${sent}`;
 }
 
+/** A forecast on the test route that waits at `gate` until the test opens it. */
+function gatedForecast(port: number, key: string, gate: string): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}${TEST_FORECAST}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ gate }),
+  });
+}
+
 /** Headers announcing a 1000-byte body, then 10 bytes of it, then nothing. */
 function stallMidBody(socket: Socket, key: string): void {
   socket.write(rawPost(key, '{"n": 1234', 1000));
@@ -66,11 +75,7 @@ describe('request timeout and shutdown', () => {
 
   it('the timeout is on receiving the request: a handler that runs longer is still answered', async () => {
     const { app, port } = await listening(300);
-    const pending = fetch(`http://127.0.0.1:${port}${TEST_FORECAST}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ gate: 'slow' }),
-    });
+    const pending = gatedForecast(port, app.key, 'slow');
     await waitFor(() => app.control.runs === 1);
     await new Promise((r) => setTimeout(r, 900));
     app.control.open('slow');
@@ -90,11 +95,7 @@ describe('request timeout and shutdown', () => {
 
   it('a shutdown lets a request in flight finish within the grace period', async () => {
     const { app, port } = await listening(60_000);
-    const pending = fetch(`http://127.0.0.1:${port}${TEST_FORECAST}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ gate: 'shutdown' }),
-    });
+    const pending = gatedForecast(port, app.key, 'shutdown');
     await waitFor(() => app.control.runs === 1);
     const started = Date.now();
     const closing = closeGracefully(app.app, 10_000);
