@@ -1,7 +1,7 @@
 // Graceful shutdown (SIGTERM, SIGINT): stop listening, let requests in flight finish, and close
 // whatever is still open after a grace period. Without the deadline a client that stopped
 // mid-body kept the process alive until it left, and an orchestrator's SIGKILL followed.
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { longestModelRunMs } from './plugins/lease.js';
@@ -30,7 +30,10 @@ export class Connections {
   private readonly inFlight = new Map<Socket, number>();
   /** Connections whose response in progress carries `Connection: close`: their last. */
   private readonly last = new WeakSet<Socket>();
-  /** Set by a shutdown: new connections are dropped, the last response of each carries `Connection: close`. */
+  /**
+   * Set by a shutdown: the last response of each connection carries `Connection: close`, and a
+   * connection the listening socket had already accepted is dropped.
+   */
   closing = false;
 
   add(socket: Socket): void {
@@ -117,6 +120,15 @@ export function trackConnections(app: FastifyInstance): void {
 }
 
 /**
+ * Stops accepting connections (a client then gets ECONNREFUSED at once) without the idle test
+ * that http.Server.close() runs first. Fastify's own close later meets a server already closed,
+ * which it expects (ERR_SERVER_NOT_RUNNING).
+ */
+function stopListening(app: FastifyInstance): void {
+  if (app.server.listening) NetServer.prototype.close.call(app.server);
+}
+
+/**
  * Closes the app: no new connections; requests in flight answered and their responses sent in
  * full; idle keep-alive connections ended; after `graceMs` every connection left is closed, so
  * `close` resolves even when a client never finishes its request or never reads its response.
@@ -124,6 +136,7 @@ export function trackConnections(app: FastifyInstance): void {
 export async function closeGracefully(app: FastifyInstance, graceMs: number): Promise<void> {
   const connections = app.connections;
   connections.closing = true;
+  stopListening(app);
   const deadline = setTimeout(() => {
     app.log.warn(`shutdown: closing the connections still open after ${graceMs} ms`);
     app.server.closeAllConnections();

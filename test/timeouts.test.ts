@@ -107,6 +107,25 @@ describe('request timeout and shutdown', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it('a shutdown refuses new connections at once while a request in flight finishes', async () => {
+    const { app, port } = await listening(60_000);
+    const pending = gatedForecast(port, app.key, 'refuse');
+    await waitFor(() => app.control.runs === 1);
+    const closing = closeGracefully(app.app, 10_000);
+    const refused = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('connect', () => {
+        socket.destroy();
+        resolve('connected');
+      });
+      socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+    });
+    expect(refused).toBe('ECONNREFUSED');
+    app.control.open('refuse');
+    expect((await pending).status).toBe(200);
+    await closing;
+  });
+
   it('a shutdown sends a large response in full to a client that reads it slowly', async () => {
     const { app, port } = await listening(60_000);
     const size = 24 * 1024 * 1024;
