@@ -120,7 +120,7 @@ export async function run(): Promise<string> {
       '',
       '### Cleaning kernel: regrid + linear imputation, addon vs plain TypeScript (target: addon at least 10x)',
       '',
-      `Same columns (${data.stamps.length} sorted distinct stamps, ${ENTITIES} entities); outputs checked equal before timing.`,
+      `Same columns (${data.stamps.length} sorted distinct stamps, ${ENTITIES} entities); outputs checked equal before timing. The kernel measures the addon against plain TypeScript on the same typed arrays, as the cleaning issue's target asks; the service's cleaning places values with its own code (\`clean/grid.rs\`: calendar grids, off-grid stamps, decisions), timed end to end in the \`/v1/clean\` table above.`,
       '',
       '| path | fresh output per call (median) | reused output (median) |',
       '|---|---|---|',

@@ -201,6 +201,8 @@ fn frequency_codes_surface_from_the_time_engine() {
     let mixed: Vec<Row> = [hourly("a", 30), (0..30).map(|k| ("b".to_string(), hour_stamp(2 * k), Some(1.0))).collect()].concat();
     let err = run(&table(&mixed), None, 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::FreqAmbiguous);
+    assert_eq!(err.details["candidates"], json!(["2h", "h"]));
+    assert_eq!(err.details["entities"], json!([{"unique_id": "a", "freq": "h"}, {"unique_id": "b", "freq": "2h"}]));
 }
 
 #[test]

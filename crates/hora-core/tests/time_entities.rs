@@ -1,58 +1,20 @@
-//! The time engine's answers across entities and for the cleaning report.
+//! What the time engine decides per entity: its zone, the source of that zone and its row counts.
 
 mod time_support;
 
-use hora_core::time::{self, Freq, InferredFreq};
-use hora_core::ErrorCode;
+use hora_core::time::{self, ZoneSource};
 use time_support::{micros, table_of, zone_of};
 
-fn inferred(s: &str, confidence: f64) -> InferredFreq {
-    InferredFreq { freq: Freq::parse(s, true).unwrap(), confidence }
-}
-
 #[test]
-fn entities_inferring_the_same_freq_agree_with_the_lowest_confidence() {
-    let got = time::agree_on_freq(&[("a", inferred("h", 0.98)), ("b", inferred("h", 0.91))]).unwrap();
-    assert_eq!(got.freq.canonical(), "h");
-    assert_eq!(got.confidence, 0.91);
-}
-
-#[test]
-fn entities_inferring_different_freqs_are_freq_ambiguous() {
-    let err = time::agree_on_freq(&[("a", inferred("h", 1.0)), ("b", inferred("d", 1.0)), ("c", inferred("h", 1.0))])
-        .unwrap_err();
-    assert_eq!(err.code, ErrorCode::FreqAmbiguous);
-    assert_eq!(err.details["candidates"], serde_json::json!(["d", "h"]));
-    assert_eq!(err.details["entities"][1], serde_json::json!({"unique_id": "b", "freq": "d"}));
-}
-
-#[test]
-fn a_tiny_input_implying_a_huge_grid_is_points_exceeded_before_allocation() {
-    let f = Freq::parse("s", false).unwrap();
-    let (start, end) = (micros("2000-01-01T00:00:00Z"), micros("2099-12-31T00:00:00Z"));
-    let err = time::check_grid_size(start, end, &f, time::ZoneRule::UTC, 200_000).unwrap_err();
-    assert_eq!(err.code, ErrorCode::PointsExceeded);
-    assert_eq!(err.details["cap"], 200_000);
-    assert!(err.details["points"].as_u64().unwrap() > 3_000_000_000);
-    let hourly = Freq::parse("h", false).unwrap();
-    let ok = time::check_grid_size(start, start + 47 * 3_600_000_000, &hourly, time::ZoneRule::UTC, 200_000);
-    assert_eq!(ok.unwrap(), 48);
-}
-
-#[test]
-fn the_timezone_report_names_zone_source_and_row_counts() {
+fn an_entity_reports_its_zone_source_and_row_counts() {
     let table = table_of(&["2024-01-01 00:00", "2024-01-01T01:00:00+02:00", "2024-01-01T02:00:00Z"]);
     let p = time::parse_entity(&table, 0, Some(zone_of("Europe/Berlin")), None).unwrap();
     assert_eq!(
-        p.timezone_report(),
-        serde_json::json!({
-            "used": "Europe/Berlin", "source": "option", "naive_rows": 1, "explicit_rows": 2,
-            "explicit_offsets": ["+02:00", "+00:00"],
-        })
+        (p.zone.name().into_owned(), p.source, p.naive_rows, p.explicit_rows, p.explicit_offsets.clone()),
+        ("Europe/Berlin".to_string(), ZoneSource::Option, 1, 2, vec!["+02:00".to_string(), "+00:00".to_string()])
     );
     let utc = time::parse_entity(&table_of(&["2024-01-01"]), 0, None, None).unwrap();
-    assert!(utc.naive_assumed_utc());
-    assert_eq!(utc.timezone_report()["source"], "default_utc");
+    assert_eq!(utc.source.as_str(), "default_utc");
 }
 
 #[test]
@@ -61,18 +23,18 @@ fn explicit_offsets_the_zone_option_contradicts_step_on_their_own_clock() {
     let days = |offset: &str| -> Vec<String> { (1..=28).map(|d| format!("2024-03-{d:02}T00:00:00{offset}")).collect() };
     let london = days("+00:00");
     let p = time::parse_entity(&table_of(&london.iter().map(String::as_str).collect::<Vec<_>>()), 0, ny, None).unwrap();
-    assert_eq!(p.timezone_report()["used"], "UTC");
-    assert_eq!(p.timezone_report()["source"], "explicit_offset");
+    assert_eq!(p.zone.name(), "UTC");
+    assert_eq!(p.source.as_str(), "explicit_offset");
     assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "d");
     // Offsets that are the zone's own (DST-coded local midnights) keep the zone, which alone steps
     // them across the change at 02:00 on 2024-03-10.
     let local: Vec<String> = (1..=28).map(|d| format!("2024-03-{d:02}T00:00:00{}", if d <= 10 { "-05:00" } else { "-04:00" })).collect();
     let p = time::parse_entity(&table_of(&local.iter().map(String::as_str).collect::<Vec<_>>()), 0, ny, None).unwrap();
-    assert_eq!(p.timezone_report()["used"], "America/New_York");
+    assert_eq!(p.zone.name(), "America/New_York");
     assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "d");
     // Unix time has no clock of its own: the zone stays.
     let unix = ["1709269200", "1709355600"];
-    assert_eq!(time::parse_entity(&table_of(&unix), 0, ny, None).unwrap().timezone_report()["used"], "America/New_York");
+    assert_eq!(time::parse_entity(&table_of(&unix), 0, ny, None).unwrap().zone.name(), "America/New_York");
 }
 
 #[test]
@@ -89,27 +51,27 @@ fn z_stamps_step_on_the_zone_option_unless_they_sit_on_utcs_clock() {
         })
         .collect();
     let p = parse(&months);
-    assert_eq!(p.timezone_report()["used"], "Europe/Berlin");
+    assert_eq!(p.zone.name(), "Europe/Berlin");
     assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "MS");
     // Daily data at 00:00Z across the spring change keeps UTC's clock: Berlin's would move it.
     let days: Vec<String> = (1..=28).map(|d| format!("2024-03-{d:02}T00:00:00Z")).collect();
-    assert_eq!(parse(&days).timezone_report()["used"], "UTC");
+    assert_eq!(parse(&days).zone.name(), "UTC");
     // Monthly at 00:00Z on the 1st with no DST change in between: both clocks keep one time of
     // day, and only UTC's is midnight.
     let winter = ["2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"].map(String::from);
-    assert_eq!(parse(&winter).timezone_report()["used"], "UTC");
+    assert_eq!(parse(&winter).zone.name(), "UTC");
     // Sub-daily stamps read the same on either clock: the zone stays.
     let hours: Vec<String> = (0..24).map(|h| format!("2024-03-01T{h:02}:00:00Z")).collect();
-    assert_eq!(parse(&hours).timezone_report()["used"], "Europe/Berlin");
+    assert_eq!(parse(&hours).zone.name(), "Europe/Berlin");
     // One stray time of day does not decide: 00:00Z daily across the change, one row at 00:30Z.
     let mut stray = days.clone();
     stray[5] = "2024-03-06T00:30:00Z".into();
-    assert_eq!(parse(&stray).timezone_report()["used"], "UTC");
+    assert_eq!(parse(&stray).zone.name(), "UTC");
     // Both clocks keep one time of day and the zone's is not midnight: UTC's month ends.
     let kolkata = Some(zone_of("Asia/Kolkata"));
     let ends: Vec<String> = ["2024-01-31", "2024-02-29", "2024-03-31", "2024-04-30"].iter().map(|d| format!("{d}T23:59:59Z")).collect();
     let p = time::parse_entity(&table_of(&ends.iter().map(String::as_str).collect::<Vec<_>>()), 0, kolkata, None).unwrap();
-    assert_eq!(p.timezone_report()["used"], "UTC");
+    assert_eq!(p.zone.name(), "UTC");
     assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "ME");
 }
 

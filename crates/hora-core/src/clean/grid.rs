@@ -3,7 +3,7 @@
 use super::decisions::{Decision, DecisionId};
 use super::kernels;
 use super::options::Resolved;
-use super::policy::MAX_OFF_GRID_SHARE;
+use crate::time::MAX_OFF_GRID_SHARE;
 use super::prepare::Prepared;
 use super::stamps::{self, FreqSpec, Zone};
 

@@ -14,7 +14,7 @@ use super::stamps::{self, FreqSpec, Zone};
 use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
-use crate::time::DayMonthOrder;
+use crate::time::{DayMonthOrder, MAX_OFF_GRID_SHARE};
 
 pub fn run(req: &CleanRequest) -> Result<Cleaned> {
     run_on(req, par::threads_for(req.series.row_count()))
@@ -79,10 +79,10 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let mut entities = Vec::with_capacity(prepared.len());
     for (p, done) in prepared.iter().zip(per_entity) {
         let (pre, mut o, columns, exog) = done.map_err(|share: f64| {
-            let err = HoraError::new(ErrorCode::FreqInferenceFailed, format!("more than 10% of the stamps of '{}' are off the grid", p.unique_id))
+            let err = HoraError::new(ErrorCode::FreqInferenceFailed, format!("more than {} % of the stamps of '{}' are off the grid", MAX_OFF_GRID_SHARE * 100.0, p.unique_id))
                 .with("unique_id", p.unique_id.clone())
                 .with("off_grid_share", share)
-                .with("max_share", super::policy::MAX_OFF_GRID_SHARE);
+                .with("max_share", MAX_OFF_GRID_SHARE);
             st.attach_freq(freq::offsets_hint(err, p), Some(&choice), &outcomes)
         })?;
         if o.forecast_stamps.len() < req.h && !o.grid.is_empty() {

@@ -78,8 +78,6 @@ pub fn versions() -> Vec<&'static str> {
     POLICIES.iter().map(|p| p.version).collect()
 }
 
-/// Stamps off the grid beyond this share make the frequency unusable (`FREQ_INFERENCE_FAILED`).
-pub const MAX_OFF_GRID_SHARE: f64 = 0.10;
 /// Implied grid slots over all entities of one request (`POINTS_EXCEEDED`), checked before allocating.
 pub const GRID_CAP: u64 = 1_000_000;
 /// Affected stamps or ranges listed per decision; `count` always has the full number.

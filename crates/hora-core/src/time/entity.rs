@@ -44,10 +44,6 @@ pub enum DsFormat {
 }
 
 impl DsFormat {
-    pub fn is_iso(self) -> bool {
-        self == DsFormat::Iso8601
-    }
-
     /// Stable snake_case name for reports (`timestamp_format` issue).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -123,13 +119,6 @@ pub struct ParsedStamps {
     /// Naive rows whose local time was repeated by a DST change (the first row at such a time
     /// takes the earlier instant, a later row at the same time the later one).
     pub repeated_local_rows: usize,
-}
-
-impl ParsedStamps {
-    /// Naive stamps read as UTC because no zone was given (`naive_timestamps_assumed_utc`).
-    pub fn naive_assumed_utc(&self) -> bool {
-        self.source == ZoneSource::DefaultUtc
-    }
 }
 
 fn ds_field(row: u32) -> String {

@@ -26,8 +26,9 @@ use super::zone::{to_wall, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 
-/// Minimum on-grid share: more than 10 % of stamps off the grid fails inference (contract).
-pub const MIN_ON_GRID_SHARE: f64 = 0.9;
+/// More than this share of an entity's stamps off the grid makes its frequency unusable
+/// (`FREQ_INFERENCE_FAILED`, contract), whether the frequency was inferred or sent.
+pub const MAX_OFF_GRID_SHARE: f64 = 0.10;
 /// Minimum share of neighbour intervals that are exactly one step.
 pub const MIN_STEP_SUPPORT: f64 = 0.5;
 /// Fewest distinct stamps inference works from.
@@ -106,11 +107,12 @@ fn choose(cands: Vec<Candidate>, distinct: usize) -> Result<InferredFreq, HoraEr
                 .into(),
         ));
     };
-    if best.share < MIN_ON_GRID_SHARE {
+    if 1.0 - best.share > MAX_OFF_GRID_SHARE {
         return Err(failed(format!(
-            "no stable frequency: the best candidate {} leaves {:.1} % of the timestamps off its grid (at most 10 % allowed)",
+            "no stable frequency: the best candidate {} leaves {:.1} % of the timestamps off its grid (at most {} % allowed)",
             best.freq.canonical(),
-            (1.0 - best.share) * 100.0
+            (1.0 - best.share) * 100.0,
+            MAX_OFF_GRID_SHARE * 100.0
         ))
         .with("candidate", best.freq.canonical())
         .with("on_grid_share", round3(best.share)));

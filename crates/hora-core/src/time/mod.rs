@@ -8,7 +8,6 @@ mod entity;
 mod freq;
 mod infer;
 mod lex;
-mod report;
 mod step;
 mod zone;
 
@@ -18,7 +17,6 @@ pub type Micros = i64;
 pub use civil::{format_utc, write_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND};
 pub use entity::{parse_entity, parse_stamps, DayMonthOrder, DsFormat, ParsedStamps, ZoneSource};
 pub use freq::{Freq, FreqUnit};
-pub use infer::{infer_freq, InferredFreq, MIN_DISTINCT_STAMPS, MIN_ON_GRID_SHARE};
-pub use report::agree_on_freq;
-pub use step::{check_grid_size, grid_len, in_anchor_month, step};
+pub use infer::{infer_freq, InferredFreq, MAX_OFF_GRID_SHARE, MIN_DISTINCT_STAMPS};
+pub use step::{grid_len, in_anchor_month, step};
 pub use zone::{format_offset, from_wall, parse_zone, to_wall, LocalKind, ZoneRule};

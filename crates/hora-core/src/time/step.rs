@@ -14,7 +14,6 @@ use super::civil::{
 use super::freq::{Freq, FreqUnit};
 use super::zone::{from_wall, to_wall, ZoneRule};
 use super::Micros;
-use crate::error::{ErrorCode, HoraError};
 
 /// `t` moved by `n` steps of `freq` (n may be negative). `None` when `t` or the result lies
 /// outside years 1 to 9999 or the arithmetic would overflow.
@@ -129,19 +128,4 @@ pub fn grid_len(start: Micros, end: Micros, freq: &Freq, zone: ZoneRule) -> Opti
         k += 1;
     }
     Some(k as u64 + 1)
-}
-
-/// The size of the grid from `start` to `end`, refused with `POINTS_EXCEEDED` above `cap` before
-/// anything is allocated. An empty range (`end < start`) has 0 points.
-pub fn check_grid_size(start: Micros, end: Micros, freq: &Freq, zone: ZoneRule, cap: u64) -> Result<u64, HoraError> {
-    let points = if end < start { 0 } else { grid_len(start, end, freq, zone).unwrap_or(u64::MAX) };
-    if points > cap {
-        return Err(HoraError::new(
-            ErrorCode::PointsExceeded,
-            format!("the regular {} grid would hold {points} points, more than the cap of {cap}", freq.canonical()),
-        )
-        .with("points", points)
-        .with("cap", cap));
-    }
-    Ok(points)
 }
