@@ -32,24 +32,34 @@ const ORDER: PolicySource[] = ['request', 'key', 'org', 'platform'];
 
 type Cleaning = NonNullable<NonNullable<TopLevelFields['options']>['cleaning']>;
 
+/** The levels from the most specific; the platform sets both fields. */
+function levels(cleaning: Cleaning | undefined, defaults: CleaningDefaultsByLevel): Array<[PolicySource, Defaults]> {
+  return [
+    ['request', { preset: cleaning?.preset as Preset | undefined, version: cleaning?.version as PolicyVersion | undefined }],
+    ['key', defaults.key],
+    ['org', defaults.org],
+    ['platform', PLATFORM],
+  ];
+}
+
 /**
  * Preset and version each come from the most specific level that sets them; `source` is the most
  * specific level that supplied either (docs/decisions.md). Unknown values are refused by the
  * engine's check (checkCleaningOptions).
  */
 export function resolvePolicy(cleaning: Cleaning | undefined, defaults: CleaningDefaultsByLevel): EffectivePolicy {
-  const levels: Array<[PolicySource, Defaults]> = [
-    ['request', { preset: cleaning?.preset as Preset | undefined, version: cleaning?.version as PolicyVersion | undefined }],
-    ['key', defaults.key],
-    ['org', defaults.org],
-    ['platform', PLATFORM],
-  ];
-  const presetFrom = levels.find(([, l]) => l.preset != null)!;
-  const versionFrom = levels.find(([, l]) => l.version != null)!;
+  const byLevel = levels(cleaning, defaults);
+  const presetFrom = byLevel.find(([, l]) => l.preset != null)!;
+  const versionFrom = byLevel.find(([, l]) => l.version != null)!;
   const preset = presetFrom[1].preset as Preset;
   const version = versionFrom[1].version as PolicyVersion;
   const source = ORDER[Math.min(ORDER.indexOf(presetFrom[0]), ORDER.indexOf(versionFrom[0]))];
   return { id: `${preset}@${version}`, preset, version, source };
+}
+
+/** The level the preset alone came from (where a refused raw preset was set). */
+export function presetSource(cleaning: Cleaning | undefined, defaults: CleaningDefaultsByLevel): PolicySource {
+  return levels(cleaning, defaults).find(([, l]) => l.preset != null)![0];
 }
 
 /** Step 5: the engine's policy check, then the route-level rules of the raw preset. */
@@ -58,6 +68,7 @@ export function checkCleaningOptions(
   policy: EffectivePolicy,
   cleaning: Record<string, unknown>,
   route: 'forecast' | 'clean',
+  presetFrom: PolicySource,
 ): void {
   // /clean offers only the presets that have a report: an unknown one is refused with that list,
   // not the forecast's (which has raw).
@@ -69,13 +80,14 @@ export function checkCleaningOptions(
   if (refused) throw fromEngineError(refused);
   if (policy.preset !== 'raw') return;
   if (route === 'clean') {
-    // raw inherited from a key or org default is refused too (contract); say where it came from,
-    // since the caller never sent it, and that sending a preset overrides it.
-    const inherited = policy.source === 'request' ? '' : ` (the ${policy.source}'s default; send options.cleaning.preset to override it)`;
+    // raw inherited from a key or org default is refused too (contract); say which level set the
+    // preset (not effective_policy.source, which a version sent alone makes `request`), since the
+    // caller never sent it, and that sending a preset overrides it.
+    const inherited = presetFrom === 'request' ? '' : ` (the ${presetFrom}'s default; send options.cleaning.preset to override it)`;
     throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `The raw preset${inherited} has no cleaning report to show on /clean.`, {
       field: 'options.cleaning.preset',
       allowed: CLEAN_PRESETS,
-      source: policy.source,
+      source: presetFrom,
     });
   }
   if (top.freq === undefined) {

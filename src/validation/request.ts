@@ -2,7 +2,7 @@
 // fields and rows, the stamps, the row cap, then the cleaning preset and version.
 import { cleaningOptions } from '../forecast/params.js';
 import type { ParsedRequest } from '../native.js';
-import { checkCleaningOptions, resolvePolicy, type CleaningDefaultsByLevel, type EffectivePolicy } from '../policy/effective.js';
+import { checkCleaningOptions, presetSource, resolvePolicy, type CleaningDefaultsByLevel, type EffectivePolicy } from '../policy/effective.js';
 import type { TopLevelFields } from '../schemas/request.js';
 import { checkRowCap, checkStamps, parseAndValidate } from './body.js';
 
@@ -27,6 +27,6 @@ export async function validateRequest(
   await checkStamps(parsed, cleaning, top.freq ?? undefined);
   const parseMs = performance.now() - started;
   checkRowCap(parsed);
-  checkCleaningOptions(top, policy, cleaning, opts.endpoint);
+  checkCleaningOptions(top, policy, cleaning, opts.endpoint, presetSource(top.options?.cleaning, opts.defaults));
   return { parsed, top, policy, cleaning, parseMs };
 }
