@@ -24,6 +24,20 @@ fn a_long_gap_keeps_only_the_latest_segment() {
 }
 
 #[test]
+fn a_split_proposed_or_declined_leaves_the_report_counting_every_row() {
+    // 140 rows, a gap of 60 slots: the split would drop 50 rows.
+    let rows = drop_range(hourly("a", 200), 50..110);
+    let t = table(&rows);
+    for options in [json!({"preset": "strict", "accept": ["grid.regrid", "gap.impute"]}), json!({"decline": ["gap.split"]})] {
+        let err = run(&t, Some("h"), 1, &opts(options.clone())).unwrap_err();
+        let report = report_of(&err);
+        assert_ne!(decisions(report, "gap.split")[0]["status"], "applied", "{options}");
+        assert_eq!(report["series"][0]["fed_points"], 140, "{options}");
+        assert_eq!(report["series"][0]["output_points"], 140, "{options}");
+    }
+}
+
+#[test]
 fn gap_split_min_steps_sets_the_threshold_and_zero_disables_splitting() {
     let rows = drop_range(hourly("a", 200), 100..110);
     let t = table(&rows);

@@ -140,6 +140,24 @@ fn without_the_regrid_the_imputation_counts_only_the_null_rows_it_can_fill() {
 }
 
 #[test]
+fn an_imputation_proposed_or_declined_is_not_counted_as_imputed() {
+    // Stamps 10 and 11 missing, row 20 null: three slots to fill.
+    let mut rows = with_gap("a", 48, 10..12);
+    rows[18].2 = None;
+    let t = table(&rows);
+    for options in [json!({"preset": "strict"}), json!({"decline": ["gap.impute"]})] {
+        let report_err = run(&t, Some("h"), 1, &opts(options.clone())).unwrap_err();
+        let report = report_of(&report_err);
+        let impute = &decisions(report, "gap.impute")[0];
+        assert_ne!(impute["status"], "applied", "{options}");
+        assert_eq!(impute["count"], 3, "{options}");
+        assert_eq!(report["series"][0]["imputed_points"], 0, "{options}");
+    }
+    let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.report.as_ref().unwrap()["series"][0]["imputed_points"], 3);
+}
+
+#[test]
 fn unknown_accept_ids_are_reported_not_refused() {
     let t = table(&hourly("a", 30));
     let out = run(&t, Some("h"), 1, &opts(json!({"accept": ["no.such"], "decline": ["ds.sort"]}))).unwrap();

@@ -33,11 +33,13 @@ pub struct Outcome {
     pub grid: Vec<i64>,
     pub values: Vec<f64>,
     /// Report's `output_points`: the context's slots, less those a regrid that does not apply
-    /// (proposed or declined) never inserted.
+    /// (proposed or declined) never inserted, plus the rows a split that does not apply keeps.
     pub output_points: usize,
+    /// Observed points of the context (of the whole history when a split does not apply).
     pub fed_points: usize,
     pub grid_before: usize,
     pub inserted_before: usize,
+    /// Slots the imputation filled, when it applies.
     pub imputed: usize,
     pub masked_tail: usize,
     pub long_gap_points: usize,
@@ -151,6 +153,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         d.push(Decision::new(DecisionId::TrimHead, name, rows.len(), res).with_stamps(rows));
     }
     let mut lo = first;
+    let unsplit = lo;
 
     // Long gaps: keep the latest contiguous segment, or mask them with `long_gap: mask`.
     let threshold = split_threshold(ctx);
@@ -224,8 +227,8 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     } else {
         &fill
     };
-    out.imputed = filled.iter().map(|r| r.1).sum();
-    if out.imputed > 0 {
+    let imputed: usize = filled.iter().map(|r| r.1).sum();
+    if imputed > 0 {
         let knobs = &res.knobs;
         let nonneg = match knobs.nonnegative {
             Nonnegative::On => true,
@@ -243,7 +246,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
             values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = v.clamp(lower, upper.max(lower)));
         }
         let method = if knobs.structural_zero { "structural_zero" } else { knobs.impute.as_str() };
-        let mut dec = Decision::new(DecisionId::Impute, name, out.imputed, res).with_ranges(ranges_of(filled, |k| grid[k]));
+        let mut dec = Decision::new(DecisionId::Impute, name, imputed, res).with_ranges(ranges_of(filled, |k| grid[k]));
         dec.method = Some(method);
         d.push(dec);
     }
@@ -252,11 +255,19 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     flag_values(&mut out, &values[lo..end], &observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;
-    out.fed_points = observed[lo..end].iter().filter(|o| **o).count();
-    out.output_points = if regrid_unapplied { from_row[lo..end].iter().filter(|r| **r).count() } else { end - lo };
+    // The report's figures count only what applies: a split or imputation proposed or declined
+    // (which blocks the request) is not counted as done, as an unapplied regrid is not. The
+    // context itself (`grid`, `values`) is what accepting every proposal would feed the model.
+    let applied = |id: DecisionId| d.iter().any(|x| x.id == id && x.applied());
+    let split = applied(DecisionId::Split);
+    out.imputed = if applied(DecisionId::Impute) { imputed } else { 0 };
+    let kept_rows = |range: std::ops::Range<usize>| from_row[range].iter().filter(|r| **r).count();
+    let before_split = if split { 0 } else { kept_rows(unsplit..lo) };
+    let from = if split { lo } else { unsplit };
+    out.fed_points = observed[from..end].iter().filter(|o| **o).count();
+    out.output_points = before_split + if regrid_unapplied { kept_rows(lo..end) } else { end - lo };
     out.grid = grid[lo..end].to_vec();
     out.values = values[lo..end].to_vec();
-    let split = d.iter().any(|x| x.id == DecisionId::Split && x.applied());
     limits(&mut out, name, p.ts.len(), split, ctx);
     out.blocks.extend(blocking::unapplied(&d, res.policy.masked_tail_max));
     if end > lo {
