@@ -208,6 +208,8 @@ describe('bytes the HTTP parser refuses', () => {
       expect(json.error.code).toBe(code);
       expect(json.error.request_id).toMatch(/^req_/);
       expect(headers).toContain(`X-Request-Id: ${json.error.request_id}`);
+      // Every response carries X-Client-Request-Id; here no header was read to echo.
+      expect(headers).toMatch(/\r\nX-Client-Request-Id: \r\n/);
     }
   });
 

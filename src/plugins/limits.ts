@@ -87,13 +87,17 @@ export class QuotaReservation {
     await this.store.quotaSettle(this.hold, 0);
   }
 
-  /** Called by the limits plugin when the response status is known. */
-  async finish(success: boolean, bill: (p: SettledPoints) => Promise<void>): Promise<void> {
+  /**
+   * Called by the limits plugin when the response status is known. The ledger row goes to the
+   * reservation's UTC day, the day whose quota the points were taken from, even when the response
+   * is sent after midnight.
+   */
+  async finish(success: boolean, bill: (p: SettledPoints, day: string) => Promise<void>): Promise<void> {
     if (this.done) return;
     if (!success || !this.settled) return this.release();
     this.done = true;
     await this.store.quotaSettle(this.hold, this.settled.inputDataPoints + this.settled.forecastDataPoints);
-    await bill(this.settled);
+    await bill(this.settled, this.hold.day);
   }
 }
 
@@ -199,8 +203,7 @@ export default fp(
       const tenant = req.tenant;
       if (!policy || !tenant || req.idempotency?.replayed) return;
       const success = reply.statusCode >= 200 && reply.statusCode < 300;
-      const day = utcDay(app.clock.now());
-      const bill = async (p: { inputDataPoints: number; forecastDataPoints: number }): Promise<void> =>
+      const bill = async (p: SettledPoints, day = utcDay(app.clock.now())): Promise<void> =>
         app.store.recordUsage({ account: tenant.accountId, keyId: tenant.keyId, endpoint: policy.endpoint, requestId: req.id, day, ...p });
       const reservation = req.quotaReservation;
       if (reservation) {

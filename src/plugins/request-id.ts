@@ -10,16 +10,22 @@ export function newRequestId(): string {
   return `req_${randomBytes(12).toString('hex')}`;
 }
 
+/**
+ * The X-Client-Request-Id value: the caller's X-Request-Id when it matches the contract's
+ * pattern, else empty rather than an id the caller never sent.
+ */
+export function clientRequestId(sent: string | string[] | undefined): string {
+  return typeof sent === 'string' && CLIENT_ID_RE.test(sent) ? sent : '';
+}
+
 export default fp(
   async (app) => {
     app.decorateRequest('receivedAt', 0);
     app.addHook('onRequest', async (req, reply) => {
       req.receivedAt = performance.now();
       reply.header('X-Request-Id', req.id);
-      // Every response carries the header (contract: success responses carry it); with no valid
-      // client id to echo, its value is empty rather than an id the caller never sent.
-      const client = req.headers['x-request-id'];
-      reply.header('X-Client-Request-Id', typeof client === 'string' && CLIENT_ID_RE.test(client) ? client : '');
+      // Every response carries the header (contract: success responses carry it).
+      reply.header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id']));
     });
     // Where a route reports its stages, the whole time in the server (from the first byte read to
     // the response handed to the socket) goes beside them, so a benchmark can tell the server's

@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelopeJson, headerValidationError } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
-import { newRequestId } from './request-id.js';
+import { clientRequestId, newRequestId } from './request-id.js';
 
 /** Parser errors about the header block; the others concern the body's framing. */
 const HEADER_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'HPE_CR_EXPECTED']);
@@ -37,6 +37,8 @@ export function clientErrorHandler(err: { code?: string }, socket: Socket): void
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       `X-Request-Id: ${requestId}`,
+      // The header block was not read (or not trusted): there is no caller's id to echo.
+      'X-Client-Request-Id: ',
       'Connection: close',
     ];
     socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
@@ -54,5 +56,5 @@ export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply:
     return;
   }
   const api = error.code === 'FST_ERR_ASYNC_CONSTRAINT' ? new ApiError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.') : new ApiError('MALFORMED_JSON', 'The request could not be read.');
-  sendEnvelope(reply.header('X-Request-Id', req.id), api, req.id);
+  sendEnvelope(reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id'])), api, req.id);
 }
