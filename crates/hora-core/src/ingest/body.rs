@@ -7,6 +7,7 @@ use super::value::StrictValue;
 use crate::error::{ErrorCode, HoraError};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::fmt;
 
 /// Every top-level field of the forecast request (the contract's request body table).
@@ -25,6 +26,9 @@ pub const TOP_LEVEL_FIELDS: &[&str] = &[
     "clean_exog",
     "options",
 ];
+
+/// The keys the contract defines directly under `options`; any other is ignored unread.
+pub const OPTIONS_FIELDS: &[&str] = &["timezone", "ds_format", "gap_split_min_steps", "cleaning", "router_strategy"];
 
 /// A parsed body: the rows as columns, the small fields as JSON, and what was wrong with them.
 #[derive(Debug, Default)]
@@ -164,9 +168,10 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
                     *slot = Some(builder);
                 }
                 k if TOP_LEVEL_FIELDS.contains(&k) => {
-                    self.cursor.key.clone_from(&key);
-                    let value = map.next_value_seed(StrictValue::new(key.clone(), Some(&mut out.errors)))?;
-                    self.cursor.key.clear();
+                    let reading = RefCell::new(String::new());
+                    let read = map.next_value_seed(StrictValue::top_level(&key, &mut out.errors, &reading));
+                    // A parse error inside names the path being read (`options.cleaning.bounds.upper`).
+                    let value = read.inspect_err(|_| self.cursor.key = reading.take())?;
                     if out.top.contains_key(&key) {
                         out.errors.push(|| key.clone(), "duplicate key");
                     } else {
@@ -219,6 +224,32 @@ mod tests {
 
     fn fields(body: &ParsedBody) -> Vec<&str> {
         body.errors.listed.iter().map(|e| e.field.as_str()).collect()
+    }
+
+    #[test]
+    fn an_unknown_key_under_options_is_ignored_whatever_its_value() {
+        let rows = r#""series": [{"unique_id": "a", "ds": "2024-01-01", "y": 1}]"#;
+        for options in [r#"{"zz": 1e999}"#, r#"{"zz": {"a": [1e999]}, "zz": 2}"#, r#"{"timezone": "UTC", "zz": -1e400}"#] {
+            let body = format!(r#"{{"h": 2, "options": {options}, {rows}}}"#);
+            let p = parse_body(body.as_bytes()).unwrap_or_else(|e| panic!("{options}: {e:?}"));
+            assert!(p.errors.is_empty(), "{options}: {:?}", p.errors);
+            assert!(p.top["options"].get("zz").is_none(), "{options}");
+        }
+    }
+
+    #[test]
+    fn a_number_beyond_f64_is_refused_naming_its_own_path() {
+        for (field, path) in [
+            (r#""options": {"cleaning": {"bounds": {"lower": 0, "upper": 1e999}}}"#, "options.cleaning.bounds.upper"),
+            (r#""level": [80, 1e999]"#, "level[1]"),
+            (r#""model_options": {"flip_average": 1e999}"#, "model_options.flip_average"),
+            (r#""h": 1e999"#, "h"),
+        ] {
+            let body = format!(r#"{{{field}, "series": [{{"unique_id": "a", "ds": "2024-01-01", "y": 1}}]}}"#);
+            let err = parse_body(body.as_bytes()).unwrap_err();
+            assert_eq!(err.code, ErrorCode::ValidationError, "{field}");
+            assert_eq!(err.details["errors"][0]["field"], path, "{field}");
+        }
     }
 
     #[test]
@@ -299,7 +330,8 @@ mod tests {
                 };
             }
             assert_eq!((levels, v.is_null()), (64, true));
-            assert!(p.top["options"]["x"].is_array());
+            // An unknown key under `options` is skipped unread, however deep.
+            assert!(p.top["options"].get("x").is_none());
         }
         // A body that is itself a deep array is skipped without recursion: not an object.
         let body = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));

@@ -12,6 +12,7 @@ use super::body::{ParsedBody, TOP_LEVEL_FIELDS};
 use super::rows::{RowKind, TableBuilder};
 use super::value::StrictValue;
 use serde::de::DeserializeSeed;
+use std::cell::RefCell;
 
 /// From this many bytes of rows on, two threads read them, one half each (a 3 MB body reads in
 /// about half the time; the halves are merged as if read in one pass).
@@ -40,7 +41,8 @@ fn parse_common_split(text: &str, two_thread_bytes: usize) -> Option<ParsedBody>
                     s.skip_value()?;
                     // The small fields go through the same strict reader as the general path.
                     let mut de = serde_json::Deserializer::from_str(&text[start..s.i]);
-                    let value = StrictValue::new(k.to_string(), Some(&mut out.errors)).deserialize(&mut de).ok()?;
+                    let reading = RefCell::new(String::new());
+                    let value = StrictValue::top_level(k, &mut out.errors, &reading).deserialize(&mut de).ok()?;
                     de.end().ok()?;
                     out.top.insert(k.to_string(), value);
                 }

@@ -4,6 +4,7 @@
 use super::errors::FieldErrors;
 use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+use std::cell::RefCell;
 use std::fmt;
 
 /// Containers nested deeper than this are not read into the value. No field of the contract
@@ -21,15 +22,32 @@ pub(crate) struct StrictValue<'e> {
     /// `options` is ignored, as the contract says); without `errors` it fails the read instead,
     /// so two bodies that differ only down there never share a digest.
     pub depth: usize,
+    /// Keys this object may hold: any other is skipped unread (its value never parsed, so not
+    /// even a number beyond f64 can refuse it). Only the top of `options` has such a list.
+    known_keys: Option<&'static [&'static str]>,
+    /// The path of the value being read, kept up to date for a parse error: serde_json refuses a
+    /// number beyond f64 before any visitor sees it, and the error must name its own path.
+    reading: Option<&'e RefCell<String>>,
 }
 
 impl<'e> StrictValue<'e> {
     pub fn new(path: String, errors: Option<&'e mut FieldErrors>) -> Self {
-        StrictValue { path, errors, depth: 0 }
+        StrictValue { path, errors, depth: 0, known_keys: None, reading: None }
+    }
+
+    /// The value of top-level field `key` of a request: the keys directly under `options` that the
+    /// contract does not define are ignored, and `reading` follows the path being read.
+    pub fn top_level(key: &str, errors: &'e mut FieldErrors, reading: &'e RefCell<String>) -> Self {
+        let known_keys = (key == "options").then_some(super::OPTIONS_FIELDS);
+        reading.replace(key.to_string());
+        StrictValue { path: key.to_string(), errors: Some(errors), depth: 0, known_keys, reading: Some(reading) }
     }
 
     fn child(&mut self, path: String) -> StrictValue<'_> {
-        StrictValue { path, errors: self.errors.as_deref_mut(), depth: self.depth + 1 }
+        if let Some(r) = self.reading {
+            r.replace(path.clone());
+        }
+        StrictValue { path, errors: self.errors.as_deref_mut(), depth: self.depth + 1, known_keys: None, reading: self.reading }
     }
 
     /// Whether this container is past `MAX_DEPTH`: Ok(true) to skip it, an error without `errors`.
@@ -113,6 +131,10 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
         }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            if self.known_keys.is_some_and(|k| !k.contains(&key.as_str())) {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
             let path = match self.errors {
                 None => String::new(),
                 Some(_) if self.path.is_empty() => key.clone(),
