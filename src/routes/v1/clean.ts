@@ -29,6 +29,7 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
       });
       if (outcome.error) throw fromEngineError(outcome.error);
       const parts = outcome.parts!;
+      const assembling = performance.now();
       const members: JsonMember[] = [
         ['request_id', JSON.stringify(req.id)],
         ['freq', JSON.stringify(parts.freq)],
@@ -37,8 +38,9 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
       ];
       if (!isEmptyJsonArray(parts.warningsJson)) members.push(['warnings', parts.warningsJson]);
       members.push(['cleaning_report', parts.reportJson]);
-      reply.header('Server-Timing', serverTiming({ parse, clean: parts.cleanMs }));
-      return reply.code(200).type('application/json; charset=utf-8').send(spliceObject(members));
+      const body = spliceObject(members);
+      reply.header('Server-Timing', serverTiming({ parse, clean: parts.cleanMs, serialize: parts.serializeMs + performance.now() - assembling }));
+      return reply.code(200).type('application/json; charset=utf-8').send(body);
     } finally {
       slot.release();
     }
