@@ -97,4 +97,10 @@ fn raw_preset_checks_rows_against_the_maximum_context_first() {
     assert_eq!(err.code, ErrorCode::SeriesTooLong);
     assert_eq!(err.details["measured"], "rows");
     assert_eq!(err.details["max_context"], 4096);
+    // The top-level fields describe the entity listed first, as on the cleaned path.
+    let two: Vec<Row> = [hourly("a", 4100), hourly("b", 4200)].concat();
+    let err = run(&table(&two), Some("h"), 1, &raw()).unwrap_err();
+    assert_eq!((&err.details["unique_id"], &err.details["points"], &err.details["reason"]), (&json!("b"), &json!(4200), &json!("too_long")));
+    assert_eq!(err.details["series"], json!([{"unique_id": "b", "points": 4200}, {"unique_id": "a", "points": 4100}]));
+    assert_eq!(err.details["series_count"], 2);
 }

@@ -7,7 +7,8 @@ use super::entity::Outcome;
 use super::options::{ModelLimits, Resolved};
 use super::report;
 use super::stamps::{self, EntityStamps};
-use super::{covariates, entity, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
+use super::blocking::Block;
+use super::{covariates, entity, pipeline, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::RowTable;
 
@@ -17,20 +18,18 @@ rows of each entity strictly increasing and exactly one freq step apart, and eve
 Use the default preset to have the service repair the data.";
 
 /// `SERIES_TOO_LONG` for an entity with more rows than the maximum context (the raw preset
-/// measures rows: nothing is merged or dropped).
+/// measures rows: nothing is merged or dropped), with the details the cleaned path gives.
 pub fn check_rows(table: &RowTable, l: ModelLimits) -> Result<()> {
-    let mut long: Vec<(usize, &String)> =
-        (0..table.entity_count()).map(|e| (table.entity_rows(e).len(), &table.entities[e])).filter(|(n, _)| *n > l.max_context).collect();
-    if long.is_empty() {
-        return Ok(());
+    let blocks: Vec<Block> = (0..table.entity_count())
+        .map(|e| (e, table.entity_rows(e).len()))
+        .filter(|&(_, n)| n > l.max_context)
+        .map(|(e, n)| entity::too_long(&table.entities[e], n, "rows", l.max_context))
+        .collect();
+    if blocks.is_empty() {
+        Ok(())
+    } else {
+        Err(pipeline::block_error(&blocks))
     }
-    long.sort_by(|a, b| b.0.cmp(&a.0));
-    let series: Vec<Value> = long.iter().take(10).map(|(n, u)| json!({"unique_id": u, "points": n})).collect();
-    Err(HoraError::new(ErrorCode::SeriesTooLong, "an entity has more rows than the maximum context")
-        .with("measured", "rows")
-        .with("max_context", l.max_context)
-        .with("series", series)
-        .with("series_count", long.len()))
 }
 
 pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
