@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
+import { resolvePolicy } from '../src/policy/effective.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
+import { seasonalRows } from './helpers/series.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -85,9 +87,14 @@ describe('authentication', () => {
     expect((await post(bearer(t.key))).statusCode).toBe(200);
   });
 
-  it('a suspended org gets 403 ACCOUNT_SUSPENDED', async () => {
+  it('a suspended org gets 403 ACCOUNT_SUSPENDED and its keys work again once restored', async () => {
     await t.hora('org', 'update', 'acme', '--suspended', 'true');
     expectError(await post(bearer(t.key)), 403, 'ACCOUNT_SUSPENDED');
+    expectError(await post(bearer(t.key), '/v1/forecast', { series: seasonalRows('a', 48), h: 2, freq: 'h' }), 403, 'ACCOUNT_SUSPENDED');
+    // The keys stayed valid while suspended: the same key, unchanged, works after the restore.
+    await t.hora('org', 'update', 'acme', '--suspended', 'false');
+    expect((await post(bearer(t.key))).statusCode).toBe(200);
+    expect((await post(bearer(t.key), '/v1/forecast', { series: seasonalRows('a', 48), h: 2, freq: 'h' })).statusCode).toBe(200);
   });
 
   it('an org pending deletion gets 403 ORG_PENDING_DELETION until cancelled', async () => {
@@ -131,6 +138,84 @@ describe('authentication', () => {
       expect(test.statusCode).toBe(401);
     } finally {
       await other.close();
+    }
+  });
+});
+
+// Contract: preset and version "when omitted, resolved in this order: key default, organization
+// default, platform default"; source is request, key, org or platform. docs/decisions.md: each
+// field from the most specific level that sets it, source the most specific level that supplied
+// either.
+describe('key and org cleaning defaults feed effective_policy and its source', () => {
+  const series = seasonalRows('a', 48);
+  // Two missing hours: default repairs them, strict only proposes the repair (422).
+  const gapped = series.filter((_, i) => i < 20 || i >= 22);
+  const forecast = (key: string, body: Record<string, unknown> = {}) => post(bearer(key), '/v1/forecast', { series, h: 2, freq: 'h', ...body });
+  const clean = (key: string, body: Record<string, unknown> = {}) => post(bearer(key), '/v1/clean', { series, freq: 'h', ...body });
+  const policyOf = (res: { statusCode: number; body: string; json(): any }) => {
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    return res.json().effective_policy;
+  };
+  const keyWith = async (...defaults: string[]) => String((await t.hora('key', 'create', '--account', 'acct', '--name', 'defaults', ...defaults)).key);
+  const policy = (preset: string, version: string, source: string) => ({ id: `${preset}@${version}`, preset, version, source });
+
+  it('with no key default, the org default preset and version apply to forecast and /clean, source org', async () => {
+    await t.hora('org', 'update', 'acme', '--preset', 'strict', '--version', '2026-12');
+    const res = await forecast(t.key);
+    expect(policyOf(res)).toEqual(policy('strict', '2026-12', 'org'));
+    // The org's version is applied, not only reported: the deprecated version's warning.
+    expect(res.json().warnings).toContainEqual({ code: 'cleaning_version_deprecated' });
+    expect(policyOf(await clean(t.key))).toEqual(policy('strict', '2026-12', 'org'));
+    // The org's preset is applied: strict refuses the repair default would make.
+    const refused = await forecast(t.key, { series: gapped });
+    expect(refused.json().error).toMatchObject({ code: 'SERIES_DISCONTINUOUS', details: { reason: 'series_discontinuous' } });
+  });
+
+  it('an org default version alone applies with the platform preset, source org, and governs the knob check', async () => {
+    await t.hora('org', 'update', 'acme', '--version', '2026-10');
+    expect(policyOf(await forecast(t.key))).toEqual(policy('default', '2026-10', 'org'));
+    // Knobs need 2026-11: under the org's 2026-10 the request's knob is refused at step 5.
+    const knob = await forecast(t.key, { options: { cleaning: { impute_method: 'linear' } } });
+    expect(knob.json().error).toMatchObject({ code: 'CLEANING_OPTION_UNSUPPORTED', details: { requires_version: '2026-11' } });
+  });
+
+  it('a key default beats the org default field by field, source key', async () => {
+    await t.hora('org', 'update', 'acme', '--preset', 'strict', '--version', '2026-12');
+    const presetOnly = await keyWith('--preset', 'default');
+    expect(policyOf(await forecast(presetOnly))).toEqual(policy('default', '2026-12', 'key'));
+    expect(policyOf(await clean(presetOnly))).toEqual(policy('default', '2026-12', 'key'));
+    // The key's preset is applied: default repairs the gap that the org's strict refuses.
+    expect(policyOf(await forecast(presetOnly, { series: gapped }))).toEqual(policy('default', '2026-12', 'key'));
+    expect((await forecast(t.key, { series: gapped })).statusCode).toBe(422);
+    const versionOnly = await keyWith('--version', '2026-11');
+    expect(policyOf(await forecast(versionOnly))).toEqual(policy('strict', '2026-11', 'key'));
+    const both = await keyWith('--preset', 'default', '--version', '2026-13');
+    const res = await forecast(both);
+    expect(policyOf(res)).toEqual(policy('default', '2026-13', 'key'));
+    // The key's current version, not the org's deprecated one.
+    expect(res.json().warnings).toBeUndefined();
+  });
+
+  it('a field sent in the request beats both defaults, the other field still inherited, source request', async () => {
+    await t.hora('org', 'update', 'acme', '--preset', 'strict', '--version', '2026-12');
+    const presetOnly = await keyWith('--preset', 'default');
+    expect(policyOf(await forecast(presetOnly, { options: { cleaning: { version: '2026-13' } } }))).toEqual(policy('default', '2026-13', 'request'));
+    expect(policyOf(await forecast(presetOnly, { options: { cleaning: { preset: 'strict' } } }))).toEqual(policy('strict', '2026-12', 'request'));
+    expect(policyOf(await clean(t.key, { options: { cleaning: { preset: 'default' } } }))).toEqual(policy('default', '2026-12', 'request'));
+  });
+
+  it('resolvePolicy takes each field from the most specific level that sets it', () => {
+    const cases: Array<[Parameters<typeof resolvePolicy>[0], Parameters<typeof resolvePolicy>[1], ReturnType<typeof policy>]> = [
+      [undefined, { key: {}, org: {} }, policy('default', '2026-13', 'platform')],
+      [{}, { key: {}, org: { preset: 'strict' } }, policy('strict', '2026-13', 'org')],
+      [undefined, { key: {}, org: { version: '2026-11' } }, policy('default', '2026-11', 'org')],
+      [undefined, { key: { version: '2026-12' }, org: { preset: 'strict', version: '2026-11' } }, policy('strict', '2026-12', 'key')],
+      [undefined, { key: { preset: 'raw' }, org: {} }, policy('raw', '2026-13', 'key')],
+      [{ preset: 'raw' }, { key: { preset: 'strict' }, org: { version: '2026-10' } }, policy('raw', '2026-10', 'request')],
+      [{ version: '2026-11' }, { key: { preset: 'strict', version: '2026-12' }, org: { preset: 'default' } }, policy('strict', '2026-11', 'request')],
+    ];
+    for (const [cleaning, defaults, expected] of cases) {
+      expect(resolvePolicy(cleaning, defaults), JSON.stringify([cleaning, defaults])).toEqual(expected);
     }
   });
 });

@@ -45,8 +45,10 @@ const gapped = (id: string, n: number, gap: [number, number]): Row[] =>
   seasonalRows(id, n).filter((_, i) => i < gap[0] || i >= gap[1]);
 
 describe('POST /v1/clean', () => {
-  it('returns the report and the effective policy, and bills nothing', async () => {
+  it('returns the report and the effective policy, bills nothing and leaves the daily quota alone', async () => {
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
     const before = await t.hora('usage', 'acct');
+    const quotaBefore = await t.store.quotaUsed('acct', day);
     const { res, json } = await clean({ series: gapped('a', 60, [10, 13]), freq: 'h' });
     expect(res.statusCode).toBe(200);
     expect(json.effective_policy).toEqual({ id: 'default@2026-13', preset: 'default', version: '2026-13', source: 'platform' });
@@ -61,6 +63,25 @@ describe('POST /v1/clean', () => {
     expect(res.headers['x-ratelimit-policy']).toBe('clean-rpm');
     const after = await t.hora('usage', 'acct');
     expect(after.billed_points).toBe(before.billed_points);
+    // Recorded as a call with zero billable points, and nothing reserved from the daily quota.
+    expect((after.requests as any).clean).toBe((before.requests as any).clean + 1);
+    expect(after.input_data_points).toBe(before.input_data_points);
+    expect(await t.store.quotaUsed('acct', day)).toBe(quotaBefore);
+  });
+
+  it('while /clean is paused it answers 503 SERVICE_UNAVAILABLE with Retry-After; the forecast still runs', async () => {
+    const body = { series: seasonalRows('a', 48), freq: 'h' };
+    await t.hora('endpoint', 'pause', 'clean');
+    try {
+      const paused = await clean(body);
+      expectError(paused, 503, 'SERVICE_UNAVAILABLE');
+      expect(paused.json.error.retryable).toBe(true);
+      expect(Number(paused.res.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await forecast({ ...body, h: 2 })).res.statusCode).toBe(200);
+    } finally {
+      await t.hora('endpoint', 'resume', 'clean');
+    }
+    expect((await clean(body)).res.statusCode).toBe(200);
   });
 
   it('infers an omitted freq and reports its confidence', async () => {
@@ -109,6 +130,19 @@ describe('POST /v1/clean', () => {
     expect(inherited.json.error.details).toEqual({ field: 'options.cleaning.preset', allowed: ['default', 'strict'], source: 'key' });
     expect(inherited.json.error.message).toMatch(/key's default; send options.cleaning.preset/);
     expect((await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { preset: 'strict' } } }, String(k.key))).res.statusCode).toBe(200);
+  });
+
+  it('a refused raw preset names the level that set the preset, not the one that set the version', async () => {
+    await t.hora('org', 'create', 'rawco', '--preset', 'raw');
+    await t.hora('account', 'create', 'rawacct', '--org', 'rawco');
+    const k = await t.hora('key', 'create', '--account', 'rawacct', '--name', 'version only', '--version', '2026-12');
+    const byKey = await clean({ series: seasonalRows('a', 40), freq: 'h' }, String(k.key));
+    expectError(byKey, 422, 'CLEANING_OPTION_UNSUPPORTED');
+    expect(byKey.json.error.details.source).toBe('org');
+    expect(byKey.json.error.message).toMatch(/org's default/);
+    // A version sent alone makes effective_policy.source `request`; raw still came from the org.
+    const versionSent = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { version: '2026-13' } } }, String(k.key));
+    expect(versionSent.json.error.details.source).toBe('org');
   });
 
   it('an unknown preset on /clean lists only the presets /clean runs', async () => {

@@ -21,6 +21,29 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+/**
+ * Which of `needles` occur in the bytes kept on disk under the data directory: the database and
+ * any journal beside it. Read by a child process: opening and closing those files in this process,
+ * where a server may hold the database open, would drop that server's SQLite locks (POSIX locks
+ * belong to the process) and leave it reading a stale snapshot.
+ */
+async function storedContains(...needles: string[]): Promise<boolean[]> {
+  const script = `const fs = require('node:fs'), path = require('node:path');
+    const [dir, ...needles] = process.argv.slice(1);
+    const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const bytes = Buffer.concat(files.map((e) => fs.readFileSync(path.join(e.parentPath, e.name))));
+    process.stdout.write(JSON.stringify(needles.map((n) => bytes.includes(n))));`;
+  const { stdout } = await run(process.execPath, ['-e', script, dataDir, ...needles]);
+  return JSON.parse(stdout) as boolean[];
+}
+
+/** Only the key's digest is on disk: neither the key nor its random part is. */
+async function expectOnlyDigestStored(key: string) {
+  const secret = key.slice(key.indexOf('_live_') + '_live_'.length);
+  // The digest is found, so the search does see the stored key rows.
+  expect(await storedContains(digestKey(key), key, secret)).toEqual([true, false, false]);
+}
+
 async function hora(...args: string[]): Promise<{ code: number; out: any; err: any }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir } });
@@ -68,11 +91,17 @@ describe('npx hora', () => {
     expect(r.out.key).toMatch(/^hora_live_[A-Za-z0-9_-]{43}$/);
     expect(r.out).toMatchObject({ account: 'acct', org: 'acme', name: 'ci key', scopes: ['forecast:write'], preset: 'raw' });
     expect(r.out.key_id).toMatch(/^key_/);
+    await expectOnlyDigestStored(r.out.key);
     const noScopes = await hora('key', 'create', '--account', 'acct', '--name', 'none', '--scopes', '');
     expect(noScopes.out.scopes).toEqual([]);
     const two = await hora('key', 'create', '--account', 'acct', '--name', 'two', '--scopes', 'forecast:write,forecast:read');
     expect(two.out.scopes).toEqual(['forecast:write', 'forecast:read']);
     expect((await hora('key', 'create', '--account', 'acct', '--name', 'x'.repeat(65))).code).not.toBe(0);
+    // 1 to 64 characters: an empty name is refused, a single character is enough.
+    const empty = await hora('key', 'create', '--account', 'acct', '--name', '');
+    expect(empty.code).not.toBe(0);
+    expect(empty.err.error).toBeDefined();
+    expect((await hora('key', 'create', '--account', 'acct', '--name', 'k')).out.name).toBe('k');
     // 64 characters, counted as characters: 64 emoji (128 UTF-16 units) fit, 65 do not.
     expect((await hora('key', 'create', '--account', 'acct', '--name', '😀'.repeat(64))).code).toBe(0);
     expect((await hora('key', 'create', '--account', 'acct', '--name', '😀'.repeat(65))).code).not.toBe(0);
@@ -207,6 +236,9 @@ describe('a running server sees operator changes within one second', () => {
   it('the key digest, not the key, is what the store holds', async () => {
     const found = await app.store.findKeyByDigest(digestKey(key));
     expect(found?.key.keyId).toBe(keyId);
+    // Used by a running server too: nothing it wrote (the database, its journal) holds the key.
+    expect((await call()).status).toBe(200);
+    await expectOnlyDigestStored(key);
   });
 
   it('pause, suspension and revocation made by the CLI apply to the next request', async () => {

@@ -37,7 +37,7 @@ const base = (extra: Record<string, unknown> = {}, series: Row[] = seasonalRows(
 describe('a successful forecast', () => {
   it('returns h rows per entity on UTC stamps continuing the grid, matching the response schema', async () => {
     const series = [...seasonalRows('a', 72), ...seasonalRows('b', 48, 2)];
-    const { res, json } = await post({ series, h: 5, freq: 'h' });
+    const { res, json } = await post({ series, h: 5, freq: 'h' }, { 'x-request-id': 'trace-forecast-0001' });
     expect(res.statusCode).toBe(200);
     expect(forecastShape.Check(json), JSON.stringify([...forecastShape.Errors(json)].slice(0, 3))).toBe(true);
     expect(json.request_id).toBe(res.headers['x-request-id']);
@@ -57,8 +57,18 @@ describe('a successful forecast', () => {
       ['b', 48, 48, 0],
     ]);
     expect(json.warnings).toBeUndefined();
+    // point_quantile and quantile_report.point_forecast only when the request sent point_quantile.
+    expect(json).not.toHaveProperty('point_quantile');
+    expect(json.quantile_report).not.toHaveProperty('point_forecast');
     expect(json.cleaning_report.schema_version).toBe('cleaning_report/1');
-    expect(res.headers['x-ratelimit-policy']).toBeDefined();
+    // The success header set (contract: Endpoints), with this route's own rpm policy: the first
+    // request of the file, so the per-minute limit is the one closest to exhaustion.
+    expect(res.headers['x-client-request-id']).toBe('trace-forecast-0001');
+    expect(res.headers).toMatchObject({ 'x-ratelimit-limit': '100000', 'x-ratelimit-limit-type': 'rpm', 'x-ratelimit-policy': 'forecast-rpm' });
+    const remaining = Number(res.headers['x-ratelimit-remaining']);
+    expect(Number.isInteger(remaining) && remaining >= 0 && remaining < 100_000).toBe(true);
+    const reset = Number(res.headers['x-ratelimit-reset']);
+    expect(Number.isInteger(reset) && reset >= 1 && reset <= 60).toBe(true);
   });
 
   it('the alias hora resolves to hora-1.0 in the response', async () => {
@@ -89,6 +99,9 @@ describe('a successful forecast', () => {
 
   it('point_quantile serves that native quantile as y_hat and reports it', async () => {
     const median = (await post(base({ level: [40] }))).json;
+    // Without point_quantile neither the field nor point_forecast is sent, levels or not.
+    expect(median).not.toHaveProperty('point_quantile');
+    expect(median.quantile_report).not.toHaveProperty('point_forecast');
     const { json } = await post(base({ level: [40], point_quantile: 0.7 }));
     expect(json.point_quantile).toBe(0.7);
     expect(json.quantile_report.point_forecast).toEqual({ requested: 0.7, used: 0.7, method: 'native' });
@@ -104,6 +117,26 @@ describe('a successful forecast', () => {
     await post(base());
     const after = (await t.hora('usage', 'acct')) as any;
     expect(after.billed_points - before.billed_points).toBe(72 + 6);
+  });
+
+  it('bills the observed points fed to the model plus the forecast points, never the imputed slots', async () => {
+    // Three missing hours: the model gets 60 points, 57 of them observed.
+    const series = seasonalRows('a', 60).filter((_, i) => i < 10 || i >= 13);
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
+    const before = (await t.hora('usage', 'acct')) as any;
+    const quotaBefore = await t.store.quotaUsed('acct', day);
+    const { res, json } = await post({ series, h: 6, freq: 'h' });
+    expect(res.statusCode, JSON.stringify(json).slice(0, 300)).toBe(200);
+    expect(json.model_input[0]).toMatchObject({ context_points: 60, fed_points: 57 });
+    expect(json.usage).toMatchObject({ input_data_points: 57, forecast_data_points: 6 });
+    const after = (await t.hora('usage', 'acct')) as any;
+    expect([after.billed_points - before.billed_points, after.input_data_points - before.input_data_points, after.forecast_data_points - before.forecast_data_points]).toEqual([
+      57 + 6,
+      57,
+      6,
+    ]);
+    // The day's quota keeps what was billed, not the 60 slots the model saw.
+    expect((await t.store.quotaUsed('acct', day)) - quotaBefore).toBe(57 + 6);
   });
 
   it('unknown keys directly under options are ignored; X-Service-Region and router_strategy are accepted', async () => {
@@ -264,6 +297,61 @@ describe('validation order steps 3 to 6', () => {
     expect(r.json.error.details).toEqual({ points: 200_001, cap: 200_000 });
   });
 
+  /** 150,000 series rows (100 hourly entities with a covariate) plus `future` future_covariates rows. */
+  function withFutureRows(future: number, top: Record<string, unknown>): string {
+    const stamp = (k: number) => isoZ(Date.UTC(2024, 0, 1) + k * 3_600_000);
+    const series = Array.from({ length: 150_000 }, (_, i) => `{"unique_id":"e${i % 100}","ds":"${stamp(Math.floor(i / 100))}","y":1,"t":1}`);
+    const rows = Array.from({ length: future }, (_, i) => `{"unique_id":"e${i % 100}","ds":"${stamp(1500 + Math.floor(i / 100))}","t":2}`);
+    return `${JSON.stringify(top).slice(0, -1)},"series":[${series.join(',')}],"future_covariates":[${rows.join(',')}]}`;
+  }
+
+  it('the row cap counts future_covariates rows with the series rows (step 4 before step 5)', async () => {
+    // An unknown preset fails at step 5: reached only when the cap let the request through.
+    const top = { h: 1, freq: 'h', options: { cleaning: { preset: 'lenient' } } };
+    const over = await post(withFutureRows(50_001, top));
+    expectError(over, 422, 'POINTS_EXCEEDED');
+    expect(over.json.error.details).toEqual({ points: 200_001, cap: 200_000 });
+    expectError(await post(withFutureRows(50_000, top)), 422, 'CLEANING_OPTION_UNSUPPORTED');
+  });
+
+  it('a field error comes before the row cap (step 3 before step 4)', async () => {
+    const r = await post(withFutureRows(50_001, { h: 0, freq: 'h' }));
+    expectError(r, 422, 'VALIDATION_ERROR');
+    expect(r.json.error.details.errors).toEqual([expect.objectContaining({ field: 'h' })]);
+  });
+
+  it('the bounds of level, point_quantile and the accept and decline ids are enforced', async () => {
+    const fieldOf = (r: { json: Record<string, any> }) => r.json.error?.details?.errors?.[0]?.field;
+    const refused: Array<[Record<string, unknown>, string]> = [
+      [{ level: [0] }, 'level[0]'],
+      [{ level: [50, 100] }, 'level[1]'],
+      [{ point_quantile: 0.009 }, 'point_quantile'],
+      [{ point_quantile: 0.991 }, 'point_quantile'],
+      [{ point_quantile: 1 }, 'point_quantile'],
+      [{ options: { cleaning: { accept: ['a'.repeat(201)] } } }, 'options.cleaning.accept[0]'],
+      [{ options: { cleaning: { decline: ['d', 'd'.repeat(201)] } } }, 'options.cleaning.decline[1]'],
+      [{ options: { cleaning: { accept: Array.from({ length: 201 }, (_, i) => `id${i}`) } } }, 'options.cleaning.accept'],
+      [{ options: { cleaning: { decline: Array.from({ length: 201 }, (_, i) => `id${i}`) } } }, 'options.cleaning.decline'],
+    ];
+    for (const [extra, field] of refused) {
+      const r = await post(base(extra));
+      expectError(r, 422, 'VALIDATION_ERROR');
+      expect(fieldOf(r), JSON.stringify(extra).slice(0, 80)).toBe(field);
+    }
+    // The bounds themselves are allowed.
+    const allowed: Record<string, unknown>[] = [
+      { level: [1, 99] },
+      { point_quantile: 0.01 },
+      { point_quantile: 0.99 },
+      { options: { cleaning: { accept: Array.from({ length: 200 }, (_, i) => `${i}`.padEnd(200, 'x')) } } },
+      { options: { cleaning: { decline: Array.from({ length: 200 }, (_, i) => `${i}`.padEnd(200, 'x')) } } },
+    ];
+    for (const extra of allowed) {
+      const r = await post(base(extra));
+      expect(r.res.statusCode, JSON.stringify(r.json).slice(0, 300)).toBe(200);
+    }
+  });
+
   it('cleaning preset and version are checked before the model: CLEANING_OPTION_UNSUPPORTED, raw needs freq', async () => {
     expectError(await post(base({ model: 'nope', options: { cleaning: { preset: 'lenient' } } })), 422, 'CLEANING_OPTION_UNSUPPORTED');
     const old = await post(base({ options: { cleaning: { version: '2026-10', impute_method: 'linear' } } }));
@@ -295,6 +383,15 @@ describe('validation order steps 3 to 6', () => {
     const r = await post(base({}, [...hourlyRows('long', 4097, (i) => i), ...seasonalRows('ok', 30)]));
     expectError(r, 422, 'SERIES_TOO_LONG');
     expect(r.json.error.details).toMatchObject({ max_context: 4096, measured: 'timestamps', series_count: 1, series: [{ unique_id: 'long', points: 4097 }] });
+  });
+
+  it('SERIES_TOO_LONG lists at most 10 entities, longest first, and counts them all', async () => {
+    // 12 entities over the maximum, sent shortest first: e0 has 4,097 stamps, e11 has 4,108.
+    const series = Array.from({ length: 12 }, (_, e) => hourlyRows(`e${e}`, 4097 + e, (i) => i % 24)).flat();
+    const r = await post(base({}, series));
+    expectError(r, 422, 'SERIES_TOO_LONG');
+    expect(r.json.error.details).toMatchObject({ max_context: 4096, measured: 'timestamps', series_count: 12 });
+    expect(r.json.error.details.series).toEqual(Array.from({ length: 10 }, (_, k) => ({ unique_id: `e${11 - k}`, points: 4108 - k })));
   });
 
   it('the pre-cleaning SERIES_TOO_LONG comes before what cleaning would find in the same or another entity', async () => {
@@ -342,11 +439,17 @@ describe('validation order steps 3 to 6', () => {
   });
 
   it('no error response is billed and failed requests free their quota', async () => {
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
     const before = (await t.hora('usage', 'acct')) as any;
-    await post(base({ h: 1025 }));
-    await post(base({}, hourlyRows('short', 5, (i) => i)));
+    const quotaBefore = await t.store.quotaUsed('acct', day);
+    // Step 6, before any reservation.
+    expectError(await post(base({ h: 1025 })), 422, 'HORIZON_EXCEEDS_MODEL');
+    // Step 8, after the reservation of 5 rows + 6 points at step 7: it must be given back.
+    expectError(await post(base({}, hourlyRows('short', 5, (i) => i))), 422, 'SERIES_TOO_SHORT');
     const after = (await t.hora('usage', 'acct')) as any;
     expect(after.billed_points).toBe(before.billed_points);
+    expect(after.requests.forecast).toBe(before.requests.forecast);
+    expect(await t.store.quotaUsed('acct', day)).toBe(quotaBefore);
   });
 });
 

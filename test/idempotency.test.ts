@@ -3,7 +3,8 @@ import { DEPRECATION_HEADER_VALUE } from '../src/plugins/idempotency.js';
 import { canonicalDigest } from '../src/native.js';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { COMPRESS_MIN_BYTES } from '../src/store/outcome.js';
-import { bufferBody, TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
+import { bufferBody, TEST_FORECAST } from './helpers/routes.js';
+import { seasonalRows } from './helpers/series.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -183,6 +184,14 @@ describe('idempotency', () => {
   });
 
   it('401, 403 and 429 are not stored', async () => {
+    // A 401 to a known key (revoked): nothing is recorded under its scope.
+    const revoked = await t.hora('key', 'create', '--account', 'acct', '--name', 'to revoke');
+    await t.hora('key', 'revoke', String(revoked.key_id));
+    expect((await post({ 'idempotency-key': 'k-401' }, { n: 1 }, String(revoked.key))).statusCode).toBe(401);
+    const scope = { keyId: String(revoked.key_id), route: TEST_FORECAST, idempotencyKey: 'k-401' };
+    const found = await t.store.idempotencyBegin(scope, await canonicalDigest(Buffer.from('{"n":1}')), t.clock.now(), 1000);
+    expect(found.state).toBe('started');
+
     await t.hora('account', 'update', 'acct', '--suspended', 'true');
     expect((await post({ 'idempotency-key': 'k-403' }, { n: 1 })).statusCode).toBe(403);
     await t.hora('account', 'update', 'acct', '--suspended', 'false');
@@ -196,11 +205,19 @@ describe('idempotency', () => {
     expect(after.statusCode).toBe(200);
   });
 
-  it('records expire after 24 hours', async () => {
+  it('records are kept for 24 hours and expire after them', async () => {
     const first = await post({ 'idempotency-key': 'k-old' }, { n: 1 });
-    t.clock.advance(24 * 3600 * 1000 + 1000);
+    // One second before the 24 hours end: still replayed, and a different body is still refused.
+    t.clock.advance(24 * 3600 * 1000 - 1000);
+    const replay = await post({ 'idempotency-key': 'k-old' }, { n: 1 });
+    expect(replay.headers['x-idempotent-replayed']).toBe('true');
+    expect(replay.json().request_id).toBe(first.json().request_id);
+    expect((await post({ 'idempotency-key': 'k-old' }, { n: 2 })).json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // One second after (a replay does not extend the retention): the key runs a new request.
+    t.clock.advance(2000);
     const later = await post({ 'idempotency-key': 'k-old' }, { n: 2 });
     expect(later.statusCode).toBe(200);
+    expect(later.headers['x-idempotent-replayed']).toBeUndefined();
     expect(later.json().request_id).not.toBe(first.json().request_id);
   });
 
@@ -212,6 +229,30 @@ describe('idempotency', () => {
     }
     expect((await post({ 'idempotency-key': 'x'.repeat(255) }, {})).statusCode).toBe(200);
     expect((await post({ 'idempotency-key': ' spaces and ~ are printable' }, {})).statusCode).toBe(200);
+  });
+
+  it('on /v1/forecast a malformed key is judged after authentication and the account checks (step 1 order)', async () => {
+    const malformed = (key: string) => post({ 'idempotency-key': 'x'.repeat(256) }, '{not json', key, '/v1/forecast');
+    const outcome = async (key: string) => {
+      const res = await malformed(key);
+      return [res.statusCode, res.json().error.code];
+    };
+    expect(await outcome(`hora_live_${'x'.repeat(43)}`)).toEqual([401, 'INVALID_API_KEY']);
+    expect(await outcome('hora_test_abc')).toEqual([401, 'INVALID_API_KEY']);
+    const noScope = String((await t.hora('key', 'create', '--account', 'acct', '--name', 'n', '--scopes', '')).key);
+    expect(await outcome(noScope)).toEqual([403, 'INSUFFICIENT_SCOPE']);
+    await t.hora('endpoint', 'pause', 'forecast');
+    expect(await outcome(t.key)).toEqual([503, 'SERVICE_UNAVAILABLE']);
+    await t.hora('endpoint', 'resume', 'forecast');
+    await t.hora('account', 'update', 'acct', '--suspended', 'true');
+    expect(await outcome(t.key)).toEqual([403, 'ACCOUNT_SUSPENDED']);
+    await t.hora('account', 'update', 'acct', '--suspended', 'false');
+    await t.hora('org', 'update', 'acme', '--pending-deletion', 'true');
+    expect(await outcome(t.key)).toEqual([403, 'ORG_PENDING_DELETION']);
+    await t.hora('org', 'update', 'acme', '--pending-deletion', 'false');
+    // A key that passes every account check meets the header check, before its body is read.
+    const res = await malformed(t.key);
+    expect([res.statusCode, res.json().error.code, res.json().error.details.field]).toEqual([400, 'VALIDATION_ERROR', 'Idempotency-Key']);
   });
 
   it('the deprecated X-Idempotency-Key alone is used as the key and answered with a Deprecation header', async () => {
@@ -245,10 +286,17 @@ describe('idempotency', () => {
     expect(res.json().error.details.field).toBe('X-Idempotency-Key');
   });
 
-  it('/clean ignores Idempotency-Key', async () => {
-    const a = await post({ 'idempotency-key': 'c1' }, {}, t.key, TEST_CLEAN);
-    const b = await post({ 'idempotency-key': 'c1' }, { other: true }, t.key, TEST_CLEAN);
-    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
-    expect(b.headers['x-idempotent-replayed']).toBeUndefined();
+  it('/clean ignores Idempotency-Key: nothing replayed, no key reuse, no header check', async () => {
+    const body = { series: seasonalRows('a', 48), freq: 'h' };
+    const a = await post({ 'idempotency-key': 'c1' }, body, t.key, '/v1/clean');
+    const same = await post({ 'idempotency-key': 'c1' }, body, t.key, '/v1/clean');
+    const other = await post({ 'idempotency-key': 'c1' }, { ...body, series: seasonalRows('b', 48) }, t.key, '/v1/clean');
+    expect([a.statusCode, same.statusCode, other.statusCode], other.body.slice(0, 300)).toEqual([200, 200, 200]);
+    expect(same.headers['x-idempotent-replayed']).toBeUndefined();
+    expect(same.json().request_id).not.toBe(a.json().request_id);
+    expect(other.json().cleaning_report.series[0].unique_id).toBe('b');
+    // Not read at all: a value that would be malformed on the forecast is no 400 here.
+    expect((await post({ 'idempotency-key': '' }, body, t.key, '/v1/clean')).statusCode).toBe(200);
+    expect((await post({ 'x-idempotency-key': 'legacy' }, body, t.key, '/v1/clean')).headers.deprecation).toBeUndefined();
   });
 });

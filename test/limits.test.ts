@@ -4,12 +4,15 @@ import { buildApp } from '../src/app.js';
 import { requestLeaseMs } from '../src/plugins/lease.js';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
+import { seasonalRows } from './helpers/series.js';
 
 let t: TestApp;
 afterEach(async () => t?.close());
 
 const post = (body: unknown = {}, headers: Record<string, string> = {}, url = TEST_FORECAST, key = t.key) =>
   t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...bearer(key), ...headers }, payload: JSON.stringify(body) });
+
+const today = () => new Date(t.clock.now()).toISOString().slice(0, 10);
 
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-limit-type', 'x-ratelimit-policy'];
 
@@ -32,7 +35,11 @@ describe('requests per minute', () => {
     const retryAfter = Number(limited.headers['retry-after']);
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
     expect(t.control.runs).toBe(3);
-    // Rate-limited calls are not recorded: the next minute allows the full limit again.
+    // Rate-limited calls are not recorded: the minute's counter still holds the 3 calls allowed.
+    const window = Math.floor(t.clock.now() / 60_000) * 60_000;
+    expect((await post()).statusCode).toBe(429);
+    expect(await t.store.rpmPeek('acct', 'forecast-rpm', window)).toBe(3);
+    // The next minute allows the full limit again.
     t.clock.advance(60_000);
     for (let i = 0; i < 3; i++) expect((await post()).statusCode).toBe(200);
     expect((await post()).statusCode).toBe(429);
@@ -150,6 +157,20 @@ describe('daily point quota', () => {
     expect((await post({ reserve: 100 })).statusCode).toBe(200);
   });
 
+  it('a request in flight at UTC midnight is billed to the day whose quota it reserved', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '1000' });
+    const day = today();
+    const pending = post({ reserve: 300, settle: { input: 200, forecast: 50 }, gate: 'midnight' });
+    await waitFor(() => t.control.runs === 1);
+    const now = t.clock.now();
+    t.clock.advance(Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000 - now + 1000);
+    t.control.open('midnight');
+    expect((await pending).statusCode).toBe(200);
+    expect(await t.store.quotaUsed('acct', day)).toBe(250);
+    expect(await t.hora('usage', 'acct', '--day', day)).toMatchObject({ billed_points: 250, requests: { forecast: 1 } });
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0, requests: { forecast: 0 } });
+  });
+
   it('a reservation left by a process that died is returned at the next start once its lease has ended', async () => {
     t = await makeTestApp({ HORA_DAILY_POINTS: '100' });
     const day = new Date(t.clock.now()).toISOString().slice(0, 10);
@@ -208,9 +229,39 @@ describe('daily point quota', () => {
   });
 
   it('/clean is recorded with zero billable points and leaves the quota untouched', async () => {
-    t = await makeTestApp();
-    expect((await post({}, {}, TEST_CLEAN)).statusCode).toBe(200);
-    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0, requests: { clean: 1, forecast: 0 } });
+    // 48 rows would not fit in a quota of 10 points if /clean reserved any.
+    t = await makeTestApp({ HORA_DAILY_POINTS: '10' });
+    const res = await post({ series: seasonalRows('a', 48), freq: 'h' }, {}, '/v1/clean');
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0, input_data_points: 0, forecast_data_points: 0, requests: { clean: 1, forecast: 0 } });
+    expect(await t.store.quotaUsed('acct', today())).toBe(0);
+    // The whole quota is still there for a forecast: 8 rows + h 2 = 10 points (refused later, at step 8, as too short).
+    const forecast = await post({ series: seasonalRows('a', 8), h: 2, freq: 'h' }, {}, '/v1/forecast');
+    expect(forecast.json().error.code).toBe('SERIES_TOO_SHORT');
+  });
+
+  it('/v1/forecast reserves rows plus h times entities at step 7: after the model checks, before cleaning', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '70' });
+    const forecast = (body: Record<string, unknown>) => post({ freq: 'h', ...body }, {}, '/v1/forecast');
+    // 16 observed + 1 forecast point billed: 53 points left.
+    expect((await forecast({ series: seasonalRows('x', 16), h: 1 })).statusCode).toBe(200);
+    expect(await t.store.quotaUsed('acct', today())).toBe(17);
+    // Two entities of 24 rows and h = 3: 48 + 3 * 2 = 54 points, one more than is left.
+    const over = { series: [...seasonalRows('a', 24), ...seasonalRows('b', 24, 2)], h: 3 };
+    const limited = await forecast(over);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit_type: 'daily', policy: 'forecast-daily-points', requested_points: 54 } });
+    expect(limited.headers['x-ratelimit-policy']).toBe('forecast-daily-points');
+    // Step 6 first: an unknown model is refused before any reservation, even when it would not fit.
+    expect((await forecast({ ...over, model: 'gpt-ts' })).json().error.code).toBe('MODEL_NOT_AVAILABLE');
+    // Step 8 after: data that cleaning would refuse (an entity of 8 points) still meets the quota first.
+    const tooShort = await forecast({ series: [...seasonalRows('a', 40), ...seasonalRows('short', 8, 2)], h: 3 });
+    expect([tooShort.statusCode, tooShort.json().error.details.requested_points]).toEqual([429, 54]);
+    expect(await t.store.quotaUsed('acct', today())).toBe(17);
+    // 47 rows + 3 * 2 = 53 fits exactly, and is billed in full (every row observed).
+    const fits = await forecast({ series: [...seasonalRows('a', 24), ...seasonalRows('b', 23, 2)], h: 3 });
+    expect(fits.statusCode, fits.body.slice(0, 300)).toBe(200);
+    expect(await t.store.quotaUsed('acct', today())).toBe(70);
   });
 
   it('usage --day reads another UTC day', async () => {
@@ -232,6 +283,28 @@ describe('capacity', () => {
     t.control.open('c');
     expect((await held).statusCode).toBe(200);
     expect((await post({}, {}, TEST_CLEAN)).statusCode).toBe(200);
+  });
+
+  it('the real /v1/clean takes a slot of the shared cleaning capacity and gives it back, on success and on error', async () => {
+    t = await makeTestApp({ HORA_CLEAN_CAPACITY: '1', HORA_CLEAN_RPM: '100' });
+    const body = { series: seasonalRows('a', 48), freq: 'h' };
+    // Another account's dry run holds the only slot: capacity is shared by all accounts.
+    await t.hora('account', 'create', 'other', '--org', 'acme');
+    const otherKey = String((await t.hora('key', 'create', '--account', 'other', '--name', 'k')).key);
+    const held = post({ gate: 'slot' }, {}, TEST_CLEAN, otherKey);
+    await waitFor(() => t.app.capacity.cleaning.running === 1);
+    const busy = await post(body, {}, '/v1/clean');
+    expect(busy.statusCode).toBe(503);
+    expect(busy.json().error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true });
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0);
+    t.control.open('slot');
+    expect((await held).statusCode).toBe(200);
+    // One slot, three calls in a row: each gives it back, the one refused by the cleaning too.
+    expect((await post(body, {}, '/v1/clean')).statusCode).toBe(200);
+    const refused = await post({ series: seasonalRows('a', 10), freq: 'h', model: 'hora' }, {}, '/v1/clean');
+    expect(refused.json().error.code).toBe('SERIES_TOO_SHORT');
+    expect((await post(body, {}, '/v1/clean')).statusCode).toBe(200);
+    expect(t.app.capacity.cleaning.running).toBe(0);
   });
 
   it('model runs beyond the slots and the wait queue answer 503 MODEL_BUSY with Retry-After', async () => {

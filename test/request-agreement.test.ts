@@ -1,65 +1,106 @@
 // The addon's one-pass validator (rows) plus the top-level checks must accept and refuse exactly
-// what the typebox request schema, the contract's description, accepts and refuses.
+// what the typebox request schema, the contract's description, accepts and refuses, and both must
+// give each body the verdict the contract gives it.
 import { describe, expect, it } from 'vitest';
 import { Compile } from 'typebox/compile';
 import { ForecastRequest } from '../src/schemas/request.js';
 import { parseAndValidate } from '../src/validation/body.js';
+import { jsonPointerToPath, type ApiError } from '../src/errors.js';
 
 const schema = Compile(ForecastRequest);
 const row = (extra: Record<string, unknown> = {}) => ({ unique_id: 'a', ds: '2024-01-01T00:00:00Z', y: 1, ...extra });
 const ok = (extra: Record<string, unknown> = {}) => ({ series: [row(), row({ ds: '2024-01-01T01:00:00Z', y: null })], h: 2, ...extra });
 const covariates = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, i]));
 
-const corpus: Array<[string, unknown]> = [
-  ['minimal', ok()],
-  ['every field', ok({ model: 'hora', model_options: { nonnegative: 'auto', flip_average: false }, freq: 'h', level: [80, 90], quantile_policy: 'strict', point_quantile: 0.7, clean_series: false, clean_exog: true, options: { timezone: 'Europe/Berlin', ds_format: 'dmy', gap_split_min_steps: 0, router_strategy: 'fast', cleaning: { preset: 'strict', version: '2026-12', accept: ['d1'], decline: [], impute_method: 'linear', seasonal_period: 24, nonnegative: true, bounds: { lower: 0, upper: 9 }, structural_zero: false, business_days: false, long_gap: 'mask' } } })],
-  ['unknown keys under options', ok({ options: { whatever: { deep: 1 } } })],
-  ['covariates of every scalar type', ok({ series: [row({ a: 1, b: 'x', c: true, d: null })] })],
-  ['eight covariate columns', ok({ series: [row(covariates(8))] })],
-  ['future covariates', ok({ series: [row({ t: 1 })], future_covariates: [{ unique_id: 'a', ds: '2024-01-02', t: 2 }] })],
-  ['missing series', { h: 1 }],
-  ['empty series', { series: [], h: 1 }],
-  ['series not an array', { series: { a: 1 }, h: 1 }],
-  ['row not an object', { series: [1], h: 1 }],
-  ['unique_id a number', ok({ series: [row({ unique_id: 5 })] })],
-  ['ds null', ok({ series: [row({ ds: null })] })],
-  ['y a string', ok({ series: [row({ y: '1' })] })],
-  ['y missing', ok({ series: [{ unique_id: 'a', ds: 'x' }] })],
-  ['nine covariate columns', ok({ series: [row(covariates(9))] })],
-  ['nine future covariate columns', ok({ series: [row(covariates(8))], future_covariates: [{ unique_id: 'a', ds: '2024-01-02', ...covariates(9) }] })],
-  ['a nested covariate', ok({ series: [row({ c: { x: 1 } })] })],
-  ['an unknown top-level field', ok({ horizon: 3 })],
-  ['an unknown cleaning option', ok({ options: { cleaning: { imputer: 'x' } } })],
-  ['h zero', ok({ h: 0 })],
-  ['h a string', ok({ h: '2' })],
-  ['h missing', { series: [row()] }],
-  ['a level of 0', ok({ level: [0] })],
-  ['an unknown quantile policy', ok({ quantile_policy: 'closest' })],
-  ['an unknown model option', ok({ model_options: { temperature: 1 } })],
-  ['nonnegative not auto or boolean', ok({ model_options: { nonnegative: 'sometimes' } })],
-  ['nonnegative as the string "true"', ok({ model_options: { nonnegative: 'true' } })],
-  ['point_quantile of 1', ok({ point_quantile: 1 })],
-  ['an unknown router strategy', ok({ options: { router_strategy: 'turbo' } })],
-  ['too many accept ids', ok({ options: { cleaning: { accept: Array.from({ length: 201 }, (_, i) => `d${i}`) } } })],
-  ['a future row with y', ok({ series: [row({ t: 1 })], future_covariates: [{ unique_id: 'a', ds: 'x', t: 1, y: 2 }] })],
-  ['a future row with a numeric id', ok({ series: [row({ t: 1 })], future_covariates: [{ unique_id: 1, ds: 'x', t: 1 }] })],
-  ['a future row without ds', ok({ series: [row({ t: 1 })], future_covariates: [{ unique_id: 'a', t: 1 }] })],
-  ['a body that is an array', [ok()]],
+/** The verdict a body must get: accepted, or refused with this code naming this field. */
+type Verdict = 'valid' | { code: string; field: string };
+const invalid = (field: string): Verdict => ({ code: 'VALIDATION_ERROR', field });
+const futureInvalid = (field: string): Verdict => ({ code: 'FUTURE_COVARIATES_INVALID', field });
+
+const corpus: Array<[string, unknown, Verdict]> = [
+  ['minimal', ok(), 'valid'],
+  ['every field', ok({ model: 'hora', model_options: { nonnegative: 'auto', flip_average: false }, freq: 'h', level: [80, 90], quantile_policy: 'strict', point_quantile: 0.7, clean_series: false, clean_exog: true, options: { timezone: 'Europe/Berlin', ds_format: 'dmy', gap_split_min_steps: 0, router_strategy: 'fast', cleaning: { preset: 'strict', version: '2026-12', accept: ['d1'], decline: [], impute_method: 'linear', seasonal_period: 24, nonnegative: true, bounds: { lower: 0, upper: 9 }, structural_zero: false, business_days: false, long_gap: 'mask' } } }), 'valid'],
+  ['unknown keys under options', ok({ options: { whatever: { deep: 1 } } }), 'valid'],
+  ['covariates of every scalar type', ok({ series: [row({ a: 1, b: 'x', c: true, d: null })] }), 'valid'],
+  ['eight covariate columns', ok({ series: [row(covariates(8))] }), 'valid'],
+  ['future covariates', ok({ series: [row({ t: 1 })], future_covariates: [{ unique_id: 'a', ds: '2024-01-02', t: 2 }] }), 'valid'],
+  ['nonnegative as the string "true"', ok({ model_options: { nonnegative: 'true' } }), 'valid'],
+  ['the bounds of level, point_quantile and the ids', ok({ level: [1, 99], point_quantile: 0.01, options: { cleaning: { accept: Array.from({ length: 200 }, () => 'd'.repeat(200)) } } }), 'valid'],
+  ['missing series', { h: 1 }, invalid('series')],
+  ['empty series', { series: [], h: 1 }, invalid('series')],
+  ['series not an array', { series: { a: 1 }, h: 1 }, invalid('series')],
+  ['row not an object', { series: [1], h: 1 }, invalid('series[0]')],
+  ['unique_id a number', ok({ series: [row({ unique_id: 5 })] }), invalid('series[0].unique_id')],
+  ['ds null', ok({ series: [row({ ds: null })] }), invalid('series[0].ds')],
+  ['y a string', ok({ series: [row({ y: '1' })] }), invalid('series[0].y')],
+  ['y missing', ok({ series: [{ unique_id: 'a', ds: 'x' }] }), invalid('series[0].y')],
+  ['nine covariate columns', ok({ series: [row(covariates(9))] }), invalid('series[0].c8')],
+  ['nine future covariate columns', ok({ series: [row(covariates(8))], future_covariates: [{ unique_id: 'a', ds: '2024-01-02', ...covariates(9) }] }), invalid('future_covariates[0].c8')],
+  ['a nested covariate', ok({ series: [row({ c: { x: 1 } })] }), invalid('series[0].c')],
+  ['an unknown top-level field', ok({ horizon: 3 }), invalid('horizon')],
+  ['an unknown cleaning option', ok({ options: { cleaning: { imputer: 'x' } } }), invalid('options.cleaning.imputer')],
+  ['h zero', ok({ h: 0 }), invalid('h')],
+  ['h a string', ok({ h: '2' }), invalid('h')],
+  ['h missing', { series: [row()] }, invalid('h')],
+  ['a level of 0', ok({ level: [0] }), invalid('level[0]')],
+  ['a level of 100', ok({ level: [50, 100] }), invalid('level[1]')],
+  ['an unknown quantile policy', ok({ quantile_policy: 'closest' }), invalid('quantile_policy')],
+  ['an unknown model option', ok({ model_options: { temperature: 1 } }), invalid('model_options.temperature')],
+  ['nonnegative not auto or boolean', ok({ model_options: { nonnegative: 'sometimes' } }), invalid('model_options.nonnegative')],
+  ['point_quantile of 1', ok({ point_quantile: 1 }), invalid('point_quantile')],
+  ['point_quantile below 0.01', ok({ point_quantile: 0.009 }), invalid('point_quantile')],
+  ['an unknown router strategy', ok({ options: { router_strategy: 'turbo' } }), invalid('options.router_strategy')],
+  ['too many accept ids', ok({ options: { cleaning: { accept: Array.from({ length: 201 }, (_, i) => `d${i}`) } } }), invalid('options.cleaning.accept')],
+  ['an accept id of 201 characters', ok({ options: { cleaning: { accept: ['d'.repeat(201)] } } }), invalid('options.cleaning.accept[0]')],
+  ['a decline id of 201 characters', ok({ options: { cleaning: { decline: ['d', 'd'.repeat(201)] } } }), invalid('options.cleaning.decline[1]')],
+  ['a future row with y', ok({ series: [row({ t: 1 })], future_covariates: [{ unique_id: 'a', ds: 'x', t: 1, y: 2 }] }), futureInvalid('future_covariates[0].y')],
+  ['a future row with a numeric id', ok({ series: [row({ t: 1 })], future_covariates: [{ unique_id: 1, ds: 'x', t: 1 }] }), futureInvalid('future_covariates[0].unique_id')],
+  ['a future row without ds', ok({ series: [row({ t: 1 })], future_covariates: [{ unique_id: 'a', t: 1 }] }), futureInvalid('future_covariates[0].ds')],
+  ['a body that is an array', [ok()], invalid('body')],
 ];
 
+/** The service's verdict: the addon's parse plus the top-level checks. */
+async function serviceVerdict(body: unknown): Promise<Verdict> {
+  return parseAndValidate(Buffer.from(JSON.stringify(body)), true).then(
+    () => 'valid' as const,
+    (e: ApiError) => {
+      const details = e.details as { field?: string; errors?: Array<{ field: string }> } | undefined;
+      return { code: e.code, field: details?.errors?.[0]?.field ?? details?.field ?? '' };
+    },
+  );
+}
+
+/** The fields the schema's errors name: the path of each error, a missing property's own path. */
+function schemaFields(body: unknown): string[] {
+  return [...schema.Errors(body)].map((issue) => {
+    const { instancePath, params } = issue as unknown as { instancePath: string; params: { requiredProperties?: string[] } };
+    const path = jsonPointerToPath(instancePath);
+    const missing = params.requiredProperties?.[0];
+    if (missing !== undefined) return path === '' ? missing : `${path}.${missing}`;
+    return path === '' ? 'body' : path;
+  });
+}
+
+// Every case states its verdict, checked on both sides: a change that made both sides accept
+// (or refuse) a body differently from the contract still fails here.
 describe('the Rust validator and the typebox request schema agree', () => {
-  for (const [name, body] of corpus) {
+  for (const [name, body, expected] of corpus) {
     it(name, async () => {
-      const accepted = await parseAndValidate(Buffer.from(JSON.stringify(body)), true).then(
-        () => true,
-        () => false,
-      );
-      expect(accepted).toBe(schema.Check(body));
+      expect(await serviceVerdict(body)).toEqual(expected);
+      expect(schema.Check(body)).toBe(expected === 'valid');
+      if (expected !== 'valid') {
+        // The schema refuses it at the same field, or at the object holding it (a row's column count).
+        const fields = schemaFields(body);
+        expect(
+          fields.some((f) => f === expected.field || (f !== 'body' && (expected.field.startsWith(`${f}.`) || expected.field.startsWith(`${f}[`)))),
+          `${expected.field} in ${JSON.stringify(fields)}`,
+        ).toBe(true);
+      }
     });
   }
 
   it('the corpus holds both valid and invalid bodies', () => {
-    const verdicts = corpus.map(([, body]) => schema.Check(body));
+    const verdicts = corpus.map(([, , expected]) => expected === 'valid');
     expect(verdicts.filter(Boolean).length).toBeGreaterThanOrEqual(5);
     expect(verdicts.filter((v) => !v).length).toBeGreaterThanOrEqual(20);
   });
