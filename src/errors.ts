@@ -186,15 +186,6 @@ export function envelopeJson(err: ApiError, requestId: string): string {
 interface FastifyLikeError {
   code?: unknown;
   statusCode?: unknown;
-  validation?: unknown;
-  validationContext?: unknown;
-}
-
-interface ValidationIssue {
-  instancePath?: string;
-  keyword?: string;
-  message?: string;
-  params?: Record<string, unknown>;
 }
 
 /** The contract caps `details.errors[]` at 10 entries. */
@@ -212,33 +203,6 @@ export function jsonPointerToPath(pointer: string): string {
   return out;
 }
 
-function joinPath(base: string, name: string): string {
-  return base === '' ? name : `${base}.${name}`;
-}
-
-function issueFields(issue: ValidationIssue): string[] {
-  const base = jsonPointerToPath(issue.instancePath ?? '');
-  const p = issue.params ?? {};
-  // AJV names one property; TypeBox lists several.
-  const named = [p.missingProperty, p.additionalProperty].filter((v): v is string => typeof v === 'string');
-  const listed = [p.requiredProperties, p.additionalProperties].flatMap((v) => (Array.isArray(v) ? v.filter((s) => typeof s === 'string') : []));
-  const names = [...named, ...listed];
-  return names.length > 0 ? names.map((n) => joinPath(base, n)) : [base === '' ? '(body)' : base];
-}
-
-/** Fastify schema-validation issues -> `details.errors[]` (at most 10). */
-export function validationDetails(issues: ValidationIssue[]): { errors: Array<{ field: string; message: string }> } {
-  const errors: Array<{ field: string; message: string }> = [];
-  for (const issue of issues) {
-    const message = issue.keyword === 'additionalProperties' ? 'field is not part of the contract' : (issue.message ?? 'invalid value');
-    for (const field of issueFields(issue)) {
-      if (errors.length >= MAX_VALIDATION_ERRORS) return { errors };
-      errors.push({ field, message });
-    }
-  }
-  return { errors };
-}
-
 /**
  * Maps every thrown thing to a contract error: ApiError as is, Fastify's own errors to the
  * matching code, anything else to 500 INTERNAL_SERVER_ERROR (its message is not shown).
@@ -246,14 +210,6 @@ export function validationDetails(issues: ValidationIssue[]): { errors: Array<{ 
 export function toApiError(err: unknown, limits: { bodyLimitBytes: number; maxRows: number }): ApiError {
   if (err instanceof ApiError) return err;
   const e = (typeof err === 'object' && err !== null ? err : {}) as FastifyLikeError;
-  if (Array.isArray(e.validation)) {
-    const issues = e.validation as ValidationIssue[];
-    if (e.validationContext === 'body') {
-      return new ApiError('VALIDATION_ERROR', 'The request body does not match the contract.', validationDetails(issues));
-    }
-    const field = issueFields(issues[0] ?? {})[0] ?? String(e.validationContext ?? 'request');
-    return headerValidationError(field, 'A request header is invalid.');
-  }
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       // The body is refused before it is read in full, so its rows are not counted (see docs/service.md).
