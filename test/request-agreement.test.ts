@@ -105,3 +105,19 @@ describe('the Rust validator and the typebox request schema agree', () => {
     expect(verdicts.filter((v) => !v).length).toBeGreaterThanOrEqual(20);
   });
 });
+
+describe('an unknown field', () => {
+  it('reads "is not a field of the request" from the addon (top level) and the typebox check (nested) alike', async () => {
+    const refused = await parseAndValidate(Buffer.from(JSON.stringify(ok({ horizon: 3, options: { cleaning: { imputer: 'x' } } }))), true).then(
+      () => undefined,
+      (e: ApiError) => e,
+    );
+    const errors = (refused?.details as { errors?: Array<{ field: string; message: string }> } | undefined)?.errors;
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        { field: 'horizon', message: 'is not a field of the request' },
+        { field: 'options.cleaning.imputer', message: 'is not a field of the request' },
+      ]),
+    );
+  });
+});

@@ -8,6 +8,9 @@ import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
 
 const topLevel = Compile(TopLevelFields);
 
+/** The message of an unknown field; the addon says the same of the top-level ones (ingest/body.rs). */
+const UNKNOWN_FIELD = 'is not a field of the request';
+
 interface Issue {
   keyword: string;
   instancePath: string;
@@ -25,7 +28,7 @@ export function topLevelErrors(top: unknown): FieldError[] {
     const field = jsonPointerToPath(issue.instancePath) || 'body';
     const message =
       issue.keyword === 'boolean'
-        ? 'is not a field of the contract'
+        ? UNKNOWN_FIELD
         : issue.keyword === 'enum'
           ? `must be one of ${JSON.stringify(issue.params.allowedValues)}`
           : issue.message;

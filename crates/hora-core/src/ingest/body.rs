@@ -30,6 +30,9 @@ pub const TOP_LEVEL_FIELDS: &[&str] = &[
 /// The keys the contract defines directly under `options`; any other is ignored unread.
 pub const OPTIONS_FIELDS: &[&str] = &["timezone", "ds_format", "gap_split_min_steps", "cleaning", "router_strategy"];
 
+/// The message of an unknown field; `src/validation/body.ts` says the same of the nested ones.
+const UNKNOWN_FIELD: &str = "is not a field of the request";
+
 /// A parsed body: the rows as columns, the small fields as JSON, and what was wrong with them.
 #[derive(Debug, Default)]
 pub struct ParsedBody {
@@ -180,7 +183,7 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
-                    out.errors.push(|| key.clone(), "is not a field of the request");
+                    out.errors.push(|| key.clone(), UNKNOWN_FIELD);
                 }
             }
         }
