@@ -82,6 +82,8 @@ export const readStamps = addon.readStampsTask;
 export const runLengthCheck = addon.runLengthCheckTask;
 export const checkQuantiles = addon.checkQuantiles;
 export const checkCleaningOptions = addon.checkCleaningOptions;
+/** The engine's cleaning policy table: versions (newest first) and the platform default. */
+export const cleaningPolicies = addon.cleaningPolicies;
 export const engineErrorCodes = addon.engineErrorCodes;
 /** The time engine's parse path over one `ds` column (benchmark and cross-check with src/time). */
 export const parseDsColumn = addon.parseDsColumn;

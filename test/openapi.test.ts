@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_FORECAST } from './helpers/routes.js';
 import { isoZ, seasonalRows } from './helpers/series.js';
+import { POLICY_VERSIONS } from '../src/policy/table.js';
+import { cleaningReportJsonSchema } from '../src/schemas/cleaning-report.js';
 
 let t: TestApp;
 let doc: any;
@@ -55,6 +57,15 @@ describe('the OpenAPI document', () => {
   it('GET /openapi.json serves the committed docs/openapi.json (npm run openapi rewrites it)', () => {
     const committed = JSON.parse(readFileSync(new URL('../docs/openapi.json', import.meta.url), 'utf8'));
     expect(doc).toEqual(committed);
+  });
+
+  it('the committed docs/cleaning-report.schema.json is the typebox report schema (npm run openapi rewrites it)', () => {
+    const committed = JSON.parse(readFileSync(new URL('../docs/cleaning-report.schema.json', import.meta.url), 'utf8'));
+    expect(committed).toEqual(cleaningReportJsonSchema());
+    // The document declares the same report: a report's fields are not open objects there.
+    const report = doc.components.schemas.CleanResponse.properties.cleaning_report;
+    expect(report.properties.series.items.required).toEqual(expect.arrayContaining(['freq', 'timezone']));
+    expect(report.properties.policy.properties.version.enum).toEqual([...POLICY_VERSIONS]);
   });
 
   it('lists the status codes the contract gives each route', () => {

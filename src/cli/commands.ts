@@ -2,18 +2,15 @@
 // printed on stdout, or throws CliError.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { generateKey } from '../store/keys.js';
+import { POLICY_VERSIONS, PRESETS, type PolicyVersion, type Preset } from '../policy/table.js';
 import {
   ENDPOINTS,
-  POLICY_VERSIONS,
-  PRESETS,
   StoreConflictError,
   StoreNotFoundError,
   type AccountRecord,
   type Endpoint,
   type KeyRecord,
   type OrgRecord,
-  type PolicyVersion,
-  type Preset,
   type Store,
 } from '../store/store.js';
 

@@ -1,7 +1,8 @@
 // Request and instance decorations shared by the plugins and the route handlers.
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import type { Endpoint, PolicyVersion, Preset, Store } from '../store/store.js';
+import type { PolicyVersion, Preset } from '../policy/table.js';
+import type { Endpoint, Store } from '../store/store.js';
 import type { Capacity } from './capacity.js';
 import type { IdempotencyState } from './idempotency.js';
 import type { Limits, QuotaReservation, RateLimitState } from './limits.js';

@@ -1,9 +1,10 @@
 // Validation order step 5: which cleaning preset and version apply (request, key, org, platform),
 // and whether the request's cleaning options are allowed under them. The policy table itself
-// (versions, knobs, deprecations) lives in the engine (crates/hora-core/src/clean/policy.rs).
+// (versions, knobs, deprecations) lives in the engine (crates/hora-core/src/clean/policy.rs), read
+// through ./table.ts.
 import { ApiError, fromEngineError } from '../errors.js';
 import { checkCleaningOptions as engineCheck } from '../native.js';
-import type { PolicyVersion, Preset } from '../store/store.js';
+import { CLEAN_PRESETS, DEFAULT_VERSION, type PolicyVersion, type Preset } from './table.js';
 import type { TopLevelFields } from '../schemas/request.js';
 
 export type PolicySource = 'request' | 'key' | 'org' | 'platform';
@@ -25,9 +26,7 @@ export interface CleaningDefaultsByLevel {
   org: Defaults;
 }
 
-/** The presets /clean runs: raw has no cleaning report to show. */
-const CLEAN_PRESETS: readonly Preset[] = ['default', 'strict'];
-const PLATFORM: Required<Defaults> = { preset: 'default', version: '2026-13' };
+const PLATFORM: Required<Defaults> = { preset: 'default', version: DEFAULT_VERSION };
 const ORDER: PolicySource[] = ['request', 'key', 'org', 'platform'];
 
 type Cleaning = NonNullable<NonNullable<TopLevelFields['options']>['cleaning']>;

@@ -2,6 +2,7 @@
 // description (OpenAPI, tests). At run time the rows are parsed by the addon; only the small
 // top-level fields are validated here (TopLevelFields).
 import { Type, type Static } from 'typebox';
+import { DEFAULT_VERSION, POLICY_VERSIONS, PRESETS } from '../policy/table.js';
 
 const Scalar = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]);
 
@@ -31,19 +32,6 @@ export const FutureCovariateRow = Type.Object(
   },
 );
 
-export const CleaningPresets = ['default', 'strict', 'raw'] as const;
-export const CleaningVersions = ['2026-13', '2026-12', '2026-11', '2026-10'] as const;
-/** Knobs available from policy 2026-11 on. */
-export const CleaningKnobs = [
-  'impute_method',
-  'seasonal_period',
-  'nonnegative',
-  'bounds',
-  'structural_zero',
-  'business_days',
-  'long_gap',
-] as const;
-
 /** The public model ids: the concrete one (`model_used`, the engine's `hora.name`) and its alias. */
 export const MODEL_IDS = ['hora-1.0', 'hora'] as const;
 
@@ -66,8 +54,12 @@ const DecisionIds = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 
 export const CleaningOptions = Type.Object(
   {
     // Unknown presets and versions are CLEANING_OPTION_UNSUPPORTED, not VALIDATION_ERROR: strings here.
-    preset: Type.Optional(Type.String({ description: 'default, strict or raw.' })),
-    version: Type.Optional(Type.String({ description: '2026-13 (default), 2026-12, 2026-11, 2026-10.' })),
+    preset: Type.Optional(Type.String({ description: `${PRESETS.join(', ')}; another value is 422 CLEANING_OPTION_UNSUPPORTED.` })),
+    version: Type.Optional(
+      Type.String({
+        description: `${POLICY_VERSIONS.map((v) => (v === DEFAULT_VERSION ? `${v} (default)` : v)).join(', ')}; another value is 422 CLEANING_OPTION_UNSUPPORTED.`,
+      }),
+    ),
     impute_method: Type.Optional(Type.Enum(['linear', 'seasonal', 'locf'], { default: 'linear', description: 'docs/cleaning-policy.md.' })),
     seasonal_period: Type.Optional(Type.Integer({ minimum: 2, maximum: 10_000, description: 'Steps; the default is the frequency\'s own period.' })),
     nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()])),
@@ -123,7 +115,7 @@ const HORIZON_RULE = `1 to ${H_FIELD_MAX} and at most the model's maximum horizo
 /** Every top-level field except the row arrays: what the service validates after the addon's parse. */
 export const TopLevelFields = Type.Object(
   {
-    model: Type.Optional(Type.String({ default: DEFAULTS.model, description: `${MODEL_IDS.join(' or its alias ')}.` })),
+    model: Type.Optional(Type.String({ default: DEFAULTS.model, description: `${MODEL_IDS.join(' or its alias ')}; another value is 422 MODEL_NOT_AVAILABLE.` })),
     model_options: Type.Optional(ModelOptions),
     // No maximum here: step 3 checks only the type and the lower bound. Above the field's 2048
     // or the model's maximum is HORIZON_EXCEEDS_MODEL at step 6, as the contract's field row says.
@@ -131,7 +123,10 @@ export const TopLevelFields = Type.Object(
     freq: Type.Optional(Type.String()),
     level: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 99 }))),
     quantile_policy: Type.Optional(Type.Enum(['nearest', 'strict'], { default: DEFAULTS.quantile_policy })),
-    point_quantile: Type.Optional(Type.Number({ minimum: 0.01, maximum: 0.99 })),
+    point_quantile: Type.Optional(
+      // multipleOf 0.001 would refuse 0.3 in binary floating point: the rule is said in words.
+      Type.Number({ minimum: 0.01, maximum: 0.99, description: 'At most 3 decimal places, else 422 VALIDATION_ERROR.' }),
+    ),
     clean_series: Type.Optional(Type.Boolean({ default: DEFAULTS.clean_series })),
     clean_exog: Type.Optional(Type.Boolean({ default: DEFAULTS.clean_exog })),
     options: Type.Optional(RequestOptions),

@@ -1,6 +1,7 @@
 // Response bodies as typebox schemas: the OpenAPI document and the tests' response checks.
 import { Type } from 'typebox';
 import { MODEL_IDS } from './request.js';
+import { CleaningReport } from './cleaning-report.js';
 
 export const ErrorEnvelope = Type.Object({
   error: Type.Object({
@@ -110,22 +111,6 @@ export const Warning = Type.Object(
   { additionalProperties: true },
 );
 
-/** cleaning_report/1: the top-level keys; docs/cleaning-report.schema.json has the full shape. */
-export const CleaningReport = Type.Object(
-  {
-    schema_version: Type.Literal('cleaning_report/1'),
-    policy: Type.Object({ id: Type.String() }, { additionalProperties: true }),
-    overall: Type.Object(
-      { series_count: Type.Integer(), input_points: Type.Integer(), output_points: Type.Integer() },
-      { additionalProperties: true },
-    ),
-    series: Type.Array(Type.Object({}, { additionalProperties: true })),
-    warnings: Type.Array(Type.Object({}, { additionalProperties: true })),
-    blocking: Type.Array(Type.Object({}, { additionalProperties: true })),
-    decisions: Type.Array(Type.Object({}, { additionalProperties: true })),
-  },
-  { additionalProperties: true },
-);
 
 export const ForecastResponse = Type.Object({
   request_id: Type.String({ pattern: '^req_' }),

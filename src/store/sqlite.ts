@@ -20,8 +20,6 @@ import {
   type NewKey,
   type OrgPatch,
   type OrgRecord,
-  type PolicyVersion,
-  type Preset,
   type QuotaHold,
   type QuotaResult,
   type RpmResult,
@@ -30,6 +28,7 @@ import {
   type UsageRow,
   type UsageSummary,
 } from './store.js';
+import type { PolicyVersion, Preset } from '../policy/table.js';
 
 type Row = Record<string, unknown>;
 

@@ -1,10 +1,7 @@
 // The store interface: everything the service keeps between requests. Methods are async so that a
 // shared store for several instances can implement the same interface; the SQLite one is local.
 
-export type Preset = 'default' | 'strict' | 'raw';
-export type PolicyVersion = '2026-13' | '2026-12' | '2026-11' | '2026-10';
-export const PRESETS: readonly Preset[] = ['default', 'strict', 'raw'];
-export const POLICY_VERSIONS: readonly PolicyVersion[] = ['2026-13', '2026-12', '2026-11', '2026-10'];
+import type { PolicyVersion, Preset } from '../policy/table.js';
 
 export type Endpoint = 'forecast' | 'clean';
 export const ENDPOINTS: readonly Endpoint[] = ['forecast', 'clean'];

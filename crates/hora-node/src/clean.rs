@@ -16,6 +16,22 @@ fn options_of(value: Value) -> std::result::Result<CleanOptions, HoraError> {
         .map_err(|e| HoraError::field("options", format!("cleaning options are out of range: {e}")))
 }
 
+/// The engine's cleaning policy table, as the service needs it: the versions (newest first) and
+/// the platform default. The service reads the table here instead of keeping its own copy.
+#[napi(object)]
+pub struct CleaningPolicies {
+    pub versions: Vec<String>,
+    pub default_version: String,
+}
+
+#[napi]
+pub fn cleaning_policies() -> CleaningPolicies {
+    CleaningPolicies {
+        versions: clean::policy::versions().into_iter().map(String::from).collect(),
+        default_version: clean::policy::DEFAULT_VERSION.to_string(),
+    }
+}
+
 /// Checks the cleaning options (resolved preset and version included) against the policy
 /// versions: `CLEANING_OPTION_UNSUPPORTED`, or a `VALIDATION_ERROR` for a knob value out of range.
 #[napi]

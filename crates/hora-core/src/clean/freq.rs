@@ -23,7 +23,11 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
     let (mut spec, echo, inferred, confidence) = match sent {
         Some(s) => {
             let spec = stamps::parse_freq(s, allow_b).map_err(|e| match e.code {
-                ErrorCode::FreqUnsupported if s == "B" => e.with("requires_version", "2026-11"),
+                ErrorCode::FreqUnsupported if s == "B" => {
+                    let v = super::policy::business_freq_version();
+                    HoraError { message: format!("B (business days) needs cleaning policy {v} or later and is not accepted by the raw preset"), ..e }
+                        .with("requires_version", v)
+                }
                 _ => e,
             })?;
             (spec, s.to_string(), None, vec![None; prepared.len()])

@@ -176,11 +176,11 @@ impl CleanOptions {
                 return Err(unsupported("nonnegative", format!("nonnegative '{v}' is not supported under {version}"))
                     .with("options", json!([v]))
                     .with("supported", json!(policy.nonnegative_values))
-                    .with("requires_version", policy::KNOBS_VERSION));
+                    .with("requires_version", policy::knobs_version()));
             }
             if let Some(first) = knobs.iter().find(|k| **k != "nonnegative") {
-                return Err(unsupported(first, format!("'{first}' requires cleaning policy {} or later", policy::KNOBS_VERSION))
-                    .with("requires_version", policy::KNOBS_VERSION));
+                return Err(unsupported(first, format!("'{first}' requires cleaning policy {} or later", policy::knobs_version()))
+                    .with("requires_version", policy::knobs_version()));
             }
         }
         for (field, ids) in [("accept", &self.accept), ("decline", &self.decline)] {

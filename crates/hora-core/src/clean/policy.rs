@@ -67,8 +67,21 @@ pub const POLICIES: [Policy; 4] = [
     },
 ];
 
-/// The first version that accepts the knobs (for `details.requires_version`).
-pub const KNOBS_VERSION: &str = "2026-11";
+/// The oldest version with `feature` (for `details.requires_version`): the table runs newest
+/// first, and a feature, once added, stays.
+pub fn first_version_with(feature: impl Fn(&Policy) -> bool) -> &'static str {
+    POLICIES.iter().rev().find(|p| feature(p)).map_or(DEFAULT_VERSION, |p| p.version)
+}
+
+/// The first version that accepts the knobs.
+pub fn knobs_version() -> &'static str {
+    first_version_with(|p| p.knobs)
+}
+
+/// The first version that accepts `B` (business days).
+pub fn business_freq_version() -> &'static str {
+    first_version_with(|p| p.business_freq)
+}
 
 pub fn find(version: &str) -> Option<&'static Policy> {
     POLICIES.iter().find(|p| p.version == version)

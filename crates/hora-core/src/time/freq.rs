@@ -69,8 +69,8 @@ impl Freq {
             "YE" | "Y" | "A" => FreqUnit::YearEnd,
             "B" => {
                 if !allow_business {
-                    return Err(unsupported(s, "B (business days) needs cleaning policy 2026-11 or later and is not accepted by the raw preset")
-                        .with("requires_version", "2026-11"));
+                    // The cleaning stage, which knows the policy table, adds the version B needs.
+                    return Err(unsupported(s, "B (business days) is not accepted by this cleaning policy or by the raw preset"));
                 }
                 if !num.is_empty() {
                     return Err(unsupported(s, "B takes no multiple"));
