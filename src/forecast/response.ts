@@ -2,11 +2,12 @@
 // are never turned into JavaScript objects or strings.
 import type { ForecastParts } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
-import { MODEL_IDS } from '../schemas/request.js';
 import { isEmptyJsonArray, spliceObject, type JsonMember } from '../serialize.js';
 
 export interface ResponseContext {
   requestId: string;
+  /** The loaded model's `hora.name` (the engine refuses a file named otherwise). */
+  modelUsed: string;
   policy: EffectivePolicy;
   latencyMs: number;
 }
@@ -20,7 +21,7 @@ export function forecastBody(parts: ForecastParts, ctx: ResponseContext): Buffer
   };
   const members: JsonMember[] = [
     ['request_id', JSON.stringify(ctx.requestId)],
-    ['model_used', JSON.stringify(MODEL_IDS[0])],
+    ['model_used', JSON.stringify(ctx.modelUsed)],
     ['freq', JSON.stringify(parts.freq)],
   ];
   if (parts.pointQuantile != null) members.push(['point_quantile', JSON.stringify(parts.pointQuantile)]);

@@ -1,23 +1,11 @@
 //! One ONNX Runtime session for hora-1.0, loaded at start-up.
 
-use super::spec::ModelSpec;
+use super::spec::{ModelSpec, METADATA_KEYS};
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use ort::value::TensorRef;
 use std::collections::HashMap;
 use std::sync::Mutex;
-
-const METADATA_KEYS: &[&str] = &[
-    "hora.name",
-    "hora.quantiles",
-    "hora.min_context",
-    "hora.max_context",
-    "hora.max_horizon",
-    "hora.native_horizon",
-    "hora.context_multiple",
-    "hora.recipe_hash",
-    "hora.spread_scale",
-];
 
 /// Why the model could not be loaded: one sentence for the operator.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

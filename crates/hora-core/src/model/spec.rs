@@ -6,6 +6,19 @@ use std::collections::HashMap;
 /// The model this service serves (`model_used` in every response).
 pub const MODEL_NAME: &str = "hora-1.0";
 
+/// Every custom metadata property `from_metadata` reads: the session fetches these by name.
+pub const METADATA_KEYS: &[&str] = &[
+    "hora.name",
+    "hora.quantiles",
+    "hora.min_context",
+    "hora.max_context",
+    "hora.max_horizon",
+    "hora.native_horizon",
+    "hora.context_multiple",
+    "hora.recipe_hash",
+    "hora.spread_scale",
+];
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSpec {
     pub name: String,
@@ -87,6 +100,15 @@ mod tests {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
+    }
+
+    #[test]
+    fn the_session_fetches_every_property_the_spec_reads() {
+        let mut all = props();
+        all.insert("hora.spread_scale".into(), "quarterly=1.35".into());
+        let fetched: HashMap<String, String> = all.iter().filter(|(k, _)| METADATA_KEYS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+        assert_eq!(ModelSpec::from_metadata(&fetched), ModelSpec::from_metadata(&all));
+        assert_eq!(fetched.len(), all.len());
     }
 
     #[test]
