@@ -29,7 +29,9 @@ interface Case {
 }
 
 function assertSame(c: Case, bytes: Buffer): void {
-  const a = parseDsColumn(bytes, c.zone).instants;
+  const out = parseDsColumn(bytes, c.zone);
+  if (!out.parsed) throw new Error(`${c.name}: the addon refused the stamps: ${out.error?.code} ${out.error?.message}`);
+  const a = out.parsed.instants;
   const j = parseDsJs(c.ds, c.zone).instants;
   if (a.length !== j.length) throw new Error(`${c.name}: lengths differ`);
   for (let i = 0; i < a.length; i++) {

@@ -2,6 +2,7 @@
 // (crates/hora-core/tests/data/time_cases.json; the Rust side runs it in tests/time_cases.rs).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { fromEngineError, type ApiError } from '../src/errors.js';
 import { parseDsColumn } from '../src/native.js';
 import { DsParseError, parseDsJs } from '../src/time/parse.js';
 
@@ -28,13 +29,20 @@ function micros(s: string): number {
   return Date.parse(s.slice(0, 19) + 'Z') * 1000 + frac;
 }
 
-function rustError(fn: () => unknown): { code: string; details: Record<string, unknown> } {
-  try {
-    fn();
-  } catch (e) {
-    return JSON.parse((e as Error).message);
-  }
-  throw new Error('expected the addon to refuse the input');
+/** The addon's refusal of `ds`, read as the service reads any engine error. */
+function rustError(ds: Buffer, tz: string | null): ApiError {
+  const out = parseDsColumn(ds, tz);
+  if (!out.error) throw new Error('expected the addon to refuse the input');
+  expect(out.parsed).toBeUndefined();
+  return fromEngineError(out.error);
+}
+
+/** The addon's parse of `ds`, which must succeed. */
+function rustParse(ds: Buffer, tz: string | null): NonNullable<ReturnType<typeof parseDsColumn>['parsed']> {
+  const out = parseDsColumn(ds, tz);
+  if (!out.parsed) throw new Error(`expected the addon to parse the input: ${out.error?.code} ${out.error?.message}`);
+  expect(out.error).toBeUndefined();
+  return out.parsed;
 }
 
 describe('the shared table of timestamp cases', () => {
@@ -54,15 +62,15 @@ describe('the shared table of timestamp cases', () => {
         }
         expect(jsErr).toBeInstanceOf(DsParseError);
         expect((jsErr as DsParseError).field).toBe(c.field);
-        const rust = rustError(() => parseDsColumn(buf, c.tz));
+        const rust = rustError(buf, c.tz);
         expect(rust.code).toBe(c.error);
-        const errors = rust.details.errors as { field: string }[] | undefined;
-        expect(errors?.[0]?.field ?? rust.details.field).toBe(c.field);
+        const errors = rust.details?.errors as { field: string }[] | undefined;
+        expect(errors?.[0]?.field ?? rust.details?.field).toBe(c.field);
         return;
       }
       const want = c.utc!.map(micros);
       const js = parseDsJs(c.ds, c.tz);
-      const rust = parseDsColumn(buf, c.tz);
+      const rust = rustParse(buf, c.tz);
       expect(Array.from(js.instants)).toEqual(want);
       expect(Array.from(rust.instants)).toEqual(want);
       expect(js.format).toBe(c.format);
@@ -74,8 +82,8 @@ describe('the shared table of timestamp cases', () => {
 
   it('an unknown zone name is refused by both paths as options.timezone', () => {
     expect(() => parseDsJs(['2024-01-01'], 'Mars/Olympus')).toThrow(DsParseError);
-    const rust = rustError(() => parseDsColumn(Buffer.from('2024-01-01'), 'Mars/Olympus'));
+    const rust = rustError(Buffer.from('2024-01-01'), 'Mars/Olympus');
     expect(rust.code).toBe('VALIDATION_ERROR');
-    expect((rust.details.errors as { field: string }[])[0]!.field).toBe('options.timezone');
+    expect((rust.details?.errors as { field: string }[])[0]!.field).toBe('options.timezone');
   });
 });

@@ -2,8 +2,8 @@
 //! TypeScript path. The `ds` column crosses as one UTF-8 buffer (values separated by `\n`), the
 //! way the request body reaches the engine, and instants come back as a typed array.
 
+use crate::errors::EngineError;
 use hora_core::time::{self, DayMonthOrder};
-use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -21,33 +21,43 @@ pub struct ParsedDs {
     pub explicit_offsets: Vec<String>,
 }
 
-/// The engine error as a JS error whose message is the JSON `{code, message, details}`.
-fn js_err(e: HoraError) -> Error {
-    let body = serde_json::json!({ "code": e.code.as_str(), "message": e.message, "details": e.details });
-    Error::new(Status::InvalidArg, body.to_string())
+/// The parse's outcome: the engine's refusal (a data-invalid code naming the row or
+/// `options.timezone`) or the parsed column, never both.
+#[napi(object)]
+pub struct ParsedDsOutcome {
+    pub error: Option<EngineError>,
+    pub parsed: Option<ParsedDs>,
 }
 
 /// Parses one entity's `ds` values joined by `\n`, in `timezone` (IANA name; UTC when omitted)
-/// with the optional day/month order `dmy` / `mdy`.
+/// with the optional day/month order `dmy` / `mdy`. A buffer that is not UTF-8 or another
+/// `ds_format` is the caller's mistake and throws, as a wrong argument type does.
 #[napi]
-pub fn parse_ds_column(ds: &[u8], timezone: Option<String>, ds_format: Option<String>) -> Result<ParsedDs> {
+pub fn parse_ds_column(ds: &[u8], timezone: Option<String>, ds_format: Option<String>) -> Result<ParsedDsOutcome> {
     let text = std::str::from_utf8(ds).map_err(|_| Error::new(Status::InvalidArg, "ds is not UTF-8"))?;
-    let zone = timezone.as_deref().map(time::parse_zone).transpose().map_err(js_err)?;
     let order = match ds_format.as_deref() {
         None => None,
         Some(s) => {
             Some(DayMonthOrder::parse(s).ok_or_else(|| Error::new(Status::InvalidArg, "ds_format is dmy or mdy"))?)
         }
     };
-    let rows = text.split('\n').enumerate().map(|(i, s)| (i as u32, s));
-    let p = time::parse_stamps(rows, zone, order).map_err(js_err)?;
-    Ok(ParsedDs {
-        instants: Float64Array::new(p.instants.iter().map(|&t| t as f64).collect()),
-        format: p.format.as_str().to_string(),
-        source: p.source.as_str().to_string(),
-        naive_rows: p.naive_rows as u32,
-        explicit_rows: p.explicit_rows as u32,
-        explicit_offsets: p.explicit_offsets,
+    let parsed = timezone.as_deref().map(time::parse_zone).transpose().and_then(|zone| {
+        let rows = text.split('\n').enumerate().map(|(i, s)| (i as u32, s));
+        time::parse_stamps(rows, zone, order)
+    });
+    Ok(match parsed {
+        Err(e) => ParsedDsOutcome { error: Some(e.into()), parsed: None },
+        Ok(p) => ParsedDsOutcome {
+            error: None,
+            parsed: Some(ParsedDs {
+                instants: Float64Array::new(p.instants.iter().map(|&t| t as f64).collect()),
+                format: p.format.as_str().to_string(),
+                source: p.source.as_str().to_string(),
+                naive_rows: p.naive_rows as u32,
+                explicit_rows: p.explicit_rows as u32,
+                explicit_offsets: p.explicit_offsets,
+            }),
+        },
     })
 }
 
