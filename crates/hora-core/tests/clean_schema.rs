@@ -1,5 +1,5 @@
 //! Every report the engine writes, on success and inside errors, validates against
-//! docs/cleaning-report.schema.json.
+//! docs/cleaning-report.schema.json (generated from src/schemas/cleaning-report.ts).
 //!
 //! The validator below covers exactly the keywords the schema uses; a test fails if the schema
 //! starts using another one, so the check cannot silently weaken.
@@ -8,9 +8,9 @@ mod clean_common;
 use clean_common::*;
 use serde_json::{json, Value};
 
-const KEYWORDS: [&str; 13] = [
+const KEYWORDS: [&str; 14] = [
     "$schema", "$id", "title", "type", "required", "additionalProperties", "properties", "items", "enum", "const",
-    "minimum", "maximum", "maxItems",
+    "minimum", "maximum", "maxItems", "anyOf",
 ];
 
 fn schema() -> Value {
@@ -32,6 +32,16 @@ fn type_ok(t: &str, v: &Value) -> bool {
 }
 
 fn validate(s: &Value, v: &Value, path: &str, errors: &mut Vec<String>) {
+    if let Some(alternatives) = s.get("anyOf").and_then(Value::as_array) {
+        let fits = |alt: &Value| {
+            let mut own = Vec::new();
+            validate(alt, v, path, &mut own);
+            own.is_empty()
+        };
+        if !alternatives.iter().any(fits) {
+            errors.push(format!("{path}: {v} matches none of {}", Value::Array(alternatives.clone())));
+        }
+    }
     if let Some(t) = s.get("type") {
         let ok = match t {
             Value::String(t) => type_ok(t, v),
@@ -101,6 +111,7 @@ fn keywords_used(s: &Value, out: &mut Vec<String>) {
             match k.as_str() {
                 "properties" => v.as_object().unwrap().values().for_each(|p| keywords_used(p, out)),
                 "items" => keywords_used(v, out),
+                "anyOf" => v.as_array().unwrap().iter().for_each(|a| keywords_used(a, out)),
                 _ => {}
             }
         }
@@ -132,6 +143,11 @@ fn the_validator_rejects_a_report_missing_a_required_field() {
     validate(&schema(), &report, "$", &mut errors);
     assert!(errors.iter().any(|e| e.contains("missing \"blocking\"")));
     assert!(errors.iter().any(|e| e.contains("decisions[0]")));
+    // A nullable field (anyOf) refuses what is neither of its types.
+    report["series"][0]["freq"]["confidence"] = json!("high");
+    let mut errors = Vec::new();
+    validate(&schema(), &report, "$", &mut errors);
+    assert!(errors.iter().any(|e| e.contains("series[0].freq.confidence")), "{errors:?}");
 }
 
 fn gapped(n: i64, gap: std::ops::Range<i64>) -> Vec<Row> {

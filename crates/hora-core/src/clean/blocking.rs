@@ -5,6 +5,10 @@ use serde_json::{json, Map, Value};
 use super::decisions::{Decision, DecisionId, Family, Status};
 use crate::error::{ErrorCode, HoraError};
 
+/// Entities an error's details list at most (`series[]` of the length codes, `entities[]` of
+/// `FREQ_AMBIGUOUS`): the contract's "at most 10".
+pub const LISTED_ENTITIES: usize = 10;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
     pub unique_id: String,

@@ -48,7 +48,7 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
                 let (spec, conf) =
                     stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| offsets_hint(e.with("unique_id", p.unique_id.clone()), p))?;
                 confidence.push(Some(conf));
-                if entities.len() < 10 {
+                if entities.len() < super::blocking::LISTED_ENTITIES {
                     entities.push(json!({"unique_id": p.unique_id, "freq": spec.canonical}));
                 }
                 if !distinct.contains(&spec.canonical) {

@@ -174,7 +174,7 @@ pub(super) fn block_error(blocks: &[Block]) -> HoraError {
     if length {
         let series: Vec<Value> = same
             .iter()
-            .take(10)
+            .take(blocking::LISTED_ENTITIES)
             .map(|b| json!({"unique_id": b.unique_id, "points": b.extra.get("points").cloned().unwrap_or(json!(0))}))
             .collect();
         err = err.with("series", series).with("series_count", same.len());
@@ -214,10 +214,7 @@ struct State<'a> {
 
 impl<'a> State<'a> {
     fn new(res: &'a Resolved, zone: &'a Zone, prepared: &'a [Prepared], input_points: usize) -> Self {
-        let mut warnings = Vec::new();
-        if res.policy.deprecated {
-            warnings.push(json!({"code": "cleaning_version_deprecated"}));
-        }
+        let warnings = res.policy.warnings();
         State {
             res,
             zone,

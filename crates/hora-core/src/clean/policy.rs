@@ -28,6 +28,17 @@ pub struct Policy {
 
 pub const DEFAULT_VERSION: &str = "2026-13";
 
+impl Policy {
+    /// The warnings the version itself adds to every request cleaned under it.
+    pub fn warnings(&self) -> Vec<serde_json::Value> {
+        if self.deprecated {
+            vec![serde_json::json!({"code": "cleaning_version_deprecated"})]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
 pub const POLICIES: [Policy; 4] = [
     Policy {
         version: "2026-13",

@@ -131,10 +131,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
             forecast_stamps: o.forecast_stamps,
         });
     }
-    let mut warnings = Vec::new();
-    if res.policy.deprecated {
-        warnings.push(json!({"code": "cleaning_version_deprecated"}));
-    }
+    let mut warnings = res.policy.warnings();
     warnings.extend(unused);
     Ok(Cleaned {
         freq: freq_str.to_string(),
