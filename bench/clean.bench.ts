@@ -74,7 +74,7 @@ export async function run(): Promise<string> {
   const data = messy();
   const step = HOUR_MS * 1000;
 
-  // Kernel: correctness first, then time, alternating the order.
+  // Kernel: correctness first, then time.
   const native = regridImputeKernel(data.stamps, data.values, data.indptr, step);
   const js = regridImpute(data.stamps, data.values, data.indptr, step);
   if (!sameGrids(native, js)) throw new Error('the addon kernel and the JS path disagree');

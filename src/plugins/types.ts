@@ -43,7 +43,7 @@ declare module 'fastify' {
     capacity: Capacity;
     /** Connections and their requests in flight, for a graceful shutdown (src/shutdown.ts). */
     connections: Connections;
-    /** Counts a request whose body was refused for its size toward the per-minute limit (once). */
+    /** Counts a request whose body was refused while parsing (its size, media type or encoding) toward the per-minute limit (once). */
     countRefusedBody(req: FastifyRequest): Promise<void>;
   }
   interface FastifyRequest {

@@ -1,5 +1,6 @@
 // Test-only routes, registered through buildApp overrides, that drive the plugins the way the
-// real forecast and clean handlers will (quota, capacity, ApiError), before those routes exist.
+// real forecast and clean handlers do (quota, capacity, ApiError), with knobs a test sets per
+// request (gates, a reservation, a failure after it) that the real routes cannot offer.
 import type { FastifyInstance } from 'fastify';
 import { ApiError, type ErrorCode } from '../../src/errors.js';
 

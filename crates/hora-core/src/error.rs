@@ -1,7 +1,7 @@
 //! The contract's error codes as they leave the engine.
 //!
 //! HTTP status, category and retryable live in the service's registry (`src/errors.ts`);
-//! a test checks that both sides list the same codes.
+//! a test checks that every code the engine can raise is in that registry.
 
 use serde_json::{Map, Value};
 

@@ -13,7 +13,8 @@ pub const LISTED_ENTITIES: usize = 10;
 pub struct Block {
     pub unique_id: String,
     pub code: ErrorCode,
-    /// `health_critical`, `cleaning_required`, `trailing_gap_too_long` or `limit`.
+    /// `health_critical`, `cleaning_required`, `trailing_gap_too_long`, `limit`, `frequency` or
+    /// `timestamps`.
     pub kind: &'static str,
     pub reason: &'static str,
     /// Decision ids whose effect (or absence) causes the block.

@@ -25,7 +25,8 @@ pub struct ForecastOptions {
     pub deadline: Option<Instant>,
 }
 
-/// Rows per graph run: bounds the tensor memory of one run (rows × 4096 × 4 bytes).
+/// Rows per graph run: bounds the tensor memory of one run (rows × the padded context × 4 bytes,
+/// at most 4 MiB per input with the model's 4,096-point maximum).
 const MAX_BATCH_ROWS: usize = 256;
 
 /// Values this far from 1 in magnitude would leave f32's range inside the graph, whose scaler
