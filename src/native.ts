@@ -33,6 +33,8 @@ const addon: typeof Addon = await import(pathToFileURL(loaderPath).href);
 
 export const SqliteDb = addon.SqliteDb;
 export type SqliteDb = Addon.SqliteDb;
+/** `err.code` of a store call refused because a row with that key already exists. */
+export const UNIQUE_VIOLATION = addon.UNIQUE_VIOLATION;
 
 /**
  * Where libonnxruntime is: `ORT_DYLIB_PATH` when set, else the copy shipped inside the npm package

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteDb } from '../src/native.js';
+import { SqliteDb, UNIQUE_VIOLATION } from '../src/native.js';
 import { MIGRATIONS } from '../src/store/migrations.js';
 import { CHUNK_BYTES, COMPRESS_MIN_BYTES } from '../src/store/outcome.js';
 import { DB_FILE_NAME, SqliteStore } from '../src/store/sqlite.js';
+import { StoreConflictError } from '../src/store/store.js';
 import { tempDataDir } from './helpers/app.js';
 
 const dirs: string[] = [];
@@ -32,6 +33,26 @@ describe('sqlite store', () => {
     await store.createOrg('o', { preset: null, version: null });
     const again = await SqliteStore.open(dir);
     expect((await again.updateOrg('o', {}))?.org).toBe('o');
+  });
+
+  it("creating an org that exists is a conflict naming it, told by the addon's code for a duplicate key", async () => {
+    const { store } = await open();
+    await store.createOrg('o', { preset: null, version: null });
+    const refused = await store.createOrg('o', { preset: null, version: null }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(StoreConflictError);
+    expect((refused as Error).message).toBe('org "o" already exists');
+    const db = (store as unknown as { db: SqliteDb }).db;
+    const codeOf = (fn: () => unknown): unknown => {
+      try {
+        fn();
+      } catch (err) {
+        return (err as { code?: unknown }).code;
+      }
+      throw new Error('expected the statement to fail');
+    };
+    expect(codeOf(() => db.run('INSERT INTO orgs (org, created_at) VALUES (?, ?)', ['o', 'now']))).toBe(UNIQUE_VIOLATION);
+    // Any other constraint is not a duplicate.
+    expect(codeOf(() => db.run('INSERT INTO orgs (org, created_at) VALUES (?, NULL)', ['p']))).toBe('GenericFailure');
   });
 
   it('a refused per-minute call is not recorded', async () => {

@@ -1,7 +1,8 @@
 // The store's view of the addon: its SQLite executor (src/native.ts loads the addon).
-import { SqliteDb } from '../native.js';
+import { SqliteDb, UNIQUE_VIOLATION } from '../native.js';
 
 export type { SqliteDb };
+export { UNIQUE_VIOLATION };
 
 /** The SqliteDb class of the addon. */
 export async function sqliteDbClass(): Promise<typeof SqliteDb> {

@@ -4,7 +4,7 @@
 // processes on one file) never interleave.
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { sqliteDbClass, type SqliteDb } from './addon.js';
+import { sqliteDbClass, UNIQUE_VIOLATION, type SqliteDb } from './addon.js';
 import { MIGRATIONS } from './migrations.js';
 import { chunks, decodeBody, encodeBody, isBodyEncoding, type EncodedBody } from './outcome.js';
 import {
@@ -78,8 +78,9 @@ function keyFrom(r: Row, prefix = ''): KeyRecord {
   };
 }
 
+/** A row with that key already exists: told by the addon's error code, not its message. */
 function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Error && /UNIQUE constraint failed|PRIMARY KEY/.test(err.message);
+  return err instanceof Error && (err as { code?: unknown }).code === UNIQUE_VIOLATION;
 }
 
 /**

@@ -12,14 +12,28 @@ use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// A UNIQUE or PRIMARY KEY constraint refused the row: one with that key already exists.
     #[error("sqlite: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Conflict(rusqlite::Error),
+    #[error("sqlite: {0}")]
+    Sqlite(rusqlite::Error),
     #[error("unsupported parameter at position {0}: only null, booleans, numbers and strings bind")]
     Param(usize),
     #[error("store connection poisoned by an earlier panic")]
     Poisoned,
     #[error("the column read as bytes holds a number")]
     NotBytes,
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        // Told apart by SQLite's extended code, so callers never read the message.
+        let unique = [rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE, rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY];
+        match e.sqlite_error() {
+            Some(f) if unique.contains(&f.extended_code) => StoreError::Conflict(e),
+            _ => StoreError::Sqlite(e),
+        }
+    }
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -164,6 +178,20 @@ mod tests {
     fn nested_parameters_are_refused() {
         let db = Db::open(":memory:").unwrap();
         assert!(matches!(db.query("SELECT ?", &[json!([1])]), Err(StoreError::Param(0))));
+    }
+
+    #[test]
+    fn a_duplicate_key_is_a_conflict_and_other_constraints_are_not() {
+        let db = Db::open(":memory:").unwrap();
+        db.exec("CREATE TABLE p (k TEXT PRIMARY KEY, u TEXT UNIQUE, n INTEGER NOT NULL)").unwrap();
+        db.run("INSERT INTO p VALUES (?, ?, 1)", &[json!("a"), json!("x")]).unwrap();
+        let primary = db.query("INSERT INTO p VALUES (?, ?, 1) RETURNING *", &[json!("a"), json!("y")]);
+        assert!(matches!(primary, Err(StoreError::Conflict(_))), "{primary:?}");
+        let unique = db.run("INSERT INTO p VALUES (?, ?, 1)", &[json!("b"), json!("x")]);
+        assert!(matches!(unique, Err(StoreError::Conflict(_))), "{unique:?}");
+        let not_null = db.run("INSERT INTO p VALUES (?, ?, NULL)", &[json!("c"), json!("z")]);
+        assert!(matches!(not_null, Err(StoreError::Sqlite(_))), "{not_null:?}");
+        assert!(matches!(db.exec("NOT SQL"), Err(StoreError::Sqlite(_))));
     }
 
     #[test]
