@@ -32,8 +32,30 @@ describe('config', () => {
       HORA_DAILY_POINTS: '7',
       HORA_CLEAN_CAPACITY: '8',
       HORA_REQUEST_BUDGET_MS: '900',
+      HORA_INFERENCE_SLOTS: '3',
+      HORA_INFERENCE_QUEUE: '4',
+      HORA_INFERENCE_WAIT_MS: '800',
+      HORA_INFERENCE_THREADS: '5',
+      HORA_BODY_LIMIT_BYTES: '2048',
+      HORA_LOG_LEVEL: 'warn',
     });
-    expect(c).toMatchObject({ host: '0.0.0.0', port: 9000, dataDir: '/tmp/hora-x', keyPrefix: 'acme', forecastRpm: 5, cleanRpm: 6, dailyPoints: 7, cleanCapacity: 8, requestBudgetMs: 900, inferenceWaitMs: 900 });
+    expect(c).toEqual({
+      host: '0.0.0.0',
+      port: 9000,
+      dataDir: '/tmp/hora-x',
+      keyPrefix: 'acme',
+      forecastRpm: 5,
+      cleanRpm: 6,
+      dailyPoints: 7,
+      cleanCapacity: 8,
+      requestBudgetMs: 900,
+      inferenceSlots: 3,
+      inferenceQueue: 4,
+      inferenceWaitMs: 800,
+      inferenceThreads: 5,
+      bodyLimitBytes: 2048,
+      logLevel: 'warn',
+    });
   });
 
   it('an invalid value fails with one sentence naming the variable', () => {

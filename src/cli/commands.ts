@@ -113,7 +113,7 @@ function scopes(value: string | boolean | undefined): string[] {
   return [...new Set(list)];
 }
 
-function utcDay(value: string | boolean | undefined, now: Date): string {
+function dayOption(value: string | boolean | undefined, now: Date): string {
   if (value === undefined) return now.toISOString().slice(0, 10);
   const day = String(value);
   const parsed = new Date(`${day}T00:00:00Z`);
@@ -246,7 +246,7 @@ async function endpoint(ctx: CliContext, verb: string | undefined, args: string[
 async function usage(ctx: CliContext, args: string[]): Promise<Json> {
   const { values, positionals } = parse(args, { day: { type: 'string' } }, 1);
   const accountId = positionals[0]!;
-  const day = utcDay(values.day, (ctx.now ?? (() => new Date()))());
+  const day = dayOption(values.day, (ctx.now ?? (() => new Date()))());
   if (!(await ctx.store.getAccount(accountId))) throw new CliError('not_found', `account "${accountId}" does not exist`);
   const s = await ctx.store.usageForDay(accountId, day);
   return {

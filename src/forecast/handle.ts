@@ -7,14 +7,14 @@ import { validateRequest } from '../validation/request.js';
 import { checkForecastModel, forecastParams } from './params.js';
 import { forecastBody } from './response.js';
 
-export interface QuotaHold {
+export interface QuotaSettlement {
   /** Records the points the model handled; the frame bills them and frees the rest on a 2xx. */
   settle(points: { inputDataPoints: number; forecastDataPoints: number }): void;
 }
 
 export interface ForecastDeps {
   /** Step 7: reserves points of the daily quota, or throws 429 (forecast-daily-points). */
-  reserveQuota(points: number): Promise<QuotaHold>;
+  reserveQuota(points: number): Promise<QuotaSettlement>;
   /** Step 9: runs the model call in a model slot within the request budget (MODEL_BUSY, GATEWAY_TIMEOUT). */
   runInference<T>(task: (budgetMs: number) => Promise<T>): Promise<T>;
 }
