@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from '../src/cli/commands.js';
+import { loadStoreConfig } from '../src/config.js';
 import { packageRoot } from '../src/native.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 
@@ -18,7 +19,9 @@ export interface BenchServer {
 export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hora-bench-'));
   const store = await SqliteStore.open(dataDir);
-  const cli = (...argv: string[]) => runCommand({ store, keyPrefix: () => 'hora' }, argv);
+  // The key must carry the prefix the server will run with (HORA_KEY_PREFIX may be set).
+  const { keyPrefix } = loadStoreConfig({ ...process.env, ...env });
+  const cli = (...argv: string[]) => runCommand({ store, keyPrefix: () => keyPrefix }, argv);
   await cli('org', 'create', 'bench');
   await cli('account', 'create', 'bench', '--org', 'bench');
   const key = String((await cli('key', 'create', '--account', 'bench', '--name', 'bench')).key);

@@ -1,7 +1,7 @@
 // The operator commands of `npx hora` (operator-interface.md). Each returns the one JSON object
 // printed on stdout, or throws CliError.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { generateKey } from '../store/keys.js';
+import { generateKey, REQUIRED_SCOPE } from '../store/keys.js';
 import { POLICY_VERSIONS, PRESETS, type PolicyVersion, type Preset } from '../policy/table.js';
 import {
   ENDPOINTS,
@@ -105,7 +105,7 @@ function required(option: string, value: string | boolean | undefined): string {
 }
 
 function scopes(value: string | boolean | undefined): string[] {
-  if (value === undefined) return ['forecast:write'];
+  if (value === undefined) return [REQUIRED_SCOPE];
   const list = String(value).split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const s of list) {
     if (!/^[\x21-\x7e]{1,64}$/.test(s)) throw new CliError('invalid_value', `invalid scope "${s}"`);

@@ -3,11 +3,10 @@
 // Every request reads the store, so an operator change is seen by the next request.
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
-import { digestKey, digestsEqual } from '../store/keys.js';
+import { digestKey, digestsEqual, REQUIRED_SCOPE } from '../store/keys.js';
 import type { CleaningDefaults } from '../store/store.js';
 import { routePolicy, type PolicyDefaults } from './types.js';
 
-export const REQUIRED_SCOPE = 'forecast:write';
 /** Seconds a caller is told to wait while an endpoint is paused (docs/service.md). */
 export const PAUSED_RETRY_AFTER_S = 30;
 

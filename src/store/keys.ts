@@ -2,6 +2,9 @@
 // a high-entropy key needs no slow hash, and digests are compared in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** The scope both routes require (contract: Authentication); `key create` grants it by default. */
+export const REQUIRED_SCOPE = 'forecast:write';
+
 export interface GeneratedKey {
   key: string;
   keyId: string;
