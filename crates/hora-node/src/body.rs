@@ -98,25 +98,10 @@ impl ParsedRequest {
         self.inner.as_ref().map(|b| b.series.entity_count() as u32).unwrap_or(0)
     }
 
-    /// Whether some entity is longer than `max_context` before cleaning: in distinct `ds` strings,
-    /// or in rows when `count_rows` (the raw preset). Distinct stamps are counted only for an
-    /// entity with more rows than the limit (they are never more than its rows).
+    /// Whether some entity may be longer than `max_context` before cleaning (`RowTable::may_exceed`).
     #[napi]
     pub fn has_entity_longer_than(&self, max_context: u32, count_rows: bool) -> bool {
-        let Ok(b) = self.inner.as_ref() else { return false };
-        let max = max_context as usize;
-        (0..b.series.entity_count()).any(|e| {
-            if b.series.entity_range(e).len() <= max {
-                return false;
-            }
-            if count_rows {
-                return true;
-            }
-            let mut stamps: Vec<&str> = b.series.entity_ds(e).map(|(_, ds)| ds).collect();
-            stamps.sort_unstable();
-            stamps.dedup();
-            stamps.len() > max
-        })
+        self.inner.as_ref().is_ok_and(|b| b.series.may_exceed(max_context as usize, count_rows))
     }
 }
 

@@ -11,7 +11,8 @@ use crate::forecast::json;
 use serde_json::Value;
 use std::sync::Arc;
 
-fn options_of(value: Value) -> std::result::Result<CleanOptions, HoraError> {
+/// The service's resolved cleaning options as the engine reads them.
+pub(crate) fn options_of(value: Value) -> std::result::Result<CleanOptions, HoraError> {
     serde_json::from_value(value)
         .map_err(|e| HoraError::field("options", format!("cleaning options are out of range: {e}")))
 }

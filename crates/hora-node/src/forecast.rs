@@ -64,23 +64,29 @@ pub struct ForecastOutcome {
     pub parts: Option<ForecastParts>,
 }
 
-fn quantile_request(p: &ForecastParams) -> QuantileRequest {
-    let policy = if p.quantile_policy == "strict" { QuantilePolicy::Strict } else { QuantilePolicy::Nearest };
-    QuantileRequest { levels: p.level.clone(), point_quantile: p.point_quantile, policy }
+// The service validated these strings already; a value it let through by mistake is refused
+// here by name rather than read as a default.
+fn quantile_request(p: &ForecastParams) -> std::result::Result<QuantileRequest, HoraError> {
+    let policy = match p.quantile_policy.as_str() {
+        "nearest" => QuantilePolicy::Nearest,
+        "strict" => QuantilePolicy::Strict,
+        other => return Err(HoraError::field("quantile_policy", format!("must be nearest or strict, not {other:?}"))),
+    };
+    Ok(QuantileRequest { levels: p.level.clone(), point_quantile: p.point_quantile, policy })
 }
 
 fn to_request(p: &ForecastParams) -> std::result::Result<ForecastRequest, HoraError> {
     let nonnegative = match p.nonnegative.as_str() {
+        "auto" => Nonnegative::Auto,
         "true" => Nonnegative::Always,
         "false" => Nonnegative::Never,
-        _ => Nonnegative::Auto,
+        other => return Err(HoraError::field("model_options.nonnegative", format!("must be auto, true or false, not {other:?}"))),
     };
-    let clean = serde_json::from_value(p.cleaning.clone())
-        .map_err(|e| HoraError::field("options", format!("cleaning options are out of range: {e}")))?;
+    let clean = crate::clean::options_of(p.cleaning.clone())?;
     Ok(ForecastRequest {
         h: p.h as usize,
         freq: p.freq.clone(),
-        quantiles: quantile_request(p),
+        quantiles: quantile_request(p)?,
         // The budget runs from here: the model task builds its request as it starts.
         model: ForecastOptions {
             flip_average: p.flip_average,
@@ -153,8 +159,8 @@ impl From<SerialisedParts> for ForecastParts {
 /// before quota is reserved; returns the error, if any.
 #[napi]
 pub fn check_quantiles(params: ForecastParams) -> Option<EngineError> {
-    let model = crate::model::current()?;
-    plan_quantiles(&model.spec.name, &model.spec.quantiles, &quantile_request(&params)).err().map(Into::into)
+    let checked = loaded_model().and_then(|model| plan_quantiles(&model.spec.name, &model.spec.quantiles, &quantile_request(&params)?).map(|_| ()));
+    checked.err().map(Into::into)
 }
 
 /// The served model, or SERVICE_UNAVAILABLE while none is loaded.

@@ -230,6 +230,20 @@ mod tests {
     }
 
     #[test]
+    fn may_exceed_counts_distinct_stamp_strings_or_rows_under_raw() {
+        // 5 rows of entity a, 3 distinct strings; b has 2 rows.
+        let body = br#"{"series": [
+            {"unique_id": "a", "ds": "d1", "y": 1}, {"unique_id": "a", "ds": "d2", "y": 1}, {"unique_id": "a", "ds": "d1", "y": 1},
+            {"unique_id": "a", "ds": "d3", "y": 1}, {"unique_id": "a", "ds": "d3", "y": 1},
+            {"unique_id": "b", "ds": "d1", "y": 1}, {"unique_id": "b", "ds": "d2", "y": 1}]}"#;
+        let t = parse_body(body).unwrap().series;
+        assert!(!t.may_exceed(3, false));
+        assert!(t.may_exceed(2, false));
+        assert!(t.may_exceed(4, true));
+        assert!(!t.may_exceed(5, true));
+    }
+
+    #[test]
     fn an_unknown_key_under_options_is_ignored_whatever_its_value() {
         let rows = r#""series": [{"unique_id": "a", "ds": "2024-01-01", "y": 1}]"#;
         for options in [r#"{"zz": 1e999}"#, r#"{"zz": {"a": [1e999]}, "zz": 2}"#, r#"{"timezone": "UTC", "zz": -1e400}"#] {

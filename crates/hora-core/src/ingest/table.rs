@@ -102,4 +102,23 @@ impl RowTable {
     pub fn entity_ds(&self, e: usize) -> impl Iterator<Item = (u32, &str)> + '_ {
         self.entity_range(e).map(move |k| (self.rows[k], self.ds.get(k)))
     }
+
+    /// Whether some entity may be longer than `max` before cleaning, without parsing a stamp: in
+    /// rows when `count_rows` (the raw preset), else in distinct `ds` strings, which are never
+    /// fewer than its distinct instants (`Z` and `+00:00` name one instant). A cheap first look:
+    /// false means no entity is too long; true means the engine must measure.
+    pub fn may_exceed(&self, max: usize, count_rows: bool) -> bool {
+        (0..self.entity_count()).any(|e| {
+            if self.entity_range(e).len() <= max {
+                return false;
+            }
+            if count_rows {
+                return true;
+            }
+            let mut stamps: Vec<&str> = self.entity_ds(e).map(|(_, ds)| ds).collect();
+            stamps.sort_unstable();
+            stamps.dedup();
+            stamps.len() > max
+        })
+    }
 }
