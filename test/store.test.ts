@@ -35,6 +35,17 @@ describe('sqlite store', () => {
     expect((await again.updateOrg('o', {}))?.org).toBe('o');
   });
 
+  it('close ends the connection: a later call fails, closing again does not, and the data stays', async () => {
+    const { store, dir } = await open();
+    await store.createOrg('o', { preset: null, version: null });
+    await store.close();
+    await store.close();
+    await expect(store.createAccount('a', 'o')).rejects.toThrow(/closed/);
+    const again = await SqliteStore.open(dir);
+    expect((await again.createAccount('a', 'o')).org).toBe('o');
+    await again.close();
+  });
+
   it("creating an org that exists is a conflict naming it, told by the addon's code for a duplicate key", async () => {
     const { store } = await open();
     await store.createOrg('o', { preset: null, version: null });

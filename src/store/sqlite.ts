@@ -4,7 +4,7 @@
 // processes on one file) never interleave.
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { sqliteDbClass, UNIQUE_VIOLATION, type SqliteDb } from './addon.js';
+import { SqliteDb, UNIQUE_VIOLATION } from './addon.js';
 import { MIGRATIONS } from './migrations.js';
 import { chunks, decodeBody, encodeBody, isBodyEncoding, type EncodedBody } from './outcome.js';
 import {
@@ -115,8 +115,7 @@ export class SqliteStore implements Store {
   static async open(dataDir: string): Promise<SqliteStore> {
     const dir = resolve(dataDir);
     makeDirectory(dir);
-    const Db = await sqliteDbClass();
-    const store = new SqliteStore(new Db(join(dir, DB_FILE_NAME)));
+    const store = new SqliteStore(new SqliteDb(join(dir, DB_FILE_NAME)));
     store.migrate();
     return store;
   }
@@ -460,6 +459,6 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    // The addon closes the connection when the object is collected; nothing to flush in WAL mode.
+    this.db.close();
   }
 }

@@ -65,6 +65,12 @@ impl SqliteDb {
         Ok(RunResult { changes: out.changes as i64, last_insert_rowid: out.last_insert_rowid })
     }
 
+    /// Closes the connection now; later calls throw. Closing twice is fine.
+    #[napi]
+    pub fn close(&self) -> Result<(), &'static str> {
+        self.inner.close().map_err(store_err)
+    }
+
     /// The first column of the first row as bytes; null without a row.
     #[napi]
     pub fn query_blob(&self, sql: String, params: Vec<Value>) -> Result<Option<Buffer>, &'static str> {

@@ -23,6 +23,8 @@ pub enum StoreError {
     Poisoned,
     #[error("the column read as bytes holds a number")]
     NotBytes,
+    #[error("the store is closed")]
+    Closed,
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -46,7 +48,8 @@ pub struct RunOutcome {
 }
 
 pub struct Db {
-    conn: Mutex<Connection>,
+    /// None once closed.
+    conn: Mutex<Option<Connection>>,
 }
 
 impl Db {
@@ -59,21 +62,32 @@ impl Db {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        Ok(Db { conn: Mutex::new(conn) })
+        Ok(Db { conn: Mutex::new(Some(conn)) })
     }
 
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Connection>> {
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Option<Connection>>> {
         self.conn.lock().map_err(|_| StoreError::Poisoned)
+    }
+
+    /// Closes the connection now (checkpointing the WAL as SQLite does on a last close) rather
+    /// than when the object is collected; later calls fail with `Closed`. Closing twice is fine.
+    pub fn close(&self) -> Result<()> {
+        match self.lock()?.take() {
+            Some(conn) => conn.close().map_err(|(_, e)| e.into()),
+            None => Ok(()),
+        }
     }
 
     /// Runs a batch of statements without parameters (migrations, BEGIN/COMMIT).
     pub fn exec(&self, sql: &str) -> Result<()> {
-        Ok(self.lock()?.execute_batch(sql)?)
+        let guard = self.lock()?;
+        Ok(open(&guard)?.execute_batch(sql)?)
     }
 
     /// Runs one statement and returns its rows as JSON objects keyed by column name.
     pub fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Value>> {
-        let conn = self.lock()?;
+        let guard = self.lock()?;
+        let conn = open(&guard)?;
         let mut stmt = conn.prepare_cached(sql)?;
         let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
         let mut rows = stmt.query(params_from_iter(bind(params)?))?;
@@ -102,7 +116,8 @@ impl Db {
 
     /// The first column of the first row as bytes (a BLOB, or a TEXT's UTF-8), None without a row.
     pub fn query_blob(&self, sql: &str, params: &[Value]) -> Result<Option<Vec<u8>>> {
-        let conn = self.lock()?;
+        let guard = self.lock()?;
+        let conn = open(&guard)?;
         let mut stmt = conn.prepare_cached(sql)?;
         let mut rows = stmt.query(params_from_iter(bind(params)?))?;
         let Some(row) = rows.next()? else { return Ok(None) };
@@ -114,11 +129,16 @@ impl Db {
     }
 
     fn run_bound(&self, sql: &str, bound: Vec<SqlValue>) -> Result<RunOutcome> {
-        let conn = self.lock()?;
+        let guard = self.lock()?;
+        let conn = open(&guard)?;
         let mut stmt = conn.prepare_cached(sql)?;
         let changes = stmt.execute(params_from_iter(bound))? as u64;
         Ok(RunOutcome { changes, last_insert_rowid: conn.last_insert_rowid() })
     }
+}
+
+fn open(guard: &Option<Connection>) -> Result<&Connection> {
+    guard.as_ref().ok_or(StoreError::Closed)
 }
 
 fn bind(params: &[Value]) -> Result<Vec<SqlValue>> {
@@ -172,6 +192,25 @@ mod tests {
         assert_eq!(out.changes, 1);
         let rows = db.query("SELECT a, b, c, d FROM t WHERE a = ?", &[json!(7)]).unwrap();
         assert_eq!(rows, vec![json!({"a": 7, "b": 1.5, "c": "x", "d": null})]);
+    }
+
+    #[test]
+    fn close_ends_the_connection_and_what_it_wrote_stays() {
+        let path = std::env::temp_dir().join(format!("hora-store-close-{}.sqlite", std::process::id()));
+        let path = path.to_str().unwrap();
+        let db = Db::open(path).unwrap();
+        db.exec("CREATE TABLE t (a INTEGER)").unwrap();
+        db.run("INSERT INTO t VALUES (?)", &[json!(1)]).unwrap();
+        db.close().unwrap();
+        db.close().unwrap();
+        assert!(matches!(db.query("SELECT a FROM t", &[]), Err(StoreError::Closed)));
+        assert!(matches!(db.exec("SELECT 1"), Err(StoreError::Closed)));
+        let again = Db::open(path).unwrap();
+        assert_eq!(again.query("SELECT a FROM t", &[]).unwrap(), vec![json!({"a": 1})]);
+        again.close().unwrap();
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{path}{suffix}"));
+        }
     }
 
     #[test]
