@@ -188,9 +188,6 @@ interface FastifyLikeError {
   statusCode?: unknown;
 }
 
-/** The contract caps `details.errors[]` at 10 entries. */
-export const MAX_VALIDATION_ERRORS = 10;
-
 /** `/series/3/y` -> `series[3].y`, the contract's path notation. */
 export function jsonPointerToPath(pointer: string): string {
   if (pointer === '' || pointer === '/') return '';

@@ -72,6 +72,8 @@ export function loadModel(env: NodeJS.ProcessEnv = process.env): Addon.ModelInfo
 }
 
 export const parseRequest = addon.parseRequest;
+/** What the body parser accepts: top-level and `options` fields, the covariate cap, the error list cap. */
+export const REQUEST_SHAPE = addon.requestShape();
 export const canonicalDigest = addon.canonicalDigestOf;
 /** Step 8 of the forecast: the cleaning stage, before a model slot is taken. */
 export const runForecastCleaning = addon.runForecastCleaningTask;

@@ -3,7 +3,8 @@
 // give each body the verdict the contract gives it.
 import { describe, expect, it } from 'vitest';
 import { Compile } from 'typebox/compile';
-import { ForecastRequest } from '../src/schemas/request.js';
+import { REQUEST_SHAPE } from '../src/native.js';
+import { CleanRequest, ForecastRequest, RequestOptions } from '../src/schemas/request.js';
 import { parseAndValidate } from '../src/validation/body.js';
 import { jsonPointerToPath, type ApiError } from '../src/errors.js';
 
@@ -103,6 +104,15 @@ describe('the Rust validator and the typebox request schema agree', () => {
     const verdicts = corpus.map(([, , expected]) => expected === 'valid');
     expect(verdicts.filter(Boolean).length).toBeGreaterThanOrEqual(5);
     expect(verdicts.filter((v) => !v).length).toBeGreaterThanOrEqual(20);
+  });
+});
+
+describe('the body parser and the schema name the same fields', () => {
+  it('top-level fields and the keys directly under options are one list on both sides', () => {
+    const sorted = (keys: Iterable<string>) => [...keys].sort();
+    expect(sorted(Object.keys(ForecastRequest.properties))).toEqual(sorted(REQUEST_SHAPE.topLevelFields));
+    expect(sorted(Object.keys(CleanRequest.properties))).toEqual(sorted(REQUEST_SHAPE.topLevelFields));
+    expect(sorted(Object.keys(RequestOptions.properties))).toEqual(sorted(REQUEST_SHAPE.optionsFields));
   });
 });
 

@@ -2,7 +2,10 @@
 // description (OpenAPI, tests). At run time the rows are parsed by the addon; only the small
 // top-level fields are validated here (TopLevelFields).
 import { Type, type Static } from 'typebox';
+import { REQUEST_SHAPE } from '../native.js';
 import { DEFAULT_VERSION, POLICY_VERSIONS, PRESETS } from '../policy/table.js';
+
+const MAX_COVARIATES = REQUEST_SHAPE.maxCovariateColumns;
 
 const Scalar = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]);
 
@@ -15,9 +18,9 @@ export const SeriesRow = Type.Object(
   // unique_id, ds, y and at most 8 covariate columns.
   {
     additionalProperties: Scalar,
-    maxProperties: 11,
+    maxProperties: 3 + MAX_COVARIATES,
     // The cap is on the columns of all rows together, which JSON Schema cannot count: said in words.
-    description: 'Other keys are past covariates: at most 8 columns over all series rows (a 9th is 422 VALIDATION_ERROR).',
+    description: `Other keys are past covariates: at most ${MAX_COVARIATES} columns over all series rows (one more is 422 VALIDATION_ERROR).`,
   },
 );
 
@@ -26,9 +29,8 @@ export const FutureCovariateRow = Type.Object(
   // unique_id, ds and at most 8 covariate columns (`y` is forbidden, so it takes no slot).
   {
     additionalProperties: Scalar,
-    maxProperties: 10,
-    description:
-      'Future-known covariate values; `y` is forbidden. Other keys are covariates: at most 8 columns over all future rows (a 9th is 422 VALIDATION_ERROR), each also a column of the series rows (else 422 COVARIATE_COLUMN_MISMATCH).',
+    maxProperties: 2 + MAX_COVARIATES,
+    description: `Future-known covariate values; \`y\` is forbidden. Other keys are covariates: at most ${MAX_COVARIATES} columns over all future rows (one more is 422 VALIDATION_ERROR), each also a column of the series rows (else 422 COVARIATE_COLUMN_MISMATCH).`,
   },
 );
 

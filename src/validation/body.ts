@@ -2,8 +2,8 @@
 // fields are checked here against the typebox schema. One 422 lists both kinds of errors.
 import { Compile } from 'typebox/compile';
 import { MAX_ROWS } from '../config.js';
-import { ApiError, fromEngineError, jsonPointerToPath, MAX_VALIDATION_ERRORS } from '../errors.js';
-import { isKnownTimeZone, parseRequest, readStamps, type FieldError, type ParsedRequest } from '../native.js';
+import { ApiError, fromEngineError, jsonPointerToPath } from '../errors.js';
+import { isKnownTimeZone, parseRequest, readStamps, REQUEST_SHAPE, type FieldError, type ParsedRequest } from '../native.js';
 import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
 
 const topLevel = Compile(TopLevelFields);
@@ -84,7 +84,8 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
   errors.push(...rowErrors);
   if (errors.length > 0) {
     throw new ApiError('VALIDATION_ERROR', `The request body is invalid: ${errors[0].field} ${errors[0].message}.`, {
-      errors: errors.slice(0, MAX_VALIDATION_ERRORS),
+      // The contract's cap on details.errors[], as the body parser applies it.
+      errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors),
     });
   }
   const futureInvalid = parsed.futureInvalid;

@@ -21,6 +21,27 @@ impl From<&FieldError> for FieldErrorJs {
     }
 }
 
+/// What the body parser accepts, for the request schema to state the same (and a test to compare).
+#[napi(object)]
+pub struct RequestShape {
+    pub top_level_fields: Vec<String>,
+    pub options_fields: Vec<String>,
+    pub max_covariate_columns: u32,
+    /// Entries of `details.errors[]` at most.
+    pub max_listed_errors: u32,
+}
+
+#[napi]
+pub fn request_shape() -> RequestShape {
+    let strings = |s: &[&str]| s.iter().map(|f| f.to_string()).collect();
+    RequestShape {
+        top_level_fields: strings(hora_core::ingest::TOP_LEVEL_FIELDS),
+        options_fields: strings(hora_core::ingest::OPTIONS_FIELDS),
+        max_covariate_columns: hora_core::ingest::MAX_COVARIATE_COLUMNS as u32,
+        max_listed_errors: hora_core::ingest::MAX_LISTED_ERRORS as u32,
+    }
+}
+
 /// A parsed request body. The rows stay in Rust; JavaScript sees counts and the small fields.
 #[napi]
 pub struct ParsedRequest {
