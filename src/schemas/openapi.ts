@@ -74,7 +74,7 @@ function forecastResponses(): Record<string, Response> {
     '400': withHeaders(own['400'], replayed),
     '422': withHeaders(own['422'], replayed),
     '409': errorResponse('IDEMPOTENCY_IN_PROGRESS', retryAfter),
-    '503': errorResponse('SERVICE_UNAVAILABLE (endpoint paused) or MODEL_BUSY', retryAfter),
+    '503': errorResponse('SERVICE_UNAVAILABLE (endpoint paused, or the model or a stage unavailable) or MODEL_BUSY', retryAfter),
     '504': errorResponse('GATEWAY_TIMEOUT'),
   };
   return Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, withHeaders(r, deprecation)]));
