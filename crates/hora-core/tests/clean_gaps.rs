@@ -38,6 +38,20 @@ fn a_split_proposed_or_declined_leaves_the_report_counting_every_row() {
 }
 
 #[test]
+fn a_repair_that_does_not_apply_decides_the_code_before_the_length_limits() {
+    // 100 rows, a gap of 60 slots, then 10 rows: the split would leave 10 points, too short.
+    let rows = drop_range(hourly("a", 170), 100..160);
+    let t = table(&rows);
+    for options in [json!({"decline": ["gap.split"]}), json!({"preset": "strict", "accept": ["grid.regrid", "gap.impute"]})] {
+        let err = run(&t, Some("h"), 1, &opts(options.clone())).unwrap_err();
+        assert_eq!(err.code, ErrorCode::SeriesDiscontinuous, "{options}");
+        assert_eq!(report_of(&err)["blocking"][0]["caused_by"], json!(["gap.split"]), "{options}");
+    }
+    // With the split applied the remainder is what is too short.
+    assert_eq!(run(&t, Some("h"), 1, &opts(json!({}))).unwrap_err().code, ErrorCode::SeriesTooShort);
+}
+
+#[test]
 fn gap_split_min_steps_sets_the_threshold_and_zero_disables_splitting() {
     let rows = drop_range(hourly("a", 200), 100..110);
     let t = table(&rows);

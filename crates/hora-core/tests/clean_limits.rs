@@ -63,6 +63,21 @@ fn an_implied_grid_too_large_is_points_exceeded_before_allocating() {
 }
 
 #[test]
+fn a_grid_cap_cut_that_does_not_apply_leaves_the_report_counting_the_rows_it_would_drop() {
+    // One 1990 row, then 300 seconds: the 1990 row is cut ahead of the grid.
+    let t = table(&stray_row_before_seconds(300));
+    for options in [json!({"preset": "strict", "accept": ["grid.regrid"]}), json!({"decline": ["gap.split"]})] {
+        let err = run(&t, Some("s"), 1, &opts(options.clone())).unwrap_err();
+        let report = report_of(&err);
+        assert_ne!(decisions(report, "gap.split")[0]["status"], "applied", "{options}");
+        assert_eq!(report["series"][0]["output_points"], 301, "{options}");
+        assert_eq!(report["series"][0]["fed_points"], 301, "{options}");
+    }
+    let out = run(&t, Some("s"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.report.unwrap()["series"][0]["output_points"], 300);
+}
+
+#[test]
 fn a_mask_without_a_model_gives_way_to_the_grid_cap_cut_as_the_forecast_does() {
     // /clean without a model keeps masked history (no context to fit), but not past the grid cap.
     let t = table(&stray_row_before_seconds(100));

@@ -76,13 +76,22 @@ pub struct Cut {
     /// no row filled: the entity's `missing_ratio` counts them as the step-8 split would.
     pub grid_slots: usize,
     pub inserted_slots: usize,
+    /// Rows of the part cut away from its first observed value on, and the observed ones among
+    /// them: the report still counts them when the split does not apply (a 422).
+    pub cut_rows: usize,
+    pub cut_observed: usize,
 }
 
 impl Cut {
-    /// Adds the cut part's slots and the mask warning to the kept part's cleaning outcome.
+    /// Adds the cut part's slots and the mask warning to the kept part's cleaning outcome, and its
+    /// rows to the report's figures when the split does not apply.
     pub fn complete(&self, out: &mut Outcome, ctx: &Ctx) {
         out.grid_before = out.grid_before.saturating_add(self.grid_slots);
         out.inserted_before = out.inserted_before.saturating_add(self.inserted_slots);
+        if self.kept.decisions.last().is_some_and(|d| d.id == DecisionId::Split && !d.applied()) {
+            out.output_points = out.output_points.saturating_add(self.cut_rows);
+            out.fed_points = out.fed_points.saturating_add(self.cut_observed);
+        }
         let given = out.warnings.iter().any(|w| w["code"] == "long_gap_mask_unavailable");
         if ctx.res.knobs.long_gap_mask && !given {
             out.warnings.insert(0, mask_unavailable(&self.kept.unique_id));
@@ -121,7 +130,7 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
     kept.decisions.push(Decision::new(DecisionId::Split, &p.unique_id, dropped, ctx.res).with_ranges([(p.ts[first], gap_end)]));
     // Slots from the first stamp up to (not including) the kept part's first one.
     let grid_slots = usize::try_from(stamps::grid_len(p.ts[0], p.ts[cut], ctx.freq, ctx.zone).saturating_sub(1)).unwrap_or(usize::MAX);
-    Some(Cut { kept, grid_slots, inserted_slots: grid_slots.saturating_sub(cut) })
+    Some(Cut { kept, grid_slots, inserted_slots: grid_slots.saturating_sub(cut), cut_rows: cut - first, cut_observed: dropped })
 }
 
 /// The warning for a requested `long_gap: mask` that a split replaced.
@@ -261,6 +270,9 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let applied = |id: DecisionId| d.iter().any(|x| x.id == id && x.applied());
     let split = applied(DecisionId::Split);
     out.imputed = if applied(DecisionId::Impute) { imputed } else { 0 };
+    // A repair that does not apply blocks the request, and it comes before the length limits in
+    // pipeline order: its code decides (the limits would measure a grid the repair never made).
+    out.blocks.extend(blocking::unapplied(&d, res.policy.masked_tail_max));
     let kept_rows = |range: std::ops::Range<usize>| from_row[range].iter().filter(|r| **r).count();
     let before_split = if split { 0 } else { kept_rows(unsplit..lo) };
     let from = if split { lo } else { unsplit };
@@ -269,7 +281,6 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     out.grid = grid[lo..end].to_vec();
     out.values = values[lo..end].to_vec();
     limits(&mut out, name, p.ts.len(), split, ctx);
-    out.blocks.extend(blocking::unapplied(&d, res.policy.masked_tail_max));
     if end > lo {
         out.forecast_stamps = forecast_stamps(&grid, end - 1, ctx);
     }
