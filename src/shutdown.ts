@@ -1,6 +1,7 @@
 // Graceful shutdown (SIGTERM, SIGINT): stop listening, let requests in flight finish, and close
 // whatever is still open after a grace period. Without the deadline a client that stopped
 // mid-body kept the process alive until it left, and an orchestrator's SIGKILL followed.
+import type { IncomingMessage } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
@@ -27,7 +28,10 @@ export function shutdownGraceMs(config: Pick<Config, 'inferenceWaitMs' | 'reques
  * then cut a 34 MB forecast at 4 MB, and the request was billed.
  */
 export class Connections {
-  private readonly inFlight = new Map<Socket, number>();
+  /** The requests in flight on each open connection. */
+  private readonly inFlight = new Map<Socket, Set<IncomingMessage>>();
+  /** Work waiting for a connection's fully received requests to be answered. */
+  private readonly waiters = new Map<Socket, Array<() => void>>();
   /** Connections whose response in progress carries `Connection: close`: their last. */
   private readonly last = new WeakSet<Socket>();
   /**
@@ -41,24 +45,52 @@ export class Connections {
       socket.destroy();
       return;
     }
-    this.inFlight.set(socket, 0);
-    socket.once('close', () => this.inFlight.delete(socket));
+    this.inFlight.set(socket, new Set());
+    owners.set(socket, this);
+    socket.once('close', () => {
+      this.inFlight.delete(socket);
+      this.waiters.delete(socket);
+    });
   }
 
-  begin(socket: Socket): void {
-    const n = this.inFlight.get(socket);
-    if (n !== undefined) this.inFlight.set(socket, n + 1);
+  begin(socket: Socket, req: IncomingMessage): void {
+    this.inFlight.get(socket)?.add(req);
   }
 
-  end(socket: Socket): void {
-    const n = this.inFlight.get(socket);
-    if (n !== undefined) this.inFlight.set(socket, Math.max(0, n - 1));
+  end(socket: Socket, req: IncomingMessage): void {
+    this.inFlight.get(socket)?.delete(req);
+    const waiting = this.waiters.get(socket);
+    if (waiting && !this.answering(socket)) {
+      this.waiters.delete(socket);
+      for (const run of waiting) run();
+    }
   }
 
   /** Whether some request is still being received, run or sent. */
   get busy(): boolean {
-    for (const n of this.inFlight.values()) if (n > 0) return true;
+    for (const reqs of this.inFlight.values()) if (reqs.size > 0) return true;
     return false;
+  }
+
+  /** Whether a request received in full on `socket` is still being run or sent. */
+  private answering(socket: Socket): boolean {
+    for (const req of this.inFlight.get(socket) ?? []) if (req.complete) return true;
+    return false;
+  }
+
+  /**
+   * Runs `fn` once every request received in full on `socket` has been answered (at once when
+   * none is in flight). A request still being received is not waited for: it is the one a parser
+   * error or the request timeout concerns. Never runs if the connection closes first.
+   */
+  afterAnswered(socket: Socket, fn: () => void): void {
+    if (!this.answering(socket)) {
+      fn();
+      return;
+    }
+    const waiting = this.waiters.get(socket) ?? [];
+    waiting.push(fn);
+    this.waiters.set(socket, waiting);
   }
 
   /** Marks the response in progress on `socket` as its last. */
@@ -73,7 +105,7 @@ export class Connections {
 
   /** Requests in flight on `socket`, this one included. */
   on(socket: Socket): number {
-    return this.inFlight.get(socket) ?? 0;
+    return this.inFlight.get(socket)?.size ?? 0;
   }
 
   /**
@@ -81,8 +113,15 @@ export class Connections {
    * (destroySoon): no FIN left half-open for a client that never closes its side.
    */
   endIdle(): void {
-    for (const [socket, n] of this.inFlight) if (n === 0 && !socket.writableEnded) socket.destroySoon();
+    for (const [socket, reqs] of this.inFlight) if (reqs.size === 0 && !socket.writableEnded) socket.destroySoon();
   }
+}
+
+/** The tracker of each connection, for the transport-error handler, which Node calls with the socket alone. */
+const owners = new WeakMap<Socket, Connections>();
+
+export function connectionsOf(socket: Socket): Connections | undefined {
+  return owners.get(socket);
 }
 
 /** Tracks the app's connections for closeGracefully (buildApp calls it once). */
@@ -101,7 +140,7 @@ export function trackConnections(app: FastifyInstance): void {
       done();
       return;
     }
-    connections.begin(socket);
+    connections.begin(socket, req.raw);
     done();
   });
   app.addHook('onSend', (req, reply, payload, done) => {
@@ -114,7 +153,7 @@ export function trackConnections(app: FastifyInstance): void {
     done(null, payload);
   });
   app.addHook('onResponse', (req, _reply, done) => {
-    connections.end(req.raw.socket);
+    connections.end(req.raw.socket, req.raw);
     done();
   });
 }

@@ -178,11 +178,15 @@ describe('over a listening server', () => {
 });
 
 /** Sends raw bytes and returns everything the server answers before it closes the connection. */
-function rawExchange(bytes: string): Promise<string> {
+/**
+ * Sends raw bytes and reads until the server closes. With `halfClose` the client ends its side
+ * at once (Node then aborts requests still running); without it, it only writes.
+ */
+function rawExchange(bytes: string, halfClose = true): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+    const socket = connect(port, '127.0.0.1', () => (halfClose ? socket.end(bytes) : socket.write(bytes)));
     let text = '';
-    socket.on('data', (c) => (text += c));
+    socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
     socket.on('close', () => resolve(text));
     socket.on('error', reject);
   });
@@ -211,6 +215,23 @@ describe('bytes the HTTP parser refuses', () => {
       // Every response carries X-Client-Request-Id; here no header was read to echo.
       expect(headers).toMatch(/\r\nX-Client-Request-Id: \r\n/);
     }
+  });
+
+  it('bad bytes pipelined behind a request are refused only after that request is answered in full', async () => {
+    const body = JSON.stringify({ gate: 'pipelined', bytes: 300_000 });
+    const good = `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const runs = t.control.runs;
+    const exchange = rawExchange(good + head('Content-Length: abc\r\n') + '{}', false);
+    await waitFor(() => t.control.runs === runs + 1);
+    t.control.open('pipelined');
+    const text = await exchange;
+    const [first, second] = text.split('HTTP/1.1 ').slice(1);
+    expect(first.startsWith('200 OK')).toBe(true);
+    const length = Number(/content-length: (\d+)/i.exec(first)![1]);
+    expect(length).toBe(300_000);
+    expect(first.split('\r\n\r\n')[1].length).toBe(length);
+    expect(second.startsWith('400 Bad Request')).toBe(true);
+    expect(JSON.parse(second.split('\r\n\r\n')[1]).error.code).toBe('MALFORMED_JSON');
   });
 
   it('a URL that cannot be decoded is an unopened path: the plain 404', async () => {

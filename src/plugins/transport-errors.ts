@@ -7,6 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelopeJson, headerValidationError } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
 import { clientRequestId, newRequestId } from './request-id.js';
+import { connectionsOf } from '../shutdown.js';
 
 /** Parser errors about the header block; the others concern the body's framing. */
 const HEADER_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'HPE_CR_EXPECTED']);
@@ -27,6 +28,15 @@ function parserError(code: string | undefined): ApiError {
  */
 export function clientErrorHandler(err: { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Requests received in full before the bad bytes are answered first: their responses (run, and
+  // billed) must reach the client whole, and this 400 must follow them, not replace them.
+  const connections = connectionsOf(socket);
+  if (connections) connections.afterAnswered(socket, () => refuse(err, socket));
+  else refuse(err, socket);
+}
+
+function refuse(err: { code?: string }, socket: Socket): void {
+  if (socket.destroyed) return;
   const api = parserError(err.code);
   const requestId = newRequestId();
   const status = api.status;
