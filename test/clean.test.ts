@@ -280,6 +280,14 @@ describe('versions and knobs through HTTP', () => {
     expect(r.json.error.details).toMatchObject({ field: 'options.cleaning.impute_method', requires_version: '2026-11' });
   });
 
+  it('bounds with lower above upper is a VALIDATION_ERROR at step 3, before any preset or version refusal', async () => {
+    for (const extra of [{}, { preset: 'nope' }, { version: '2026-10' }]) {
+      const r = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { bounds: { lower: 5, upper: 1 }, ...extra } } });
+      expectError(r, 422, 'VALIDATION_ERROR');
+      expect(r.json.error.details.errors).toEqual([{ field: 'options.cleaning.bounds', message: 'must have lower at most upper' }]);
+    }
+  });
+
   it('structural_zero fills with zeros and long_gap mask reports the masked points', async () => {
     const z = await clean({ series: gapped('a', 60, [10, 12]), freq: 'h', options: { cleaning: { structural_zero: true } } });
     expect(z.json.cleaning_report.decisions.find((d: any) => d.id === 'gap.impute').method).toBe('structural_zero');

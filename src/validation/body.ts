@@ -76,6 +76,14 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
   if (typeof pq === 'number' && !hasAtMostThreeDecimals(pq)) {
     errors.push({ field: 'point_quantile', message: 'must have at most 3 decimal places' });
   }
+  // A knob value is checked here, at step 3, like the others (the engine checks it again at step
+  // 5, where a preset or version refusal would otherwise come first).
+  const bounds = ((top.options as Record<string, unknown> | undefined)?.cleaning as Record<string, unknown> | undefined)?.bounds as
+    | { lower?: unknown; upper?: unknown }
+    | undefined;
+  if (typeof bounds?.lower === 'number' && typeof bounds.upper === 'number' && bounds.lower > bounds.upper) {
+    errors.push({ field: 'options.cleaning.bounds', message: 'must have lower at most upper' });
+  }
   // Checked here for every preset: `raw` never reads the zone, but an unknown name is still invalid.
   const timezone = (top.options as Record<string, unknown> | undefined)?.timezone;
   if (typeof timezone === 'string' && !isKnownTimeZone(timezone)) {
