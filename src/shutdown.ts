@@ -30,8 +30,8 @@ export function shutdownGraceMs(config: Pick<Config, 'inferenceWaitMs' | 'reques
 export class Connections {
   /** The requests in flight on each open connection. */
   private readonly inFlight = new Map<Socket, Set<IncomingMessage>>();
-  /** Work waiting for a connection's fully received requests to be answered. */
-  private readonly waiters = new Map<Socket, Array<() => void>>();
+  /** Work waiting for some of a connection's requests to be answered. */
+  private readonly waiters = new Map<Socket, Array<{ waitFor: Set<IncomingMessage>; run: () => void }>>();
   /** Connections whose response in progress carries `Connection: close`: their last. */
   private readonly last = new WeakSet<Socket>();
   /**
@@ -60,10 +60,14 @@ export class Connections {
   end(socket: Socket, req: IncomingMessage): void {
     this.inFlight.get(socket)?.delete(req);
     const waiting = this.waiters.get(socket);
-    if (waiting && !this.answering(socket)) {
-      this.waiters.delete(socket);
-      for (const run of waiting) run();
-    }
+    if (!waiting) return;
+    for (const w of waiting) w.waitFor.delete(req);
+    const ready = waiting.filter((w) => w.waitFor.size === 0);
+    if (ready.length === 0) return;
+    const rest = waiting.filter((w) => w.waitFor.size > 0);
+    if (rest.length > 0) this.waiters.set(socket, rest);
+    else this.waiters.delete(socket);
+    for (const w of ready) w.run();
   }
 
   /** Whether some request is still being received, run or sent. */
@@ -72,24 +76,19 @@ export class Connections {
     return false;
   }
 
-  /** Whether a request received in full on `socket` is still being run or sent. */
-  private answering(socket: Socket): boolean {
-    for (const req of this.inFlight.get(socket) ?? []) if (req.complete) return true;
-    return false;
-  }
-
   /**
-   * Runs `fn` once every request received in full on `socket` has been answered (at once when
-   * none is in flight). A request still being received is not waited for: it is the one a parser
-   * error or the request timeout concerns. Never runs if the connection closes first.
+   * Runs `fn` once the requests received in full on `socket` by now have been answered (at once
+   * when there are none). A request still being received is not waited for: it is the one a
+   * parser error or the request timeout concerns. Never runs if the connection closes first.
    */
   afterAnswered(socket: Socket, fn: () => void): void {
-    if (!this.answering(socket)) {
+    const waitFor = new Set([...(this.inFlight.get(socket) ?? [])].filter((req) => req.complete));
+    if (waitFor.size === 0) {
       fn();
       return;
     }
     const waiting = this.waiters.get(socket) ?? [];
-    waiting.push(fn);
+    waiting.push({ waitFor, run: fn });
     this.waiters.set(socket, waiting);
   }
 

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
 import { hourlyRows, isoZ, seasonalRows, type Row } from './helpers/series.js';
+import { checkCleaningOptions } from '../src/native.js';
+import { DEFAULT_VERSION } from '../src/policy/table.js';
 
 const schema = JSON.parse(readFileSync(new URL('../docs/cleaning-report.schema.json', import.meta.url), 'utf8'));
 const validateReport = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(schema);
@@ -286,6 +288,9 @@ describe('versions and knobs through HTTP', () => {
       expectError(r, 422, 'VALIDATION_ERROR');
       expect(r.json.error.details.errors).toEqual([{ field: 'options.cleaning.bounds', message: 'must have lower at most upper' }]);
     }
+    // The engine's check of the same rule (for hosts other than this service) says the same.
+    const engine = checkCleaningOptions({ preset: 'default', version: DEFAULT_VERSION, bounds: { lower: 5, upper: 1 } });
+    expect(JSON.parse(engine!.detailsJson)).toEqual({ errors: [{ field: 'options.cleaning.bounds', message: 'must have lower at most upper' }] });
   });
 
   it('structural_zero fills with zeros and long_gap mask reports the masked points', async () => {

@@ -182,9 +182,13 @@ describe('over a listening server', () => {
  * Sends raw bytes and reads until the server closes. With `halfClose` the client ends its side
  * at once (Node then aborts requests still running); without it, it only writes.
  */
-function rawExchange(bytes: string, halfClose = true): Promise<string> {
+function rawExchange(bytes: string, halfClose = true, more: string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => (halfClose ? socket.end(bytes) : socket.write(bytes)));
+    const socket = connect(port, '127.0.0.1', () => {
+      if (halfClose) socket.end(bytes);
+      else socket.write(bytes);
+      more.forEach((chunk, i) => setTimeout(() => socket.writable && socket.write(chunk), 20 * (i + 1)));
+    });
     let text = '';
     socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
     socket.on('close', () => resolve(text));
@@ -221,7 +225,9 @@ describe('bytes the HTTP parser refuses', () => {
     const body = JSON.stringify({ gate: 'pipelined', bytes: 300_000 });
     const good = `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
     const runs = t.control.runs;
-    const exchange = rawExchange(good + head('Content-Length: abc\r\n') + '{}', false);
+    // More bytes after the bad ones: Node reports the error again for each chunk, and it is
+    // answered once.
+    const exchange = rawExchange(good + head('Content-Length: abc\r\n') + '{}', false, ['x'.repeat(70_000), 'y'.repeat(70_000)]);
     await waitFor(() => t.control.runs === runs + 1);
     t.control.open('pipelined');
     const text = await exchange;
@@ -232,6 +238,7 @@ describe('bytes the HTTP parser refuses', () => {
     expect(first.split('\r\n\r\n')[1].length).toBe(length);
     expect(second.startsWith('400 Bad Request')).toBe(true);
     expect(JSON.parse(second.split('\r\n\r\n')[1]).error.code).toBe('MALFORMED_JSON');
+    expect(text.split('HTTP/1.1 ').length - 1).toBe(2);
   });
 
   it('a URL that cannot be decoded is an unopened path: the plain 404', async () => {

@@ -73,6 +73,23 @@ describe('request timeout and shutdown', () => {
     expect(ok.statusCode).toBe(200);
   });
 
+  it('a request timed out behind one still running is refused after that one is answered, and never runs', async () => {
+    const { app, port } = await listening(300);
+    const client = rawClient(port);
+    const gated = JSON.stringify({ gate: 'ahead' });
+    client.socket.write(rawPost(app.key, gated));
+    await waitFor(() => app.control.runs === 1);
+    stallMidBody(client.socket, app.key);
+    // Past the timeout (Node checks a tenth of it at a time), then the rest of the stalled body.
+    await new Promise((r) => setTimeout(r, 700));
+    client.socket.write(`}${' '.repeat(989)}`);
+    app.control.open('ahead');
+    await waitFor(client.closed, 5000);
+    const answers = client.received().split('HTTP/1.1 ').slice(1);
+    expect(answers.map((a) => a.slice(0, 3))).toEqual(['200', '400']);
+    expect(app.control.runs).toBe(1);
+  });
+
   it('the timeout is on receiving the request: a handler that runs longer is still answered', async () => {
     const { app, port } = await listening(300);
     const pending = gatedForecast(port, app.key, 'slow');

@@ -55,7 +55,7 @@ export async function handleForecast(input: ForecastInput, deps: ForecastDeps): 
   const model = loadModel();
   await checkForecastModel(top, params, parsed, model, policy);
 
-  const hold = await deps.reserveQuota(parsed.rowCount + params.h * parsed.entityCount);
+  const settlement = await deps.reserveQuota(parsed.rowCount + params.h * parsed.entityCount);
   // Cleaning before the model slot: data the cleaning refuses never waits for the model or gets
   // its MODEL_BUSY / GATEWAY_TIMEOUT (step 8 before step 9).
   const cleaned = await runForecastCleaning(parsed, params);
@@ -64,7 +64,7 @@ export async function handleForecast(input: ForecastInput, deps: ForecastDeps): 
   const outcome = await deps.runInference((budgetMs) => runForecast(cleaned, { ...params, budgetMs }));
   if (outcome.error) throw fromEngineError(outcome.error);
   const parts = outcome.parts!;
-  hold.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });
+  settlement.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });
   const assembling = performance.now();
   const body = forecastBody(parts, { requestId: input.requestId, modelUsed: model.name, policy, latencyMs: input.elapsedMs() });
   const { cleanMs, inferenceMs, serializeMs } = parts.timings;

@@ -22,38 +22,50 @@ function parserError(code: string | undefined): ApiError {
   return new ApiError('MALFORMED_JSON', 'The request could not be read: its Content-Length, Transfer-Encoding or chunks are malformed.');
 }
 
+/** How long a refused connection lingers after its 400 before it is destroyed. */
+const REFUSAL_LINGER_MS = 2_000;
+
+/** Connections with a refusal pending or sent: Node reports the error again for each later chunk. */
+const refusing = new WeakSet<Socket>();
+
 /**
  * Answers on the raw socket, once, and closes it: the connection's byte stream cannot be trusted
  * after a framing error or a request cut off by the timeout.
  */
 export function clientErrorHandler(err: { code?: string }, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (err.code === 'ECONNRESET' || socket.destroyed || refusing.has(socket)) return;
+  refusing.add(socket);
+  // Nothing read from here on can be trusted or run: reading stops (no more request can complete,
+  // nothing piles up in memory while earlier requests finish).
+  socket.pause();
   // Requests received in full before the bad bytes are answered first: their responses (run, and
   // billed) must reach the client whole, and this 400 must follow them, not replace them.
+  const code = err.code;
   const connections = connectionsOf(socket);
-  if (connections) connections.afterAnswered(socket, () => refuse(err, socket));
-  else refuse(err, socket);
+  if (connections) connections.afterAnswered(socket, () => refuse(code, socket));
+  else refuse(code, socket);
 }
 
-function refuse(err: { code?: string }, socket: Socket): void {
+function refuse(code: string | undefined, socket: Socket): void {
   if (socket.destroyed) return;
-  const api = parserError(err.code);
+  const api = parserError(code);
   const requestId = newRequestId();
   const status = api.status;
   const body = envelopeJson(api, requestId);
-  if (socket.writable) {
-    const head = [
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `X-Request-Id: ${requestId}`,
-      // The header block was not read (or not trusted): there is no caller's id to echo.
-      'X-Client-Request-Id: ',
-      'Connection: close',
-    ];
-    socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
-  }
-  socket.destroy();
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    // The header block was not read (or not trusted): there is no caller's id to echo.
+    'X-Client-Request-Id: ',
+    'Connection: close',
+  ];
+  // Ended, not destroyed at once: a client still sending would get a reset that can drop this
+  // answer. Reading stays paused (after a timeout the parser would still complete the request and
+  // run it); the connection is destroyed after a short linger.
+  if (socket.writable) socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
 }
 
 /**

@@ -76,8 +76,8 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
   if (typeof pq === 'number' && !hasAtMostThreeDecimals(pq)) {
     errors.push({ field: 'point_quantile', message: 'must have at most 3 decimal places' });
   }
-  // A knob value is checked here, at step 3, like the others (the engine checks it again at step
-  // 5, where a preset or version refusal would otherwise come first).
+  // A knob value is checked here, at step 3, like the others: the engine's own check of the same
+  // rule (checkCleaningOptions, step 5, same message) would come after a preset or version refusal.
   const bounds = ((top.options as Record<string, unknown> | undefined)?.cleaning as Record<string, unknown> | undefined)?.bounds as
     | { lower?: unknown; upper?: unknown }
     | undefined;

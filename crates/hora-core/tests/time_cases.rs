@@ -54,7 +54,6 @@ fn every_parse_case_reads_its_stamps_as_the_table_says() {
         }
         if let Some(zone) = c.get("zone_used").and_then(Value::as_str) {
             assert_eq!(got.zone.name(), zone, "{name}");
-            assert_eq!(got.zone.name(), zone, "{name}");
         }
         if let Some(source) = c.get("source").and_then(Value::as_str) {
             assert_eq!(got.source.as_str(), source, "{name}");

@@ -25,7 +25,7 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
             let spec = stamps::parse_freq(s, allow_b).map_err(|e| match e.code {
                 ErrorCode::FreqUnsupported if s == "B" => {
                     let v = super::policy::business_freq_version();
-                    HoraError { message: format!("B (business days) needs cleaning policy {v} or later and is not accepted by the raw preset"), ..e }
+                    HoraError { message: format!("B (business days) needs cleaning policy {v} or later"), ..e }
                         .with("requires_version", v)
                 }
                 _ => e,

@@ -228,9 +228,10 @@ impl CleanOptions {
         }
         if let Some(b) = self.bounds {
             // The contract: "an object with numeric lower and upper" (both; the schema requires them).
+            // The service checks the order at step 3 already, with this message (src/validation/body.ts).
             let ok = matches!((b.lower, b.upper), (Some(l), Some(u)) if l.is_finite() && u.is_finite() && l <= u);
             if !ok {
-                return Err(HoraError::field("options.cleaning.bounds", "needs numeric lower and upper with lower <= upper"));
+                return Err(HoraError::field("options.cleaning.bounds", "must have lower at most upper"));
             }
         }
         let long_gap_mask = match self.long_gap.as_deref() {

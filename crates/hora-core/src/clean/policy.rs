@@ -79,7 +79,8 @@ pub const POLICIES: [Policy; 4] = [
 ];
 
 /// The oldest version with `feature` (for `details.requires_version`): the table runs newest
-/// first, and a feature, once added, stays.
+/// first, and a feature, once added, stays. Only asked about features the default version has
+/// (a test checks each), so there always is one.
 pub fn first_version_with(feature: impl Fn(&Policy) -> bool) -> &'static str {
     POLICIES.iter().rev().find(|p| feature(p)).map_or(DEFAULT_VERSION, |p| p.version)
 }
@@ -108,3 +109,16 @@ pub const GRID_CAP: u64 = 1_000_000;
 pub const LISTED_MAX: usize = 20;
 /// Robust z-score beyond which an observed value is flagged as an outlier.
 pub const OUTLIER_Z: f64 = 6.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_feature_asked_about_has_a_first_version_the_default_also_has() {
+        let default = find(DEFAULT_VERSION).unwrap();
+        assert!(default.knobs && default.business_freq);
+        assert_eq!((knobs_version(), business_freq_version()), ("2026-11", "2026-11"));
+        assert!(find(knobs_version()).unwrap().knobs && find(business_freq_version()).unwrap().business_freq);
+    }
+}
