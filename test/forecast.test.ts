@@ -209,10 +209,13 @@ describe('validation order steps 3 to 6', () => {
     expect(cut.json.error.details).toEqual({ line: 2, column: 1 });
   });
 
-  it('a y beyond f64 names its field', async () => {
+  it('a number beyond f64 names its own path and is worded as every field error', async () => {
     const r = await post('{"series": [{"unique_id": "a", "ds": "2024-01-01T00:00:00Z", "y": 1e999}], "h": 1}');
     expectError(r, 422, 'VALIDATION_ERROR');
     expect(r.json.error.details.errors[0].field).toBe('series[0].y');
+    const level = await post('{"series": [{"unique_id": "a", "ds": "2024-01-01T00:00:00Z", "y": 1}], "h": 1, "level": [80, 1e999]}');
+    expect(level.json.error.message).toBe('The request body is invalid: level[1] is a number beyond the range of a double.');
+    expect(level.json.error.details.errors).toEqual([{ field: 'level[1]', message: 'is a number beyond the range of a double' }]);
   });
 
   it('future covariate rows with y are FUTURE_COVARIATES_INVALID; future-only columns are COVARIATE_COLUMN_MISMATCH', async () => {

@@ -40,6 +40,14 @@ export function topLevelErrors(top: unknown): FieldError[] {
   return [...byField].map(([field, messages]) => ({ field, message: messages.join(' or ') }));
 }
 
+/** VALIDATION_ERROR for a body's field errors, the first in the message. */
+function invalidBody(errors: FieldError[]): ApiError {
+  return new ApiError('VALIDATION_ERROR', `The request body is invalid: ${errors[0].field} ${errors[0].message}.`, {
+    // The contract's cap on details.errors[], as the body parser applies it.
+    errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors),
+  });
+}
+
 /** At most 3 decimal places (contract: point_quantile). */
 function hasAtMostThreeDecimals(v: number): boolean {
   // The number as read equals its own 3-decimal rounding (0.123 does; 0.5000000001 does not).
@@ -59,7 +67,11 @@ export interface ValidatedBody {
 export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<ValidatedBody> {
   const parsed = await parseRequest(raw);
   const failure = parsed.error;
-  if (failure) throw fromEngineError(failure);
+  if (failure) {
+    // A field error that ends the parse (a number beyond f64) is worded as every other one.
+    const listed = failure.code === 'VALIDATION_ERROR' ? (JSON.parse(failure.detailsJson) as { errors?: FieldError[] }).errors : undefined;
+    throw listed?.length ? invalidBody(listed) : fromEngineError(failure);
+  }
 
   const top = JSON.parse(parsed.topJson) as Record<string, unknown>;
   const errors: FieldError[] = [];
@@ -90,12 +102,7 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
     errors.push({ field: 'options.timezone', message: `${JSON.stringify(timezone)} is not an IANA time zone name (for example Europe/Berlin)` });
   }
   errors.push(...rowErrors);
-  if (errors.length > 0) {
-    throw new ApiError('VALIDATION_ERROR', `The request body is invalid: ${errors[0].field} ${errors[0].message}.`, {
-      // The contract's cap on details.errors[], as the body parser applies it.
-      errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors),
-    });
-  }
+  if (errors.length > 0) throw invalidBody(errors);
   const futureInvalid = parsed.futureInvalid;
   if (futureInvalid) {
     throw new ApiError('FUTURE_COVARIATES_INVALID', `${futureInvalid.field} ${futureInvalid.message}.`, {

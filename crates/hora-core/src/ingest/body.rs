@@ -117,10 +117,8 @@ fn map_json_error(e: serde_json::Error, cursor: &Cursor) -> HoraError {
     let out_of_range = e.to_string().starts_with("number out of range");
     match e.classify() {
         Category::Data | Category::Syntax if out_of_range => {
-            // Worded as the service words every other field error.
-            let (path, what) = (cursor.path(), "is a number beyond the range of a double");
-            HoraError::new(ErrorCode::ValidationError, format!("The request body is invalid: {path} {what}."))
-                .with("errors", serde_json::json!([{ "field": path, "message": what }]))
+            let path = cursor.path();
+            HoraError::field(path, "is a number beyond the range of a double")
         }
         _ => {
             // serde_json puts an end of input at the start of a line (an empty body, one cut just
