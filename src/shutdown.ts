@@ -76,6 +76,11 @@ export class Connections {
     return false;
   }
 
+  /** The request whose bytes are still arriving on `socket`, if any (headers read, body not). */
+  receiving(socket: Socket): IncomingMessage | undefined {
+    return [...(this.inFlight.get(socket) ?? [])].find((req) => !req.complete);
+  }
+
   /**
    * Runs `fn` once the requests received in full on `socket` by now have been answered (at once
    * when there are none). A request still being received is not waited for: it is the one a

@@ -60,11 +60,13 @@ describe('request timeout and shutdown', () => {
   it('a client that stops sending mid-body gets a 400 MALFORMED_JSON envelope and its connection is closed', async () => {
     const { app, port } = await listening(300);
     const client = rawClient(port);
-    stallMidBody(client.socket, app.key);
+    client.socket.write(rawPost(app.key, '{"n": 1234', 1000).replace('\r\n\r\n', '\r\nX-Request-Id: client-trace-01\r\n\r\n'));
     await waitFor(client.closed, 5000);
     const [head, body] = client.received().split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(head).toContain('Connection: close');
+    // Its headers were read: the caller's id is echoed as on any response.
+    expect(head).toContain('X-Client-Request-Id: client-trace-01');
     const requestId = /X-Request-Id: (req_\w+)/.exec(head)?.[1];
     expect(JSON.parse(body!).error).toMatchObject({ code: 'MALFORMED_JSON', category: 'invalid_request', request_id: requestId });
     expect(app.control.runs).toBe(0);

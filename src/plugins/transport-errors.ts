@@ -42,11 +42,14 @@ export function clientErrorHandler(err: { code?: string }, socket: Socket): void
   // billed) must reach the client whole, and this 400 must follow them, not replace them.
   const code = err.code;
   const connections = connectionsOf(socket);
-  if (connections) connections.afterAnswered(socket, () => refuse(code, socket));
-  else refuse(code, socket);
+  // When the error concerns a request whose headers were read (a bad chunk, the timeout), its
+  // X-Request-Id is echoed as on any other response; a header error leaves nothing to echo.
+  const clientId = clientRequestId(connections?.receiving(socket)?.headers['x-request-id']);
+  if (connections) connections.afterAnswered(socket, () => refuse(code, clientId, socket));
+  else refuse(code, clientId, socket);
 }
 
-function refuse(code: string | undefined, socket: Socket): void {
+function refuse(code: string | undefined, clientId: string, socket: Socket): void {
   if (socket.destroyed) return;
   const api = parserError(code);
   const requestId = newRequestId();
@@ -57,8 +60,7 @@ function refuse(code: string | undefined, socket: Socket): void {
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${requestId}`,
-    // The header block was not read (or not trusted): there is no caller's id to echo.
-    'X-Client-Request-Id: ',
+    `X-Client-Request-Id: ${clientId}`,
     'Connection: close',
   ];
   // Ended, not destroyed at once: a client still sending would get a reset that can drop this
