@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Compile } from 'typebox/compile';
 import { REQUEST_SHAPE } from '../src/native.js';
-import { CleanRequest, ForecastRequest, RequestOptions } from '../src/schemas/request.js';
+import { CleaningOptions, CleanRequest, ForecastRequest, ModelOptions, RequestOptions } from '../src/schemas/request.js';
 import { parseAndValidate } from '../src/validation/body.js';
 import { jsonPointerToPath, type ApiError } from '../src/errors.js';
 
@@ -114,9 +114,32 @@ describe('the body parser and the schema name the same fields', () => {
     expect(sorted(Object.keys(CleanRequest.properties))).toEqual(sorted(REQUEST_SHAPE.topLevelFields));
     expect(sorted(Object.keys(RequestOptions.properties))).toEqual(sorted(REQUEST_SHAPE.optionsFields));
   });
+
+  it('the closed objects hold the same keys on both sides (the parser refuses others unread)', () => {
+    const sorted = (keys: Iterable<string>) => [...keys].sort();
+    expect(sorted(Object.keys(CleaningOptions.properties))).toEqual(sorted(REQUEST_SHAPE.cleaningFields));
+    const bounds = (CleaningOptions.properties.bounds as unknown as { anyOf?: unknown; properties?: Record<string, unknown> }).properties;
+    expect(sorted(Object.keys(bounds ?? {}))).toEqual(sorted(REQUEST_SHAPE.boundsFields));
+    expect(sorted(Object.keys(ModelOptions.properties))).toEqual(sorted(REQUEST_SHAPE.modelOptionsFields));
+  });
 });
 
 describe('an unknown field', () => {
+  it('in a closed object is refused by name whatever its value: a lone surrogate or 1e999 is never read', async () => {
+    const body = JSON.stringify(ok({ options: { cleaning: { zz: 'PLACEHOLDER' } }, model_options: { yy: 1 } }))
+      .replace('"PLACEHOLDER"', '"\\ud800"')
+      .replace('"yy":1', '"yy":1e999');
+    const refused = await parseAndValidate(Buffer.from(body), true).then(
+      () => undefined,
+      (e: ApiError) => e,
+    );
+    expect(refused?.code).toBe('VALIDATION_ERROR');
+    expect((refused?.details as { errors: unknown[] }).errors).toEqual([
+      { field: 'options.cleaning.zz', message: 'is not a field of the request' },
+      { field: 'model_options.yy', message: 'is not a field of the request' },
+    ]);
+  });
+
   it('reads "is not a field of the request" from the addon (top level) and the typebox check (nested) alike', async () => {
     const refused = await parseAndValidate(Buffer.from(JSON.stringify(ok({ horizon: 3, options: { cleaning: { imputer: 'x' } } }))), true).then(
       () => undefined,

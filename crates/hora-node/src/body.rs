@@ -26,6 +26,9 @@ impl From<&FieldError> for FieldErrorJs {
 pub struct RequestShape {
     pub top_level_fields: Vec<String>,
     pub options_fields: Vec<String>,
+    pub cleaning_fields: Vec<String>,
+    pub bounds_fields: Vec<String>,
+    pub model_options_fields: Vec<String>,
     pub max_covariate_columns: u32,
     /// Entries of `details.errors[]` at most.
     pub max_listed_errors: u32,
@@ -37,6 +40,9 @@ pub fn request_shape() -> RequestShape {
     RequestShape {
         top_level_fields: strings(hora_core::ingest::TOP_LEVEL_FIELDS),
         options_fields: strings(hora_core::ingest::OPTIONS_FIELDS),
+        cleaning_fields: strings(hora_core::ingest::CLEANING_FIELDS),
+        bounds_fields: strings(hora_core::ingest::BOUNDS_FIELDS),
+        model_options_fields: strings(hora_core::ingest::MODEL_OPTIONS_FIELDS),
         max_covariate_columns: hora_core::ingest::MAX_COVARIATE_COLUMNS as u32,
         max_listed_errors: hora_core::ingest::MAX_LISTED_ERRORS as u32,
     }

@@ -30,8 +30,16 @@ pub const TOP_LEVEL_FIELDS: &[&str] = &[
 /// The keys the contract defines directly under `options`; any other is ignored unread.
 pub const OPTIONS_FIELDS: &[&str] = &["timezone", "ds_format", "gap_split_min_steps", "cleaning", "router_strategy"];
 
+/// The keys of the request's closed objects; any other is refused as not a field, its value unread.
+pub const CLEANING_FIELDS: &[&str] = &[
+    "preset", "version", "impute_method", "seasonal_period", "nonnegative", "bounds", "structural_zero", "business_days",
+    "long_gap", "accept", "decline",
+];
+pub const BOUNDS_FIELDS: &[&str] = &["lower", "upper"];
+pub const MODEL_OPTIONS_FIELDS: &[&str] = &["nonnegative", "flip_average"];
+
 /// The message of an unknown field; `src/validation/body.ts` says the same of the nested ones.
-const UNKNOWN_FIELD: &str = "is not a field of the request";
+pub(crate) const UNKNOWN_FIELD: &str = "is not a field of the request";
 
 /// A parsed body: the rows as columns, the small fields as JSON, and what was wrong with them.
 #[derive(Debug, Default)]
@@ -252,6 +260,25 @@ mod tests {
             assert!(p.errors.is_empty(), "{options}: {:?}", p.errors);
             assert!(p.top["options"].get("zz").is_none(), "{options}");
         }
+    }
+
+    #[test]
+    fn an_unknown_key_of_a_closed_object_is_refused_by_name_whatever_its_value() {
+        let rows = r#""series": [{"unique_id": "a", "ds": "2024-01-01", "y": 1}]"#;
+        for (field, path) in [
+            (r#""options": {"cleaning": {"zz": "\ud800", "preset": "strict"}}"#, "options.cleaning.zz"),
+            (r#""options": {"cleaning": {"bounds": {"lower": 0, "upper": 1, "zz": 1e999}}}"#, "options.cleaning.bounds.zz"),
+            (r#""model_options": {"zz": [1e999], "zz": 2, "flip_average": true}"#, "model_options.zz"),
+        ] {
+            for body in [format!(r#"{{{rows}, "h": 2, {field}}}"#), format!(r#"{{"h": 2, {field}, {rows}}}"#)] {
+                let p = parse_body(body.as_bytes()).unwrap_or_else(|e| panic!("{field}: {e:?}"));
+                assert_eq!(fields(&p), vec![path], "{field}");
+                assert_eq!(p.errors.listed[0].message, UNKNOWN_FIELD, "{field}");
+            }
+        }
+        // Known keys are read as before.
+        let p = parse_body(br#"{"h": 2, "options": {"cleaning": {"preset": "strict", "bounds": {"lower": 0, "upper": 1}}}, "series": []}"#).unwrap();
+        assert_eq!(p.top["options"]["cleaning"]["bounds"]["upper"], 1);
     }
 
     #[test]

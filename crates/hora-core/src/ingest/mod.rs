@@ -11,7 +11,9 @@ mod rows;
 mod table;
 mod value;
 
-pub use body::{parse_body, parse_body_general, ParsedBody, OPTIONS_FIELDS, TOP_LEVEL_FIELDS};
+pub use body::{
+    parse_body, parse_body_general, ParsedBody, BOUNDS_FIELDS, CLEANING_FIELDS, MODEL_OPTIONS_FIELDS, OPTIONS_FIELDS, TOP_LEVEL_FIELDS,
+};
 pub use digest::canonical_digest;
 pub use errors::{FieldError, FieldErrors, MAX_LISTED_ERRORS};
 pub use table::{CovariateColumn, RowTable, StrColumn};

@@ -22,9 +22,6 @@ pub(crate) struct StrictValue<'e> {
     /// `options` is ignored, as the contract says); without `errors` it fails the read instead,
     /// so two bodies that differ only down there never share a digest.
     pub depth: usize,
-    /// Keys this object may hold: any other is skipped unread (its value never parsed, so not
-    /// even a number beyond f64 can refuse it). Only the top of `options` has such a list.
-    known_keys: Option<&'static [&'static str]>,
     /// The path of the value being read, kept up to date for a parse error: serde_json refuses a
     /// number beyond f64 before any visitor sees it, and the error must name its own path.
     reading: Option<&'e RefCell<String>>,
@@ -32,22 +29,21 @@ pub(crate) struct StrictValue<'e> {
 
 impl<'e> StrictValue<'e> {
     pub fn new(path: String, errors: Option<&'e mut FieldErrors>) -> Self {
-        StrictValue { path, errors, depth: 0, known_keys: None, reading: None }
+        StrictValue { path, errors, depth: 0, reading: None }
     }
 
-    /// The value of top-level field `key` of a request: the keys directly under `options` that the
-    /// contract does not define are ignored, and `reading` follows the path being read.
+    /// The value of top-level field `key` of a request (its objects' keys checked as `keys_of`
+    /// says), with `reading` following the path being read.
     pub fn top_level(key: &str, errors: &'e mut FieldErrors, reading: &'e RefCell<String>) -> Self {
-        let known_keys = (key == "options").then_some(super::OPTIONS_FIELDS);
         reading.replace(key.to_string());
-        StrictValue { path: key.to_string(), errors: Some(errors), depth: 0, known_keys, reading: Some(reading) }
+        StrictValue { path: key.to_string(), errors: Some(errors), depth: 0, reading: Some(reading) }
     }
 
     fn child(&mut self, path: String) -> StrictValue<'_> {
         if let Some(r) = self.reading {
             r.replace(path.clone());
         }
-        StrictValue { path, errors: self.errors.as_deref_mut(), depth: self.depth + 1, known_keys: None, reading: self.reading }
+        StrictValue { path, errors: self.errors.as_deref_mut(), depth: self.depth + 1, reading: self.reading }
     }
 
     /// Whether this container is past `MAX_DEPTH`: Ok(true) to skip it, an error without `errors`.
@@ -57,6 +53,25 @@ impl<'e> StrictValue<'e> {
             (true, true) => Ok(true),
             (true, false) => Err(E::custom("nested too deeply")),
         }
+    }
+}
+
+/// What a request's object at `path` may hold, and what becomes of another key: its value is
+/// skipped unread either way (never decoded, so not even a number beyond f64 refuses it).
+enum Keys {
+    /// Directly under `options`: the contract ignores unknown keys.
+    IgnoreOthers(&'static [&'static str]),
+    /// The closed objects: another key is refused as not a field.
+    RefuseOthers(&'static [&'static str]),
+}
+
+fn keys_of(path: &str) -> Option<Keys> {
+    match path {
+        "options" => Some(Keys::IgnoreOthers(super::OPTIONS_FIELDS)),
+        "options.cleaning" => Some(Keys::RefuseOthers(super::CLEANING_FIELDS)),
+        "options.cleaning.bounds" => Some(Keys::RefuseOthers(super::BOUNDS_FIELDS)),
+        "model_options" => Some(Keys::RefuseOthers(super::MODEL_OPTIONS_FIELDS)),
+        _ => None,
     }
 }
 
@@ -130,10 +145,27 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
             return Ok(Value::Null);
         }
         let mut out = Map::new();
+        // Only a request's body is read with paths (`errors`); the digest reads every key.
+        let keys = if self.errors.is_some() { keys_of(&self.path) } else { None };
+        let mut refused: Vec<String> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            if self.known_keys.is_some_and(|k| !k.contains(&key.as_str())) {
-                map.next_value::<IgnoredAny>()?;
-                continue;
+            match &keys {
+                Some(Keys::IgnoreOthers(k)) if !k.contains(&key.as_str()) => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+                Some(Keys::RefuseOthers(k)) if !k.contains(&key.as_str()) => {
+                    map.next_value::<IgnoredAny>()?;
+                    if !refused.contains(&key) {
+                        let path = format!("{}.{}", self.path, key);
+                        if let Some(e) = self.errors.as_deref_mut() {
+                            e.push(|| path, super::body::UNKNOWN_FIELD);
+                        }
+                        refused.push(key);
+                    }
+                    continue;
+                }
+                _ => {}
             }
             let path = match self.errors {
                 None => String::new(),
