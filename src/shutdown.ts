@@ -30,8 +30,8 @@ export function shutdownGraceMs(config: Pick<Config, 'inferenceWaitMs' | 'reques
 export class Connections {
   /** The requests in flight on each open connection. */
   private readonly inFlight = new Map<Socket, Set<IncomingMessage>>();
-  /** Work waiting for some of a connection's requests to be answered. */
-  private readonly waiters = new Map<Socket, Array<{ waitFor: Set<IncomingMessage>; run: () => void }>>();
+  /** Work waiting for some of a connection's requests to be answered (one per connection). */
+  private readonly waiters = new Map<Socket, { waitFor: Set<IncomingMessage>; run: () => void }>();
   /** Connections whose response in progress carries `Connection: close`: their last. */
   private readonly last = new WeakSet<Socket>();
   /**
@@ -60,14 +60,9 @@ export class Connections {
   end(socket: Socket, req: IncomingMessage): void {
     this.inFlight.get(socket)?.delete(req);
     const waiting = this.waiters.get(socket);
-    if (!waiting) return;
-    for (const w of waiting) w.waitFor.delete(req);
-    const ready = waiting.filter((w) => w.waitFor.size === 0);
-    if (ready.length === 0) return;
-    const rest = waiting.filter((w) => w.waitFor.size > 0);
-    if (rest.length > 0) this.waiters.set(socket, rest);
-    else this.waiters.delete(socket);
-    for (const w of ready) w.run();
+    if (!waiting?.waitFor.delete(req) || waiting.waitFor.size > 0) return;
+    this.waiters.delete(socket);
+    waiting.run();
   }
 
   /** Whether some request is still being received, run or sent. */
@@ -85,16 +80,12 @@ export class Connections {
    * Runs `fn` once the requests received in full on `socket` by now have been answered (at once
    * when there are none). A request still being received is not waited for: it is the one a
    * parser error or the request timeout concerns. Never runs if the connection closes first.
+   * One per connection (the transport-error handler refuses a connection once).
    */
   afterAnswered(socket: Socket, fn: () => void): void {
     const waitFor = new Set([...(this.inFlight.get(socket) ?? [])].filter((req) => req.complete));
-    if (waitFor.size === 0) {
-      fn();
-      return;
-    }
-    const waiting = this.waiters.get(socket) ?? [];
-    waiting.push({ waitFor, run: fn });
-    this.waiters.set(socket, waiting);
+    if (waitFor.size === 0) fn();
+    else this.waiters.set(socket, { waitFor, run: fn });
   }
 
   /** Marks the response in progress on `socket` as its last. */

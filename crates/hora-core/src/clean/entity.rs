@@ -273,11 +273,11 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     // A repair that does not apply blocks the request, and it comes before the length limits in
     // pipeline order: its code decides (the limits would measure a grid the repair never made).
     out.blocks.extend(blocking::unapplied(&d, res.policy.masked_tail_max));
-    let kept_rows = |range: std::ops::Range<usize>| from_row[range].iter().filter(|r| **r).count();
-    let before_split = if split { 0 } else { kept_rows(unsplit..lo) };
+    // Without the split, the rows before it still count, as sent.
     let from = if split { lo } else { unsplit };
+    let rows = |range: std::ops::Range<usize>| from_row[range].iter().filter(|r| **r).count();
     out.fed_points = observed[from..end].iter().filter(|o| **o).count();
-    out.output_points = before_split + if regrid_unapplied { kept_rows(lo..end) } else { end - lo };
+    out.output_points = rows(from..lo) + if regrid_unapplied { rows(lo..end) } else { end - lo };
     out.grid = grid[lo..end].to_vec();
     out.values = values[lo..end].to_vec();
     limits(&mut out, name, p.ts.len(), split, ctx);

@@ -56,23 +56,23 @@ impl<'e> StrictValue<'e> {
     }
 }
 
-/// What a request's object at `path` may hold, and what becomes of another key: its value is
-/// skipped unread either way (never decoded, so not even a number beyond f64 refuses it).
-enum Keys {
-    /// Directly under `options`: the contract ignores unknown keys.
-    IgnoreOthers(&'static [&'static str]),
-    /// The closed objects: another key is refused as not a field.
-    RefuseOthers(&'static [&'static str]),
+/// What a request's object at `path` may hold. Another key's value is skipped unread (never
+/// decoded, so not even a number beyond f64 refuses it); the key itself is refused as not a field
+/// in the closed objects and ignored directly under `options`, as the contract says.
+struct Keys {
+    known: &'static [&'static str],
+    refuse_others: bool,
 }
 
 fn keys_of(path: &str) -> Option<Keys> {
-    match path {
-        "options" => Some(Keys::IgnoreOthers(super::OPTIONS_FIELDS)),
-        "options.cleaning" => Some(Keys::RefuseOthers(super::CLEANING_FIELDS)),
-        "options.cleaning.bounds" => Some(Keys::RefuseOthers(super::BOUNDS_FIELDS)),
-        "model_options" => Some(Keys::RefuseOthers(super::MODEL_OPTIONS_FIELDS)),
-        _ => None,
-    }
+    let (known, refuse_others) = match path {
+        "options" => (super::OPTIONS_FIELDS, false),
+        "options.cleaning" => (super::CLEANING_FIELDS, true),
+        "options.cleaning.bounds" => (super::BOUNDS_FIELDS, true),
+        "model_options" => (super::MODEL_OPTIONS_FIELDS, true),
+        _ => return None,
+    };
+    Some(Keys { known, refuse_others })
 }
 
 impl<'de, 'e> DeserializeSeed<'de> for StrictValue<'e> {
@@ -149,23 +149,16 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
         let keys = if self.errors.is_some() { keys_of(&self.path) } else { None };
         let mut refused: Vec<String> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            match &keys {
-                Some(Keys::IgnoreOthers(k)) if !k.contains(&key.as_str()) => {
-                    map.next_value::<IgnoredAny>()?;
-                    continue;
-                }
-                Some(Keys::RefuseOthers(k)) if !k.contains(&key.as_str()) => {
-                    map.next_value::<IgnoredAny>()?;
-                    if !refused.contains(&key) {
-                        let path = format!("{}.{}", self.path, key);
-                        if let Some(e) = self.errors.as_deref_mut() {
-                            e.push(|| path, super::body::UNKNOWN_FIELD);
-                        }
-                        refused.push(key);
+            if let Some(keys) = keys.as_ref().filter(|k| !k.known.contains(&key.as_str())) {
+                map.next_value::<IgnoredAny>()?;
+                // A repeated unknown key is named once.
+                if keys.refuse_others && !refused.contains(&key) {
+                    if let Some(e) = self.errors.as_deref_mut() {
+                        e.push(|| format!("{}.{}", self.path, key), super::body::UNKNOWN_FIELD);
                     }
-                    continue;
+                    refused.push(key);
                 }
-                _ => {}
+                continue;
             }
             let path = match self.errors {
                 None => String::new(),
