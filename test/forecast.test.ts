@@ -174,6 +174,12 @@ describe('validation order steps 3 to 6', () => {
     }
   });
 
+  it('a field error joins constraints that all fail with "and" and alternatives with "or"', async () => {
+    const messageOf = async (extra: Record<string, unknown>) => (await post(base(extra))).json.error.details.errors[0].message;
+    expect(await messageOf({ level: [150.5] })).toBe('must be integer and must be <= 99');
+    expect(await messageOf({ model_options: { nonnegative: 3 } })).toBe('must be one of ["auto","true","false"] or must be boolean');
+  });
+
   it('model_options is closed and router_strategy is validated', async () => {
     expectError(await post(base({ model_options: { temperature: 1 } })), 422, 'VALIDATION_ERROR');
     expectError(await post(base({ options: { router_strategy: 'turbo' } })), 422, 'VALIDATION_ERROR');

@@ -22,10 +22,12 @@ interface Issue {
 export function topLevelErrors(top: unknown): FieldError[] {
   if (topLevel.Check(top)) return [];
   const byField = new Map<string, string[]>();
+  const alternatives = new Set<string>();
   for (const issue of topLevel.Errors(top) as unknown as Issue[]) {
+    const field = jsonPointerToPath(issue.instancePath) || 'body';
+    if (issue.keyword === 'anyOf') alternatives.add(field);
     // Each unknown key also yields a `false` schema error at its own path: that one names it.
     if (issue.keyword === 'additionalProperties' || issue.keyword === 'anyOf') continue;
-    const field = jsonPointerToPath(issue.instancePath) || 'body';
     const message =
       issue.keyword === 'boolean'
         ? UNKNOWN_FIELD
@@ -36,8 +38,9 @@ export function topLevelErrors(top: unknown): FieldError[] {
     if (!list.includes(message)) list.push(message);
     byField.set(field, list);
   }
-  // Alternatives at one path (number or null, "auto" or boolean) read as one message.
-  return [...byField].map(([field, messages]) => ({ field, message: messages.join(' or ') }));
+  // Alternatives at one path ("auto" or boolean) read as one message with "or"; constraints that
+  // all apply (an integer, at most 99) with "and".
+  return [...byField].map(([field, messages]) => ({ field, message: messages.join(alternatives.has(field) ? ' or ' : ' and ') }));
 }
 
 /** VALIDATION_ERROR for a body's field errors, the first in the message. */
