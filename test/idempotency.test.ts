@@ -86,6 +86,13 @@ describe('idempotency', () => {
     expect(await canonicalDigest(Buffer.from('{"a":1}'))).not.toBe(await canonicalDigest(Buffer.from('{"a":2}')));
   });
 
+  it('spellings of one number are one body: 2 and 2.0 replay each other, 2.5 does not', async () => {
+    await post({ 'idempotency-key': 'k-num' }, '{"h":2,"y":[0.1,3]}');
+    const again = await post({ 'idempotency-key': 'k-num' }, '{"h":2.0,"y":[1e-1,3e0]}');
+    expect(again.headers['x-idempotent-replayed']).toBe('true');
+    expect((await post({ 'idempotency-key': 'k-num' }, '{"h":2.5,"y":[0.1,3]}')).statusCode).toBe(422);
+  });
+
   it('the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED and nothing runs', async () => {
     await post({ 'idempotency-key': 'k1' }, { n: 1 });
     const runs = t.control.runs;

@@ -1,10 +1,36 @@
 //! The idempotency digest: SHA-256 of the canonical JSON form of the body (object keys sorted,
-//! no insignificant whitespace), so a retry that re-serialises the same body still matches.
+//! no insignificant whitespace, one spelling per number), so a retry that re-serialises the same
+//! body still matches.
 
 use serde::de::DeserializeSeed;
 use sha2::{Digest, Sha256};
 
+use serde_json::{Number, Value};
+
 use super::value::StrictValue;
+
+/// Integers an f64 holds exactly: a float with an integral value inside this range is written as
+/// that integer.
+const EXACT_INTEGER: f64 = 9_007_199_254_740_992.0; // 2^53
+
+/// One spelling per number: `2`, `2.0`, `2e0` and `20e-1` all read as 2 (serde keeps the first as
+/// an integer and the rest as floats, which serialise as `2.0`), so a client or proxy that writes
+/// integral floats differently (Python's `2.0`, JavaScript's `2`) still sends the same body.
+/// Decimal spellings of one float (`0.1`, `0.10`, `1e-1`) already parse to one f64.
+fn canonical_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|_| n.is_f64()) {
+                if f.fract() == 0.0 && f.abs() <= EXACT_INTEGER {
+                    *n = Number::from(f as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(canonical_numbers),
+        Value::Object(map) => map.values_mut().for_each(canonical_numbers),
+        _ => {}
+    }
+}
 
 /// Hex SHA-256 of the canonical JSON of `bytes`; bytes that are not JSON, or JSON with a key
 /// repeated inside one object, are digested as sent. Canonicalising a repeated key would keep
@@ -16,7 +42,8 @@ pub fn canonical_digest(bytes: &[u8]) -> String {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let read = StrictValue::new(String::new(), None).deserialize(&mut de).and_then(|v| de.end().map(|()| v));
     match read {
-        Ok(value) => {
+        Ok(mut value) => {
+            canonical_numbers(&mut value);
             hasher.update(b"json:");
             hasher.update(serde_json::to_vec(&value).unwrap_or_default());
         }
@@ -40,6 +67,20 @@ mod tests {
     #[test]
     fn different_values_change_the_digest() {
         assert_ne!(canonical_digest(br#"{"a":1}"#), canonical_digest(br#"{"a":2}"#));
+        assert_ne!(canonical_digest(br#"{"a":2}"#), canonical_digest(br#"{"a":2.5}"#));
+        assert_ne!(canonical_digest(br#"{"a":2}"#), canonical_digest(br#"{"a":"2"}"#));
+    }
+
+    #[test]
+    fn spellings_of_one_number_share_a_digest() {
+        let two = canonical_digest(br#"{"h":2,"y":[0.1,-3]}"#);
+        for same in [&br#"{"h":2.0,"y":[0.1,-3]}"#[..], br#"{"h":2e0,"y":[1e-1,-3.0]}"#, br#"{"h":20e-1,"y":[0.10,-3E0]}"#] {
+            assert_eq!(canonical_digest(same), two, "{}", String::from_utf8_lossy(same));
+        }
+        assert_eq!(canonical_digest(b"[-0.0]"), canonical_digest(b"[0]"));
+        // Past 2^53 a float is not rewritten as an integer (nor an integer as a float).
+        assert_ne!(canonical_digest(b"[1e300]"), canonical_digest(b"[1]"));
+        assert_ne!(canonical_digest(b"[18446744073709551615]"), canonical_digest(b"[1.8446744073709552e19]"));
     }
 
     #[test]
