@@ -247,6 +247,24 @@ def metrics(series, target, point, quant, m, snaive_mase=None):
     return out, mase
 
 
+def interval_detail(set_name, target, quants, reference):
+    """Where 80 % coverage comes from: per series (the share of series whose every target lies in
+    the interval, the share with less than half inside) and the interval's width per series
+    against the reference model's (median over series of the ratio of mean widths)."""
+    width = lambda q: (np.sort(q, axis=-1)[:, :, 10] - np.sort(q, axis=-1)[:, :, 2]).mean(axis=1)
+    ref = width(quants[reference])
+    lines = [f"M4 {set_name.capitalize()}: 80 % intervals per series", "",
+             "| model | cov 80 | series fully covered | series under half covered | median width vs hora-1.0 |",
+             "|---|---:|---:|---:|---:|"]
+    for name, q in quants.items():
+        q = np.sort(q, axis=-1)
+        per = ((target >= q[:, :, 2]) & (target <= q[:, :, 10])).mean(axis=1)
+        ratio = np.median(width(q)[ref > 0] / ref[ref > 0])
+        lines.append(f"| {name} | {100 * per.mean():.1f} | {100 * np.mean(per == 1):.1f} % | "
+                     f"{100 * np.mean(per < 0.5):.1f} % | {ratio:.2f} |")
+    return "\n".join(lines)
+
+
 def table(set_name, results):
     lines = [f"M4 {set_name.capitalize()} (h={SETS[set_name]['h']})", "",
              "| model | MASE | MASE median | sMAPE | WQL13 | cov 80 | cov 90 | share beating SNaive | wall s |",
@@ -277,6 +295,8 @@ def main():
                     help="processes for the statsforecast baselines (series are independent; default: every core)")
     ap.add_argument("--cached-only", action="store_true",
                     help="only the baselines already cached under .eval/baselines/; name the others as not computed")
+    ap.add_argument("--interval-detail", action="store_true",
+                    help="also print how the 80 %% intervals cover per series, and their widths against hora-1.0's")
     args = ap.parse_args()
     if args.service and not args.key:
         ap.error("--service needs --key")
@@ -294,6 +314,7 @@ def main():
             point, quant = fc.forecast(series, cfg["h"])
             label = "hora-1.0 (onnx" + (", no flip)" if args.no_flip else ")")
         results[label] = (metrics(series, target, point, quant, cfg["m"], snaive)[0], time.time() - t0)
+        quants = {label: quant}
         if not args.no_baselines:
             for name in args.baselines:
                 if args.cached_only and not (CACHE / f"{set_name}-{name}.npz").exists():
@@ -301,7 +322,10 @@ def main():
                     continue
                 p, q, secs = baseline(name, set_name, ids, series, cfg, args.refresh_baselines, args.jobs)
                 results[name] = (metrics(series, target, p, q, cfg["m"], snaive)[0], secs)
+                quants[name] = q
         print(table(set_name, results) + "\n", flush=True)
+        if args.interval_detail:
+            print(interval_detail(set_name, target, quants, label) + "\n", flush=True)
 
 
 if __name__ == "__main__":
