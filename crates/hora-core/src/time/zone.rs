@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeZone};
+use chrono::{DateTime, Datelike, LocalResult, NaiveDate, NaiveDateTime, Offset, TimeZone, TimeDelta};
 use chrono_tz::Tz;
 
 use super::civil::{MICROS_PER_DAY, MICROS_PER_SECOND};
@@ -63,7 +63,7 @@ impl ZoneRule {
 
     fn offset_from_local(self, n: &NaiveDateTime) -> LocalResult<i32> {
         match self {
-            ZoneRule::Iana(tz) => tz.offset_from_local_datetime(n).map(|o| o.fix().local_minus_utc()),
+            ZoneRule::Iana(tz) => tz.offset_from_local_datetime(&fold_year(tz, *n)).map(|o| o.fix().local_minus_utc()),
             ZoneRule::Fixed(secs) => LocalResult::Single(secs),
         }
     }
@@ -117,8 +117,46 @@ fn naive(wall: Micros) -> Option<NaiveDateTime> {
 pub fn offset_at(t: Micros, zone: ZoneRule) -> i32 {
     match zone {
         ZoneRule::Fixed(secs) => secs,
-        ZoneRule::Iana(tz) => naive(t).map_or(0, |n| tz.offset_from_utc_datetime(&n).fix().local_minus_utc()),
+        ZoneRule::Iana(tz) => naive(t).map_or(0, |n| tz.offset_from_utc_datetime(&fold_year(tz, n)).fix().local_minus_utc()),
     }
+}
+
+/// chrono-tz's tables list each zone's transitions through 2099 and none after, so from 2100 on a
+/// zone with daylight saving would keep its last offset all year (JavaScript's `Date`, and the tz
+/// database's own rule for the years past its table, go on switching).
+const LAST_TABLE_YEAR: i32 = 2099;
+/// 28 consecutive years with no skipped leap year hold every calendar (weekday of 1 January, leap
+/// or not), so any later year has a twin here whose dates fall on the same weekdays.
+const TWIN_YEARS: std::ops::RangeInclusive<i32> = 2072..=LAST_TABLE_YEAR;
+
+/// A date-time of a year past the table moved to its twin year (the same date, the same weekday),
+/// where the zone's rules (last Sunday of March, first Sunday of November, ...) give the offset
+/// that the rules in force at the table's end give in the later year. Only zones that still
+/// change offset in the table's last year are moved: one whose transitions end earlier (a rule
+/// that stops, Morocco's computed ones) keeps its final offset, as the tz database says.
+fn fold_year(tz: Tz, n: NaiveDateTime) -> NaiveDateTime {
+    let year = n.year();
+    if year <= LAST_TABLE_YEAR || !switches_in_last_table_year(tz) {
+        return n;
+    }
+    let calendar = |y: i32| NaiveDate::from_ymd_opt(y, 1, 1).map(|d| (d.weekday(), NaiveDate::from_ymd_opt(y, 2, 29).is_some()));
+    let (Some(want), Some(first)) = (calendar(year), NaiveDate::from_ymd_opt(year, 1, 1)) else {
+        return n;
+    };
+    TWIN_YEARS
+        .filter(|&y| calendar(y) == Some(want))
+        .find_map(|y| NaiveDate::from_ymd_opt(y, 1, 1))
+        .map_or(n, |twin| n - TimeDelta::days((first - twin).num_days()))
+}
+
+/// Whether the zone's offset differs between January and July of the table's last year.
+fn switches_in_last_table_year(tz: Tz) -> bool {
+    let at = |month: u32| {
+        NaiveDate::from_ymd_opt(LAST_TABLE_YEAR, month, 15)
+            .and_then(|d| d.and_hms_opt(12, 0, 0))
+            .map(|n| tz.offset_from_utc_datetime(&n).fix().local_minus_utc())
+    };
+    at(1) != at(7)
 }
 
 /// The zone's wall clock at an instant, as micros (days and time of day read as if UTC).
