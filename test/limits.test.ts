@@ -61,6 +61,8 @@ describe('requests per minute', () => {
     expect(cleanLimited.statusCode).toBe(429);
     expect(cleanLimited.headers['x-ratelimit-policy']).toBe('clean-rpm');
     expect(cleanLimited.json().error.details.limit_type).toBe('rpm');
+    // The /clean call refused by its limit is not recorded.
+    expect(await t.hora('usage', 'acct')).toMatchObject({ requests: { clean: 1 } });
   });
 
   it('a replayed request does not count toward the limit', async () => {
@@ -235,6 +237,9 @@ describe('daily point quota', () => {
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0, input_data_points: 0, forecast_data_points: 0, requests: { clean: 1, forecast: 0 } });
     expect(await t.store.quotaUsed('acct', today())).toBe(0);
+    // Each call is recorded, an error too; one the per-minute limit refuses is not.
+    expect((await post({ series: [] }, {}, '/v1/clean')).json().error.code).toBe('VALIDATION_ERROR');
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0, requests: { clean: 2, forecast: 0 } });
     // The whole quota is still there for a forecast: 8 rows + h 2 = 10 points (refused later, at step 8, as too short).
     const forecast = await post({ series: seasonalRows('a', 8), h: 2, freq: 'h' }, {}, '/v1/forecast');
     expect(forecast.json().error.code).toBe('SERIES_TOO_SHORT');

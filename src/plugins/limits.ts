@@ -209,8 +209,10 @@ export default fp(
       if (reservation) {
         req.quotaReservation = null;
         await reservation.finish(success, bill);
-      } else if (success && policy.endpoint === 'clean') {
-        // /clean is never billed; each call is recorded with zero billable points.
+      } else if (policy.endpoint === 'clean' && req.rateLimit) {
+        // /clean is never billed; each call is recorded with zero billable points, its errors
+        // too. A call the per-minute limit refused was never counted (as on the forecast route),
+        // nor one refused before it (key, pause, account).
         await bill({ inputDataPoints: 0, forecastDataPoints: 0 });
       }
     }
