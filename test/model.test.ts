@@ -191,3 +191,17 @@ describe('hard inputs return finite, monotone quantiles in the right scale', () 
     });
   }
 });
+
+describe('values past the largest double', () => {
+  it('a bound the model puts past the largest double is written as that double and warned as forecast_value_capped', async () => {
+    // Found by audit: near 1.7e308 the 90 % quantile passes f64's range and was capped silently.
+    const edge = hourlyRows('edge', 40, (i) => (1.7e308 / 1.4) * (1 + 0.3 * Math.sin(i / 3) + 0.05 * (i % 4)));
+    const capped = (await forecast({ series: edge, h: 6, freq: 'h', level: [80] })) as Forecast & { warnings?: unknown[] };
+    expect(capped.forecast.some((row) => row.intervals!['80'].hi === Number.MAX_VALUE)).toBe(true);
+    expect(capped.warnings).toContainEqual({ code: 'forecast_value_capped', unique_id: 'edge' });
+    // The same shape at 1e300 stays inside the range: no warning.
+    const inside = hourlyRows('inside', 40, (i) => 1e300 * (1 + 0.3 * Math.sin(i / 3) + 0.05 * (i % 4)));
+    const fine = (await forecast({ series: inside, h: 6, freq: 'h', level: [80] })) as Forecast & { warnings?: unknown[] };
+    expect(fine.warnings).toBeUndefined();
+  });
+});

@@ -103,7 +103,10 @@ export const QuantileReport = Type.Object({
 // Open: the contract lets new warning codes (and their fields) appear.
 export const Warning = Type.Object(
   {
-    code: Type.String(),
+    code: Type.String({
+      description:
+        'trailing_values_missing, long_gap_mask_unavailable, cleaning_version_deprecated, future_rows_unused; forecast_value_capped (forecast only: a served value past the largest double, written as that double). New codes may be added.',
+    }),
     unique_id: Type.Optional(Type.String()),
     count: Type.Optional(Type.Integer({ minimum: 1, description: 'future_rows_unused: how many future rows were not used.' })),
     stamps: Type.Optional(Type.Array(Type.String(), { maxItems: 20, description: 'future_rows_unused: the first 20 of them.' })),

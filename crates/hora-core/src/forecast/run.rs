@@ -1,11 +1,11 @@
 //! Orchestrates one forecast: the cleaning stage, one batched model call, the response parts.
 
 use super::assemble::forecast_rows_json;
-use crate::clean::{self, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits};
+use crate::clean::{self, CleanEntity, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits};
 use crate::error::HoraError;
 use crate::ingest::ParsedBody;
-use crate::model::{forecast, plan_quantiles, ForecastOptions, FreqFamily, ModelSession, QuantileRequest};
-use serde_json::Value;
+use crate::model::{forecast, plan_quantiles, ForecastOptions, FreqFamily, ModelSession, QuantilePlan, QuantileRequest};
+use serde_json::{json, Value};
 use std::time::Instant;
 
 pub struct ForecastRequest {
@@ -84,13 +84,15 @@ pub fn forecast_cleaned(c: CleanedForecast, req: &ForecastRequest, model: &Model
     let serialize_ms = ms(t);
 
     let series_count = cleaned.entities.len();
+    let mut warnings = cleaned.warnings;
+    warnings.extend(capped_warnings(&cleaned.entities, &quantiles, spec.quantiles.len(), &plan));
     Ok(ForecastOutput {
         freq: cleaned.freq,
         forecast_json,
         model_input: cleaned.entities.into_iter().map(|e| e.model_input).collect(),
         data_quality: cleaned.data_quality,
         cleaning_report: cleaned.report,
-        warnings: cleaned.warnings,
+        warnings,
         point_quantile: req.quantiles.point_quantile.map(|_| spec.quantiles[plan.y_hat]),
         quantile_report: plan.report,
         series_count,
@@ -98,4 +100,18 @@ pub fn forecast_cleaned(c: CleanedForecast, req: &ForecastRequest, model: &Model
         forecast_data_points: (req.h * series_count) as u64,
         timings: StageTimings { clean_ms, inference_ms, serialize_ms },
     })
+}
+
+/// `forecast_value_capped` for each entity with a served value (`y_hat` or an interval bound) at
+/// the edge of f64: a history near 1.7e308 can forecast past the largest double, which serving
+/// writes as that double (JSON has no infinity). The bound is then a floor of the model's value,
+/// and the warning says so rather than leave it unmarked.
+fn capped_warnings(entities: &[CleanEntity], quantiles: &[Vec<f64>], q: usize, plan: &QuantilePlan) -> Vec<Value> {
+    let served: Vec<usize> = std::iter::once(plan.y_hat).chain(plan.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi])).collect();
+    entities
+        .iter()
+        .zip(quantiles)
+        .filter(|(_, f)| f.chunks(q).any(|step| served.iter().any(|&i| step[i].abs() == f64::MAX)))
+        .map(|(e, _)| json!({"code": "forecast_value_capped", "unique_id": e.unique_id}))
+        .collect()
 }
