@@ -92,6 +92,17 @@ describe('over a listening server', () => {
     expect((await post({})).status).toBe(200);
   });
 
+  it('two Authorization headers are 401 INVALID_API_KEY, whichever comes first', async () => {
+    const body = '{"a":1}';
+    const send = (first: string, second: string) =>
+      rawExchange(`POST ${TEST_CLEAN} HTTP/1.1\r\nHost: x\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    for (const [first, second] of [[`Bearer ${t.key}`, 'Basic Zm9vOmJhcg=='], [`Bearer ${t.key}`, `Bearer ${t.key}`]]) {
+      const text = await send(first!, second!);
+      expect(text.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
+      expect(JSON.parse(text.split('\r\n\r\n')[1]).error.code).toBe('INVALID_API_KEY');
+    }
+  });
+
   it('unopened paths are a plain 404', async () => {
     const r = await fetch(`${base}/cn/v1/forecast`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(404);
@@ -241,10 +252,39 @@ describe('bytes the HTTP parser refuses', () => {
     expect(text.split('HTTP/1.1 ').length - 1).toBe(2);
   });
 
-  it('a URL that cannot be decoded is an unopened path: the plain 404', async () => {
-    const r = await post({}, {}, '/v1/forecast%zz');
+  it('a URL that cannot be decoded is an unopened path: the plain 404, with the ids every response carries', async () => {
+    const r = await post({}, { 'x-request-id': 'client-id-1' }, '/v1/forecast%zz');
     expect(r.status).toBe(404);
     expect(r.text).toBe('Not Found');
+    expect(r.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(r.headers.get('x-client-request-id')).toBe('client-id-1');
+  });
+
+  it('an HTTP/1.1 request without Host is 400 VALIDATION_ERROR naming Host, in the envelope', async () => {
+    const body = '{"a":1}';
+    const text = await rawExchange(
+      `POST ${TEST_CLEAN} HTTP/1.1\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nX-Request-Id: no-host-1\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    const [headers, json] = text.split('\r\n\r\n');
+    expect(headers.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    const error = JSON.parse(json).error;
+    expect(error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'Host' } });
+    expect(headers.toLowerCase()).toContain(`x-request-id: ${error.request_id}`);
+    expect(headers.toLowerCase()).toContain('x-client-request-id: no-host-1');
+    expect(headers.toLowerCase()).toContain('connection: close');
+    // HTTP/1.0 has no Host requirement.
+    const old = await rawExchange(`GET /openapi.json HTTP/1.0\r\n\r\n`);
+    expect(old.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+  });
+
+  it('a method the parser does not know, and CONNECT, open no path: the plain 404', async () => {
+    for (const bytes of [`FOO ${TEST_CLEAN} HTTP/1.1\r\nHost: x\r\n\r\n`, `post ${TEST_CLEAN} HTTP/1.1\r\nHost: x\r\n\r\n`, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']) {
+      const text = await rawExchange(bytes);
+      const [headers, body] = text.split('\r\n\r\n');
+      expect(headers.split('\r\n')[0], bytes.slice(0, 20)).toBe('HTTP/1.1 404 Not Found');
+      expect(body).toBe('Not Found');
+      expect(headers).toMatch(/\r\nX-Request-Id: req_[0-9a-f]+\r\n/);
+    }
   });
 });
 

@@ -21,6 +21,13 @@ function defaults(d: CleaningDefaults): PolicyDefaults {
   return out;
 }
 
+/** How many Authorization headers the request carried (raw headers: names at even indexes). */
+function authorizationHeaders(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') n++;
+  return n;
+}
+
 function invalidKey(message: string): ApiError {
   return new ApiError('INVALID_API_KEY', message);
 }
@@ -35,6 +42,9 @@ export default fp(
       const policy = routePolicy(req);
       if (!policy) return;
       const header = req.headers.authorization;
+      // Node keeps the first of repeated Authorization headers and drops the rest; two keys (or a
+      // key and other credentials) are ambiguous, not the first one.
+      if (authorizationHeaders(req.raw.rawHeaders) > 1) throw invalidKey('Send one Authorization header, "Authorization: Bearer <API_KEY>".');
       const match = typeof header === 'string' ? BEARER_RE.exec(header) : null;
       if (!match) throw invalidKey('Send the API key as "Authorization: Bearer <API_KEY>".');
       const token = match[1]!;

@@ -1,7 +1,7 @@
 // Requests that fail before Fastify routes them still get the contract's error envelope: Node's
 // HTTP parser refusing the bytes (a bad Content-Length, chunk size or header), and a URL that
 // cannot be decoded. Passed to the Fastify constructor (`clientErrorHandler`, `frameworkErrors`).
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelopeJson, headerValidationError } from '../errors.js';
@@ -12,8 +12,13 @@ import { connectionsOf } from '../shutdown.js';
 /** Parser errors about the header block; the others concern the body's framing. */
 const HEADER_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'HPE_CR_EXPECTED']);
 
-/** The contract error for bytes Node's parser refused, or a request that never arrived in full. */
-function parserError(code: string | undefined): ApiError {
+/**
+ * The contract error for bytes Node's parser refused, or a request that never arrived in full;
+ * null for a method token the parser does not know (`FOO`, `post`), which opens no path: the
+ * plain 404, as for any other method on a live path.
+ */
+function parserError(code: string | undefined): ApiError | null {
+  if (code === 'HPE_INVALID_METHOD') return null;
   // The contract has no 408 and every error gets the envelope: what arrived is not a whole JSON
   // body, so it is refused as one (MALFORMED_JSON, 400).
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError('MALFORMED_JSON', 'The request did not arrive in full within the request timeout; send it again whole.');
@@ -50,15 +55,23 @@ export function clientErrorHandler(err: { code?: string }, socket: Socket): void
 }
 
 function refuse(code: string | undefined, clientId: string, socket: Socket): void {
-  if (socket.destroyed) return;
   const api = parserError(code);
+  if (api) answerRaw(socket, api.status, 'application/json; charset=utf-8', (requestId) => envelopeJson(api, requestId), clientId);
+  else answerRaw(socket, 404, 'text/plain; charset=utf-8', () => NOT_FOUND_BODY, clientId);
+}
+
+/** The plain 404's body, as `sendNotFound` writes it. */
+const NOT_FOUND_BODY = 'Not Found';
+
+/** One response written on the raw socket with the service's ids, then the connection closed. */
+function answerRaw(socket: Socket, status: number, contentType: string, body: (requestId: string) => string, clientId: string): void {
+  if (socket.destroyed) return;
   const requestId = newRequestId();
-  const status = api.status;
-  const body = envelopeJson(api, requestId);
+  const text = body(requestId);
   const head = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
+    `Content-Type: ${contentType}`,
+    `Content-Length: ${Buffer.byteLength(text)}`,
     `X-Request-Id: ${requestId}`,
     `X-Client-Request-Id: ${clientId}`,
     'Connection: close',
@@ -66,8 +79,17 @@ function refuse(code: string | undefined, clientId: string, socket: Socket): voi
   // Ended, not destroyed at once: a client still sending would get a reset that can drop this
   // answer. Reading stays paused (after a timeout the parser would still complete the request and
   // run it); the connection is destroyed after a short linger.
-  if (socket.writable) socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  if (socket.writable) socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
   setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+}
+
+/**
+ * `CONNECT` opens no path (the service is no proxy): the plain 404. Node hands it to the server's
+ * `connect` event, and without a listener it closes the connection with no answer at all.
+ */
+export function refuseConnect(req: IncomingMessage, socket: Socket): void {
+  socket.pause();
+  answerRaw(socket, 404, 'text/plain; charset=utf-8', () => NOT_FOUND_BODY, clientRequestId(req.headers['x-request-id']));
 }
 
 /**
@@ -76,7 +98,8 @@ function refuse(code: string | undefined, clientId: string, socket: Socket): voi
  */
 export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   if (error.code === 'FST_ERR_BAD_URL') {
-    sendNotFound(reply);
+    // Before the request-id plugin's hook: its headers are set here, as on every other 404.
+    sendNotFound(reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id'])));
     return;
   }
   const api = error.code === 'FST_ERR_ASYNC_CONSTRAINT' ? new ApiError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.') : new ApiError('MALFORMED_JSON', 'The request could not be read.');
