@@ -92,6 +92,30 @@ describe('over a listening server', () => {
     expect((await post({})).status).toBe(200);
   });
 
+  it('a keyed request whose client disconnects after its whole body runs to its end, and the retry replays it', async () => {
+    const body = JSON.stringify({ gate: 'disconnect', reserve: 10, settle: { input: 4, forecast: 2 } });
+    const runs = t.control.runs;
+    const billed = Number((await t.hora('usage', 'acct')).billed_points);
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(`POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nIdempotency-Key: gone-1\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
+    );
+    await waitFor(() => t.control.runs === runs + 1);
+    socket.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    t.control.open('disconnect');
+    // 409 while the first still finishes, then its stored outcome.
+    let retry = await post(body, { 'idempotency-key': 'gone-1' });
+    for (let i = 0; i < 100 && retry.status === 409; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      retry = await post(body, { 'idempotency-key': 'gone-1' });
+    }
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('x-idempotent-replayed')).toBe('true');
+    expect(t.control.runs).toBe(runs + 1);
+    // Billed once, for the run whose answer was lost.
+    expect(Number((await t.hora('usage', 'acct')).billed_points)).toBe(billed + 6);
+  });
+
   it('two Authorization headers are 401 INVALID_API_KEY, whichever comes first', async () => {
     const body = '{"a":1}';
     const send = (first: string, second: string) =>
