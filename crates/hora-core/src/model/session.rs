@@ -12,6 +12,25 @@ use std::sync::Mutex;
 #[error("{0}")]
 pub struct ModelLoadError(pub String);
 
+/// ONNX Runtime's reason as one clause for the operator: one line, without the "Load model from
+/// PATH failed:" preamble (the sentence names the file) or the C++ source location and function
+/// signature it puts before the reason (`/onnxruntime_src/.../model.cc:187 onnxruntime::Model::
+/// Model(...) ModelProto does not have a graph.`), and without a final dot.
+fn runtime_reason(text: &str) -> String {
+    let mut detail = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if detail.starts_with("Load model from ") {
+        if let Some(i) = detail.find(" failed:") {
+            detail = detail[i + " failed:".len()..].trim_start().to_string();
+        }
+    }
+    if detail.starts_with('/') && detail.contains(".cc:") {
+        if let Some(i) = detail.rfind(") ") {
+            detail = detail[i + 2..].to_string();
+        }
+    }
+    detail.trim_end_matches('.').to_string()
+}
+
 pub struct ModelSession {
     pub spec: ModelSpec,
     /// One single-threaded session per lane; a batch is split over the lanes, which run at once.
@@ -28,11 +47,7 @@ impl ModelSession {
         if !std::path::Path::new(path).is_file() {
             return Err(ModelLoadError(format!("The model file {path} does not exist.")));
         }
-        let fail = |e: &dyn std::fmt::Display| {
-            // One sentence: ONNX Runtime's text may span lines and end in dots.
-            let detail = e.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
-            ModelLoadError(format!("The model file {path} could not be loaded: {}.", detail.trim_end_matches('.')))
-        };
+        let fail = |e: &dyn std::fmt::Display| ModelLoadError(format!("The model file {path} could not be loaded: {}.", runtime_reason(&e.to_string())));
         let open = || {
             Session::builder()
                 .map_err(|e| fail(&e))?
@@ -108,5 +123,18 @@ impl ModelSession {
             return Err(format!("model output shape {:?}, expected {:?}", out_shape.as_ref(), want));
         }
         Ok(data.to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runtime_reason;
+
+    #[test]
+    fn runtime_reasons_read_as_one_clause_without_source_locations() {
+        let empty = "Load model from /m/empty.onnx failed:/onnxruntime_src/onnxruntime/core/graph/model.cc:187 onnxruntime::Model::Model(onnx::ModelProto&&, const onnxruntime::PathString&, const onnxruntime::logging::Logger&) ModelProto does not have a graph.";
+        assert_eq!(runtime_reason(empty), "ModelProto does not have a graph");
+        assert_eq!(runtime_reason("Load model from /m/t.onnx failed:Protobuf parsing failed."), "Protobuf parsing failed");
+        assert_eq!(runtime_reason("something\nelse went wrong."), "something else went wrong");
     }
 }
