@@ -125,28 +125,35 @@ pub fn offset_at(t: Micros, zone: ZoneRule) -> i32 {
 /// zone with daylight saving would keep its last offset all year (JavaScript's `Date`, and the tz
 /// database's own rule for the years past its table, go on switching).
 const LAST_TABLE_YEAR: i32 = 2099;
-/// 28 consecutive years with no skipped leap year hold every calendar (weekday of 1 January, leap
-/// or not), so any later year has a twin here whose dates fall on the same weekdays.
+/// Common (non-leap) years that stand in for the years past the table. Each weekday falls on 1
+/// January, and on 1 March, of at least one of them; the latest are tried first, since
+/// transitions computed year by year rather than by a rule (Palestine's, which follow Ramadan,
+/// are listed to 2086) are the least likely there.
 const TWIN_YEARS: std::ops::RangeInclusive<i32> = 2072..=LAST_TABLE_YEAR;
 
-/// A date-time of a year past the table moved to its twin year (the same date, the same weekday),
-/// where the zone's rules (last Sunday of March, first Sunday of November, ...) give the offset
-/// that the rules in force at the table's end give in the later year. Only zones that still
-/// change offset in the table's last year are moved: one whose transitions end earlier (a rule
-/// that stops, Morocco's computed ones) keeps its final offset, as the tz database says.
+/// A date-time of a year past the table moved to a twin date in a common year of 2072 to 2099 on
+/// the same weekday, where the zone's rules (last Sunday of March, first Sunday of November, ...)
+/// give the offset that the rules in force at the table's end give in the later year. Dates up
+/// to 28 February align on 1 January, the rest (29 February on) on 1 March, so a leap year
+/// needs no leap twin. Only zones that still change offset in the table's last year are moved:
+/// one whose transitions end earlier (a rule that stops, Morocco's computed ones) keeps its final
+/// offset, as the tz database says.
 fn fold_year(tz: Tz, n: NaiveDateTime) -> NaiveDateTime {
-    let year = n.year();
-    if year <= LAST_TABLE_YEAR || !switches_in_last_table_year(tz) {
+    if n.year() <= LAST_TABLE_YEAR || !switches_in_last_table_year(tz) {
         return n;
     }
-    let calendar = |y: i32| NaiveDate::from_ymd_opt(y, 1, 1).map(|d| (d.weekday(), NaiveDate::from_ymd_opt(y, 2, 29).is_some()));
-    let (Some(want), Some(first)) = (calendar(year), NaiveDate::from_ymd_opt(year, 1, 1)) else {
+    let march = n.month() > 2 || (n.month() == 2 && n.day() == 29);
+    let anchor = |y: i32| NaiveDate::from_ymd_opt(y, if march { 3 } else { 1 }, 1);
+    let common = |y: &i32| NaiveDate::from_ymd_opt(*y, 2, 29).is_none();
+    let Some(own) = anchor(n.year()) else {
         return n;
     };
     TWIN_YEARS
-        .filter(|&y| calendar(y) == Some(want))
-        .find_map(|y| NaiveDate::from_ymd_opt(y, 1, 1))
-        .map_or(n, |twin| n - TimeDelta::days((first - twin).num_days()))
+        .rev()
+        .filter(common)
+        .filter_map(anchor)
+        .find(|twin| twin.weekday() == own.weekday())
+        .map_or(n, |twin| n - TimeDelta::days((own - twin).num_days()))
 }
 
 /// Whether the zone's offset differs between January and July of the table's last year.
