@@ -241,3 +241,30 @@ impl WallConverter {
         (ks == LocalKind::Unique && ke == LocalKind::Unique && os == oe).then_some(os)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn micros(s: &str) -> Micros {
+        DateTime::parse_from_rfc3339(s).unwrap().timestamp() * MICROS_PER_SECOND
+    }
+
+    #[test]
+    fn offsets_past_the_table_follow_the_zones_rules() {
+        let at = |s: &str, zone: &str| offset_at(micros(s), parse_zone(zone).unwrap()) / 3600;
+        // Berlin: CEST from the last Sunday of March (28 March 2100, 1:00 UTC) to the last of October.
+        assert_eq!(at("2100-03-28T00:59:59Z", "Europe/Berlin"), 1);
+        assert_eq!(at("2100-03-28T01:00:00Z", "Europe/Berlin"), 2);
+        assert_eq!(at("2100-10-31T00:59:59Z", "Europe/Berlin"), 2);
+        assert_eq!(at("2100-10-31T01:00:00Z", "Europe/Berlin"), 1);
+        assert_eq!(at("2400-07-01T00:00:00Z", "Europe/Berlin"), 2);
+        assert_eq!(at("2101-01-15T00:00:00Z", "Australia/Sydney"), 11);
+        assert_eq!(at("2101-07-15T00:00:00Z", "Australia/Sydney"), 10);
+        // A zone without daylight saving at the table's end is not moved.
+        assert_eq!(at("2100-07-01T00:00:00Z", "Asia/Tokyo"), 9);
+        assert_eq!(at("2100-07-01T00:00:00Z", "Africa/Casablanca"), 1);
+        // The wall clock is read on the same rules.
+        assert_eq!(to_wall(micros("2100-07-01T22:00:00Z"), parse_zone("Europe/Berlin").unwrap()), micros("2100-07-02T00:00:00Z"));
+    }
+}
