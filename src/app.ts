@@ -10,7 +10,7 @@ import idempotencyPlugin from './plugins/idempotency.js';
 import limitsPlugin from './plugins/limits.js';
 import requestIdPlugin, { newRequestId } from './plugins/request-id.js';
 import storePlugin from './plugins/store.js';
-import { clientErrorHandler, frameworkErrors, refuseConnect } from './plugins/transport-errors.js';
+import { clientErrorHandler, frameworkErrors, refuseConnect, requireHost } from './plugins/transport-errors.js';
 import type { Clock } from './plugins/types.js';
 import cleanRoute from './routes/v1/clean.js';
 import forecastRoute from './routes/v1/forecast.js';
@@ -62,8 +62,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     bodyLimit: config.bodyLimitBytes,
     // Fastify sets the server's requestTimeout from its own option (default 0) after creating it.
     requestTimeout: timeouts.requestTimeout,
-    // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the request-id
-    // plugin refuses it instead, in the envelope with its ids.
+    // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; `requireHost`
+    // refuses it instead, in the envelope with its ids.
     http: { ...timeouts, requireHostHeader: false },
     clientErrorHandler,
     frameworkErrors,
@@ -71,6 +71,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.decorate('config', config);
   app.server.on('connect', refuseConnect);
   trackConnections(app);
+  requireHost(app);
   app.decorate('clock', overrides.clock ?? { now: () => Date.now() });
 
   await app.register(errorsPlugin);

@@ -88,14 +88,17 @@ export class Connections {
     else this.waiters.set(socket, { waitFor, run: fn });
   }
 
-  /** Marks the response in progress on `socket` as its last. */
+  /**
+   * Marks the response in progress on `socket` as its last: it closes the connection (a shutdown,
+   * a request refused for lacking Host).
+   */
   markLast(socket: Socket): void {
     this.last.add(socket);
   }
 
   /** Whether a request read now from `socket` could never be answered. */
   unanswerable(socket: Socket): boolean {
-    return this.closing && (socket.writableEnded || this.last.has(socket));
+    return this.last.has(socket) || (this.closing && socket.writableEnded);
   }
 
   /** Requests in flight on `socket`, this one included. */

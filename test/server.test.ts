@@ -301,6 +301,26 @@ describe('bytes the HTTP parser refuses', () => {
     expect(old.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
   });
 
+  it('a request pipelined behind one without Host is never run, since the 400 closes the connection', async () => {
+    const body = '{"a":1}';
+    const good = `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const runs = t.control.runs;
+    const text = await rawExchange(good.replace('Host: x\r\n', '') + good);
+    expect(text.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 400 ']);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(t.control.runs).toBe(runs);
+  });
+
+  it('CONNECT pipelined behind a request is answered after that request, in full', async () => {
+    const body = JSON.stringify({ bytes: 200_000 });
+    const good = `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const text = await rawExchange(good + 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const [first, second] = text.split('HTTP/1.1 ').slice(1);
+    expect(first!.startsWith('200 OK')).toBe(true);
+    expect(first!.split('\r\n\r\n')[1]!.length).toBe(200_000);
+    expect(second!.startsWith('404 Not Found')).toBe(true);
+  });
+
   it('a method the parser does not know, and CONNECT, open no path: the plain 404', async () => {
     for (const bytes of [`FOO ${TEST_CLEAN} HTTP/1.1\r\nHost: x\r\n\r\n`, `post ${TEST_CLEAN} HTTP/1.1\r\nHost: x\r\n\r\n`, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']) {
       const text = await rawExchange(bytes);

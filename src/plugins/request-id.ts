@@ -3,7 +3,6 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import fp from 'fastify-plugin';
-import { ApiError } from '../errors.js';
 
 const CLIENT_ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
 
@@ -27,11 +26,6 @@ export default fp(
       reply.header('X-Request-Id', req.id);
       // Every response carries the header (contract: success responses carry it).
       reply.header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id']));
-      // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without Host. Before any
-      // route, as Node would; the connection is closed after it, as Node closes it.
-      if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) {
-        throw new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry a Host header.', { field: 'Host' }, { Connection: 'close' }, 400);
-      }
     });
     // Where a route reports its stages, the whole time in the server (from the first byte read to
     // the response handed to the socket) goes beside them, so a benchmark can tell the server's

@@ -3,7 +3,7 @@
 // cannot be decoded. Passed to the Fastify constructor (`clientErrorHandler`, `frameworkErrors`).
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelopeJson, headerValidationError } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
 import { clientRequestId, newRequestId } from './request-id.js';
@@ -85,11 +85,35 @@ function answerRaw(socket: Socket, status: number, contentType: string, body: (r
 
 /**
  * `CONNECT` opens no path (the service is no proxy): the plain 404. Node hands it to the server's
- * `connect` event, and without a listener it closes the connection with no answer at all.
+ * `connect` event, and without a listener it closes the connection with no answer at all. Node
+ * reads nothing more from the connection after it; requests received before it on the same
+ * connection are answered in full first, as after a parser error.
  */
 export function refuseConnect(req: IncomingMessage, socket: Socket): void {
   socket.pause();
-  answerRaw(socket, 404, 'text/plain; charset=utf-8', () => NOT_FOUND_BODY, clientRequestId(req.headers['x-request-id']));
+  const answer = () => answerRaw(socket, 404, 'text/plain; charset=utf-8', () => NOT_FOUND_BODY, clientRequestId(req.headers['x-request-id']));
+  const connections = connectionsOf(socket);
+  if (connections) connections.afterAnswered(socket, answer);
+  else answer();
+}
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400, here in the envelope naming
+ * the header (Node's own refusal, `requireHostHeader`, is a bare 400), and the connection is
+ * closed after it. A root hook run synchronously when the request arrives, so the connection is
+ * marked before the parser reads a request pipelined behind this one: that one could never be
+ * answered after the close, and is not run (nor billed).
+ */
+export function requireHost(app: FastifyInstance): void {
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.raw.httpVersion !== '1.1' || req.headers.host !== undefined) {
+      done();
+      return;
+    }
+    connectionsOf(req.raw.socket)?.markLast(req.raw.socket);
+    reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id']));
+    done(new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry a Host header.', { field: 'Host' }, { Connection: 'close' }, 400));
+  });
 }
 
 /**
