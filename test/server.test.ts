@@ -299,6 +299,20 @@ describe('bytes the HTTP parser refuses', () => {
     // HTTP/1.0 has no Host requirement.
     const old = await rawExchange(`GET /openapi.json HTTP/1.0\r\n\r\n`);
     expect(old.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    // Two Host headers, or one that is not a host, are refused alike; an empty one is allowed.
+    for (const hosts of ['Host: a\r\nHost: b\r\n', 'Host: a b\r\n']) {
+      const text = await rawExchange(`GET /openapi.json HTTP/1.1\r\n${hosts}\r\n`);
+      expect(text.split('\r\n')[0], hosts).toBe('HTTP/1.1 400 Bad Request');
+    }
+    expect((await rawExchange('GET /openapi.json HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n')).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+  });
+
+  it('QUERY without a Content-Type on an unopened path is the plain 404, not a 400 envelope', async () => {
+    for (const path of ['/cn/v1/forecast', '/v1/clean']) {
+      const text = await rawExchange(`QUERY ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(text.split('\r\n')[0], path).toBe('HTTP/1.1 404 Not Found');
+      expect(text.endsWith('\r\n\r\nNot Found')).toBe(true);
+    }
   });
 
   it('a request pipelined behind one without Host is never run, since the 400 closes the connection', async () => {

@@ -98,22 +98,37 @@ export function refuseConnect(req: IncomingMessage, socket: Socket): void {
 }
 
 /**
- * RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400, here in the envelope naming
- * the header (Node's own refusal, `requireHostHeader`, is a bare 400), and the connection is
- * closed after it. A root hook run synchronously when the request arrives, so the connection is
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host, with several, or with one that is not a host
+ * is answered 400, here in the envelope naming the header (Node's own refusal of a missing one,
+ * `requireHostHeader`, is a bare 400; it lets the others through), and the connection is closed
+ * after it. A root hook run synchronously when the request arrives, so the connection is
  * marked before the parser reads a request pipelined behind this one: that one could never be
  * answered after the close, and is not run (nor billed).
  */
 export function requireHost(app: FastifyInstance): void {
   app.addHook('onRequest', (req, reply, done) => {
-    if (req.raw.httpVersion !== '1.1' || req.headers.host !== undefined) {
+    if (req.raw.httpVersion !== '1.1' || hostIsValid(req.raw.rawHeaders)) {
       done();
       return;
     }
     connectionsOf(req.raw.socket)?.markLast(req.raw.socket);
     reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id']));
-    done(new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry a Host header.', { field: 'Host' }, { Connection: 'close' }, 400));
+    done(new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { field: 'Host' }, { Connection: 'close' }, 400));
   });
+}
+
+/** RFC 3986's host and port characters; empty is allowed (RFC 9112 §3.2: no authority). */
+const HOST_RE = /^[A-Za-z0-9\-._~%!$&'()*+,;=:[\]]*$/;
+
+/** Exactly one Host header, whose value is a host (RFC 9112 §3.2 refuses none, several, or an invalid one). */
+function hostIsValid(raw: readonly string[]): boolean {
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() !== 'host') continue;
+    if (value !== undefined) return false;
+    value = raw[i + 1]!;
+  }
+  return value !== undefined && HOST_RE.test(value);
 }
 
 /**

@@ -16,19 +16,40 @@ pub struct ModelLoadError(pub String);
 /// PATH failed:" preamble (the sentence names the file) or the C++ source location and function
 /// signature it puts before the reason (`/onnxruntime_src/.../model.cc:187 onnxruntime::Model::
 /// Model(...) ModelProto does not have a graph.`), and without a final dot.
-fn runtime_reason(text: &str) -> String {
+fn runtime_reason(text: &str, path: &str) -> String {
     let mut detail = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if detail.starts_with("Load model from ") {
-        if let Some(i) = detail.find(" failed:") {
-            detail = detail[i + " failed:".len()..].trim_start().to_string();
-        }
+    if let Some(rest) = detail.strip_prefix(&format!("Load model from {path} failed:")) {
+        detail = rest.trim_start().to_string();
     }
-    if detail.starts_with('/') && detail.contains(".cc:") {
-        if let Some(i) = detail.rfind(") ") {
-            detail = detail[i + 2..].to_string();
-        }
+    if let Some(reason) = after_source_location(&detail) {
+        detail = reason.to_string();
     }
     detail.trim_end_matches('.').to_string()
+}
+
+/// The text after `/....cc:LINE signature(...)`: the signature ends where its first parenthesis
+/// closes (parameter lists nest: `std::function<void(int)>`), so a reason holding parentheses of
+/// its own keeps them.
+fn after_source_location(detail: &str) -> Option<&str> {
+    if !detail.starts_with('/') {
+        return None;
+    }
+    let signature = &detail[detail.find(".cc:")?..];
+    let signature = &signature[signature.find(' ')? + 1..];
+    let mut depth = 0usize;
+    for (i, c) in signature.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(signature[i + 1..].trim_start());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 pub struct ModelSession {
@@ -47,7 +68,7 @@ impl ModelSession {
         if !std::path::Path::new(path).is_file() {
             return Err(ModelLoadError(format!("The model file {path} does not exist.")));
         }
-        let fail = |e: &dyn std::fmt::Display| ModelLoadError(format!("The model file {path} could not be loaded: {}.", runtime_reason(&e.to_string())));
+        let fail = |e: &dyn std::fmt::Display| ModelLoadError(format!("The model file {path} could not be loaded: {}.", runtime_reason(&e.to_string(), path)));
         let open = || {
             Session::builder()
                 .map_err(|e| fail(&e))?
@@ -133,8 +154,13 @@ mod tests {
     #[test]
     fn runtime_reasons_read_as_one_clause_without_source_locations() {
         let empty = "Load model from /m/empty.onnx failed:/onnxruntime_src/onnxruntime/core/graph/model.cc:187 onnxruntime::Model::Model(onnx::ModelProto&&, const onnxruntime::PathString&, const onnxruntime::logging::Logger&) ModelProto does not have a graph.";
-        assert_eq!(runtime_reason(empty), "ModelProto does not have a graph");
-        assert_eq!(runtime_reason("Load model from /m/t.onnx failed:Protobuf parsing failed."), "Protobuf parsing failed");
-        assert_eq!(runtime_reason("something\nelse went wrong."), "something else went wrong");
+        assert_eq!(runtime_reason(empty, "/m/empty.onnx"), "ModelProto does not have a graph");
+        // A reason with parentheses of its own keeps them; a signature with nested ones is cut whole.
+        let graph = "Load model from /m/b.onnx failed:/onnxruntime_src/onnxruntime/core/graph/graph.cc:1473 void onnxruntime::Graph::InitializeStateFromModelFileGraphProto(std::function<void(int)>) This is an invalid model. Graph output (y) does not exist in the graph.";
+        assert_eq!(runtime_reason(graph, "/m/b.onnx"), "This is an invalid model. Graph output (y) does not exist in the graph");
+        assert_eq!(runtime_reason("Load model from /m/t.onnx failed:Protobuf parsing failed.", "/m/t.onnx"), "Protobuf parsing failed");
+        // A path holding " failed:" is still stripped whole.
+        assert_eq!(runtime_reason("Load model from /m/x failed:y.onnx failed:Protobuf parsing failed.", "/m/x failed:y.onnx"), "Protobuf parsing failed");
+        assert_eq!(runtime_reason("something\nelse went wrong.", "/m/t.onnx"), "something else went wrong");
     }
 }
