@@ -17,6 +17,27 @@ fn an_entity_without_numeric_y_is_series_empty() {
 }
 
 #[test]
+fn entities_without_numeric_y_are_listed_among_the_others_and_the_first_blocked_decides() {
+    let empty = |id: &str| (0..20).map(|k| (id.to_string(), hour_stamp(k), None)).collect::<Vec<Row>>();
+    // Found by audit: the first empty entity used to stop cleaning, hiding every other block.
+    let rows: Vec<Row> = [hourly("ok", 40), hourly("short", 8), empty("e1"), empty("e2")].concat();
+    let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesTooShort);
+    let blocked: Vec<(String, String)> = report_of(&err)["blocking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["unique_id"].as_str().unwrap().to_string(), b["reason"].as_str().unwrap().to_string()))
+        .collect();
+    let want = [("short", "too_short"), ("e1", "no_numeric_values"), ("e2", "no_numeric_values")];
+    assert_eq!(blocked, want.map(|(u, r)| (u.to_string(), r.to_string())));
+    // Without a frequency sent, the empty entities' stamps take no part in the inference.
+    let lone_null: Vec<Row> = [hourly("ok", 40), vec![("n".to_string(), hour_stamp(3), None)]].concat();
+    let err = run(&table(&lone_null), None, 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesEmpty);
+}
+
+#[test]
 fn fewer_than_16_points_after_cleaning_is_series_too_short() {
     let err = run(&table(&hourly("a", 15)), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesTooShort);

@@ -49,13 +49,16 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // Future rows read as their entity's history was (zone, day/month order).
     let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| prepared[e].parsed.proven_order()))?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
-    if let Some(p) = prepared.iter().find(|p| !p.has_values()) {
-        st.blocks.push(Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
+    // An entity with no numeric y is blocked (SERIES_EMPTY) where it stands among the others, by
+    // its own cleaning below, so the report lists every blocked entity and the first in the order
+    // sent decides the code. With nothing but such entities there is no frequency to find.
+    if prepared.iter().all(|p| !p.has_values()) {
+        st.blocks.extend(prepared.iter().map(|p| Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values")));
         return Err(st.error(None, &[]));
     }
     // Each entity's grid steps in its own zone (the request's, or its fixed offset).
     let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
-    let choice = freq::resolve(req.freq, &prepared, &zones, &res).map_err(|e| st.attach_freq(e, None, &[]))?;
+    let choice = resolve_freq(req.freq, &prepared, &zones, &res).map_err(|e| st.attach_freq(e, None, &[]))?;
     let ctx = entity_ctx(req, &res, &choice.spec, &zone);
     let cut = fit_grid(&prepared, &zones, &ctx)?;
     let kept = |e: usize| cut[e].as_ref().map_or(&prepared[e], |c| &c.kept);
@@ -118,6 +121,24 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         input_data_points: outcomes.iter().map(|o| o.fed_points as u64).sum(),
         entities,
     })
+}
+
+/// The frequency, inferred from the entities that have values only: the stamps of an entity
+/// with no numeric y carry no data (a lone null row would otherwise fail the inference for all).
+fn resolve_freq(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &Resolved) -> Result<FreqChoice> {
+    if prepared.iter().all(Prepared::has_values) {
+        return freq::resolve(sent, prepared, zones, res);
+    }
+    let with: Vec<usize> = (0..prepared.len()).filter(|&e| prepared[e].has_values()).collect();
+    let some: Vec<Prepared> = with.iter().map(|&e| prepared[e].clone()).collect();
+    let their_zones: Vec<Zone> = with.iter().map(|&e| zones[e].clone()).collect();
+    let mut choice = freq::resolve(sent, &some, &their_zones, res)?;
+    let mut confidence = vec![None; prepared.len()];
+    for (k, &e) in with.iter().enumerate() {
+        confidence[e] = choice.confidence[k];
+    }
+    choice.confidence = confidence;
+    Ok(choice)
 }
 
 /// The implied grid, checked arithmetically before any grid is allocated. Over the cap, entities
