@@ -3,9 +3,8 @@
 //! body still matches.
 
 use serde::de::DeserializeSeed;
-use sha2::{Digest, Sha256};
-
 use serde_json::{Number, Value};
+use sha2::{Digest, Sha256};
 
 use super::value::StrictValue;
 
