@@ -35,6 +35,24 @@ fn entities_without_numeric_y_are_listed_among_the_others_and_the_first_blocked_
     let lone_null: Vec<Row> = [hourly("ok", 40), vec![("n".to_string(), hour_stamp(3), None)]].concat();
     let err = run(&table(&lone_null), None, 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesEmpty);
+    // Nor in the grid: stamps off the hourly grid (5 minutes apart) neither fail it nor hide the
+    // blocks of the entities after them.
+    let five_min = |id: &str| {
+        (0..20)
+            .map(|k| (id.to_string(), chrono::DateTime::from_timestamp(1_767_225_600 + k * 300, 0).unwrap().format("%Y-%m-%dT%H:%M:%SZ").to_string(), None))
+            .collect::<Vec<Row>>()
+    };
+    let rows: Vec<Row> = [hourly("ok", 40), five_min("e5"), hourly("short", 8)].concat();
+    let err = run(&table(&rows), None, 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesEmpty);
+    let reasons: Vec<&str> = report_of(&err)["blocking"].as_array().unwrap().iter().map(|b| b["reason"].as_str().unwrap()).collect();
+    assert_eq!(reasons, ["no_numeric_values", "too_short"]);
+    // When the inference fails for the others, an empty entity sent first still decides the code.
+    let rows: Vec<Row> = [empty("e"), hourly("one", 2)].concat();
+    let err = run(&table(&rows), None, 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesEmpty);
+    let reasons: Vec<&str> = report_of(&err)["blocking"].as_array().unwrap().iter().map(|b| b["reason"].as_str().unwrap()).collect();
+    assert_eq!(reasons, ["no_numeric_values", "too_few_stamps"]);
 }
 
 #[test]

@@ -138,6 +138,13 @@ fn mask_unavailable(unique_id: &str) -> Value {
     json!({"code": "long_gap_mask_unavailable", "unique_id": unique_id})
 }
 
+impl Outcome {
+    /// An entity with no numeric y: blocked, with no grid and nothing to feed the model.
+    pub fn empty(unique_id: &str) -> Outcome {
+        Outcome { blocks: vec![Block::new(unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values")], ..Default::default() }
+    }
+}
+
 pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let res = ctx.res;
     let name = p.unique_id.as_str();
@@ -150,6 +157,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     };
     let observed: Vec<bool> = values.iter().map(|v| v.is_finite()).collect();
     let (Some(first), Some(last)) = (observed.iter().position(|o| *o), observed.iter().rposition(|o| *o)) else {
+        // Every observed value fell off the grid.
         out.blocks.push(Block::new(name, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
         return out;
     };

@@ -67,6 +67,12 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let per_entity = par::map_indexed(prepared.len(), threads, |e| {
         let p = kept(e);
         let ctx = entity::Ctx { zone: &zones[e], ..ctx };
+        if !p.has_values() {
+            // No data to place: its stamps neither fail the grid nor size it.
+            let o = entity::Outcome::empty(&p.unique_id);
+            let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
+            return Ok((p.decisions.clone(), o, columns, exog));
+        }
         let placed = grid::place(p, &choice.spec, ctx.zone)?;
         let mut pre: Vec<Decision> = p.decisions.clone();
         pre.extend(grid::off_grid_decision(p, &placed, &res));
@@ -146,7 +152,8 @@ fn resolve_freq(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: 
 /// the cut version of each such entity is returned at its index), and the cap is checked on what
 /// is kept.
 pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> Result<Vec<Option<entity::Cut>>> {
-    let size = |p: &Prepared, e: usize| grid::implied_len(p, ctx.freq, &zones[e]);
+    // An entity with no numeric y gets no grid (it is blocked SERIES_EMPTY instead).
+    let size = |p: &Prepared, e: usize| if p.has_values() { grid::implied_len(p, ctx.freq, &zones[e]) } else { 0 };
     let whole = prepared.iter().enumerate().map(|(e, p)| size(p, e)).fold(0u64, u64::saturating_add);
     if whole <= GRID_CAP {
         return Ok((0..prepared.len()).map(|_| None).collect());
@@ -267,10 +274,27 @@ impl<'a> State<'a> {
         err.with("cleaning_report", report)
     }
 
-    /// A frequency error, with the entities it stops added to `blocking` before the report is attached.
+    /// A frequency error, with the entities it stops added to `blocking` before the report is
+    /// attached. Entities with no numeric y took no part in the frequency: they are listed as
+    /// `SERIES_EMPTY` in their place, and when one of them comes first it decides the code.
     fn attach_freq(&mut self, err: HoraError, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
-        let entities: Vec<&str> = self.prepared.iter().map(|p| p.unique_id.as_str()).collect();
+        let entities: Vec<&str> = self.prepared.iter().filter(|p| p.has_values()).map(|p| p.unique_id.as_str()).collect();
         self.blocks.extend(blocking::of_freq_error(&err, &entities));
+        let listed: std::collections::HashSet<&str> =
+            self.blocks.iter().filter(|b| b.code == ErrorCode::SeriesEmpty).map(|b| b.unique_id.as_str()).collect();
+        let empty: Vec<Block> = self
+            .prepared
+            .iter()
+            .filter(|p| !p.has_values() && !listed.contains(p.unique_id.as_str()))
+            .map(|p| Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"))
+            .collect();
+        self.blocks.extend(empty);
+        // Entities in the order sent; each entity's stages keep their order (a stable sort).
+        let order: std::collections::HashMap<&str, usize> = self.prepared.iter().enumerate().map(|(e, p)| (p.unique_id.as_str(), e)).collect();
+        self.blocks.sort_by_key(|b| order.get(b.unique_id.as_str()).copied().unwrap_or(usize::MAX));
+        if self.blocks.first().is_some_and(|b| b.code == ErrorCode::SeriesEmpty) {
+            return self.error(freq, outcomes);
+        }
         self.attach(err, freq, outcomes)
     }
 
