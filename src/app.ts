@@ -10,7 +10,7 @@ import idempotencyPlugin from './plugins/idempotency.js';
 import limitsPlugin from './plugins/limits.js';
 import requestIdPlugin, { newRequestId } from './plugins/request-id.js';
 import storePlugin from './plugins/store.js';
-import { clientErrorHandler, frameworkErrors, refuseConnect, requireHost } from './plugins/transport-errors.js';
+import { clientErrorHandler, frameworkErrors, ignoreUnknownExpectations, refuseConnect, requireHost } from './plugins/transport-errors.js';
 import type { Clock } from './plugins/types.js';
 import cleanRoute from './routes/v1/clean.js';
 import forecastRoute from './routes/v1/forecast.js';
@@ -70,6 +70,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   app.decorate('config', config);
   app.server.on('connect', refuseConnect);
+  ignoreUnknownExpectations(app);
   trackConnections(app);
   requireHost(app);
   app.decorate('clock', overrides.clock ?? { now: () => Date.now() });

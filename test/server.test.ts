@@ -299,20 +299,34 @@ describe('bytes the HTTP parser refuses', () => {
     // HTTP/1.0 has no Host requirement.
     const old = await rawExchange(`GET /openapi.json HTTP/1.0\r\n\r\n`);
     expect(old.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
-    // Two Host headers, or one that is not a host, are refused alike; an empty one is allowed.
-    for (const hosts of ['Host: a\r\nHost: b\r\n', 'Host: a b\r\n']) {
+    // Two Host headers, or one that is not `host [":" port]`, are refused alike.
+    for (const hosts of ['Host: a\r\nHost: b\r\n', 'Host: a b\r\n', 'Host: ::1\r\n', 'Host: [::1\r\n', 'Host: x:abc\r\n', 'Host: a:b:c\r\n', 'Host: ex%zzmple\r\n']) {
       const text = await rawExchange(`GET /openapi.json HTTP/1.1\r\n${hosts}\r\n`);
       expect(text.split('\r\n')[0], hosts).toBe('HTTP/1.1 400 Bad Request');
     }
-    expect((await rawExchange('GET /openapi.json HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n')).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    for (const host of ['', '[::1]:8080', 'x:8080', 'EXAMPLE.com.', 'a%41b', '127.0.0.1']) {
+      const text = await rawExchange(`GET /openapi.json HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(text.split('\r\n')[0], host).toBe('HTTP/1.1 200 OK');
+    }
   });
 
-  it('QUERY without a Content-Type on an unopened path is the plain 404, not a 400 envelope', async () => {
-    for (const path of ['/cn/v1/forecast', '/v1/clean']) {
-      const text = await rawExchange(`QUERY ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-      expect(text.split('\r\n')[0], path).toBe('HTTP/1.1 404 Not Found');
+  it('an unopened path is the plain 404 whatever else is wrong: QUERY without a Content-Type, a compressed body', async () => {
+    const body = '{"a":1}';
+    for (const head of ['QUERY /cn/v1/forecast HTTP/1.1\r\n', 'QUERY /v1/clean HTTP/1.1\r\n', `POST /cn/v1/forecast HTTP/1.1\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${body.length}\r\n`]) {
+      const text = await rawExchange(`${head}Host: x\r\nConnection: close\r\n\r\n${head.startsWith('POST') ? body : ''}`);
+      expect(text.split('\r\n')[0], head).toBe('HTTP/1.1 404 Not Found');
       expect(text.endsWith('\r\n\r\nNot Found')).toBe(true);
     }
+  });
+
+  it('an Expect other than 100-continue is ignored, not answered with a bare 417', async () => {
+    const body = '{"a":1}';
+    const live = await rawExchange(
+      `POST ${TEST_CLEAN} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nExpect: foo\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(live.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    const unopened = await rawExchange('GET /cn/v1/forecast HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n');
+    expect(unopened.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
   });
 
   it('a request pipelined behind one without Host is never run, since the 400 closes the connection', async () => {

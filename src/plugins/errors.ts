@@ -2,7 +2,8 @@
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { MAX_ROWS } from '../config.js';
-import { ApiError, envelopeJson, toApiError } from '../errors.js';
+import { type ApiError, envelopeJson, toApiError } from '../errors.js';
+import { isHostRefusal } from './transport-errors.js';
 
 /** The contract's error envelope as the response (headers such as Retry-After set by the caller). */
 export function sendEnvelope(reply: FastifyReply, api: ApiError, requestId: string): FastifyReply {
@@ -18,10 +19,9 @@ export default fp(
   async (app) => {
     const limits = { bodyLimitBytes: app.config.bodyLimitBytes, maxRows: MAX_ROWS };
     app.setErrorHandler(async (err, req, reply) => {
-      // An unopened path is the plain 404 whatever Fastify found wrong on the way to it (QUERY
-      // without a Content-Type was a 400 envelope); only the service's own refusals (a missing
-      // Host) keep their answer.
-      if (req.is404 && !(err instanceof ApiError)) return sendNotFound(reply);
+      // An unopened path is the plain 404 whatever was found wrong on the way to it (QUERY
+      // without a Content-Type, a compressed body); only the Host refusal keeps its answer.
+      if (req.is404 && !isHostRefusal(err)) return sendNotFound(reply);
       let api = toApiError(err, limits);
       // A chunked body cut at the size limit counts toward the per-minute limit first (step 2).
       if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -1,7 +1,7 @@
 // Requests that fail before Fastify routes them still get the contract's error envelope: Node's
 // HTTP parser refusing the bytes (a bad Content-Length, chunk size or header), and a URL that
 // cannot be decoded. Passed to the Fastify constructor (`clientErrorHandler`, `frameworkErrors`).
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelopeJson, headerValidationError } from '../errors.js';
@@ -98,6 +98,15 @@ export function refuseConnect(req: IncomingMessage, socket: Socket): void {
 }
 
 /**
+ * An `Expect` other than `100-continue` is ignored, as RFC 9110 §10.1.1 allows: the request is
+ * answered as if it had none. Without a listener Node answers it with a bare 417 of its own (no
+ * envelope, no ids), a status the contract does not have.
+ */
+export function ignoreUnknownExpectations(app: FastifyInstance): void {
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => app.server.emit('request', req, res));
+}
+
+/**
  * RFC 9112 §3.2: an HTTP/1.1 request without Host, with several, or with one that is not a host
  * is answered 400, here in the envelope naming the header (Node's own refusal of a missing one,
  * `requireHostHeader`, is a bare 400; it lets the others through), and the connection is closed
@@ -113,12 +122,30 @@ export function requireHost(app: FastifyInstance): void {
     }
     connectionsOf(req.raw.socket)?.markLast(req.raw.socket);
     reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id']));
-    done(new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { field: 'Host' }, { Connection: 'close' }, 400));
+    done(hostRefusal());
   });
 }
 
-/** RFC 3986's host and port characters; empty is allowed (RFC 9112 §3.2: no authority). */
-const HOST_RE = /^[A-Za-z0-9\-._~%!$&'()*+,;=:[\]]*$/;
+/** The Host refusals made, told apart from other errors on an unopened path. */
+const hostRefusals = new WeakSet<object>();
+
+function hostRefusal(): ApiError {
+  const err = new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { field: 'Host' }, { Connection: 'close' }, 400);
+  hostRefusals.add(err);
+  return err;
+}
+
+/** Whether `err` is the Host refusal, which is answered on unopened paths too. */
+export function isHostRefusal(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && hostRefusals.has(err);
+}
+
+/**
+ * RFC 3986 `host [":" port]`: an IP literal in brackets, or a reg-name / IPv4 address
+ * (unreserved, sub-delims, percent-encoded octets), then digits after one colon. Empty is
+ * allowed (RFC 9112 §3.2: a target without authority).
+ */
+const HOST_RE = /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
 
 /** Exactly one Host header, whose value is a host (RFC 9112 §3.2 refuses none, several, or an invalid one). */
 function hostIsValid(raw: readonly string[]): boolean {

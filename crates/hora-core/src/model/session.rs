@@ -17,8 +17,9 @@ pub struct ModelLoadError(pub String);
 /// signature it puts before the reason (`/onnxruntime_src/.../model.cc:187 onnxruntime::Model::
 /// Model(...) ModelProto does not have a graph.`), and without a final dot.
 fn runtime_reason(text: &str, path: &str) -> String {
-    let mut detail = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if let Some(rest) = detail.strip_prefix(&format!("Load model from {path} failed:")) {
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut detail = one_line(text);
+    if let Some(rest) = detail.strip_prefix(&format!("Load model from {} failed:", one_line(path))) {
         detail = rest.trim_start().to_string();
     }
     if let Some(reason) = after_source_location(&detail) {
@@ -34,7 +35,9 @@ fn after_source_location(detail: &str) -> Option<&str> {
     if !detail.starts_with('/') {
         return None;
     }
-    let signature = &detail[detail.find(".cc:")?..];
+    // `file.cc:187 ` or `file.h:46 `: the first source file named with a line number.
+    let location = [".cc:", ".h:", ".cpp:", ".hpp:"].iter().filter_map(|ext| detail.find(ext)).min()?;
+    let signature = &detail[location..];
     let signature = &signature[signature.find(' ')? + 1..];
     let mut depth = 0usize;
     for (i, c) in signature.char_indices() {
@@ -159,6 +162,9 @@ mod tests {
         let graph = "Load model from /m/b.onnx failed:/onnxruntime_src/onnxruntime/core/graph/graph.cc:1473 void onnxruntime::Graph::InitializeStateFromModelFileGraphProto(std::function<void(int)>) This is an invalid model. Graph output (y) does not exist in the graph.";
         assert_eq!(runtime_reason(graph, "/m/b.onnx"), "This is an invalid model. Graph output (y) does not exist in the graph");
         assert_eq!(runtime_reason("Load model from /m/t.onnx failed:Protobuf parsing failed.", "/m/t.onnx"), "Protobuf parsing failed");
+        let header = "Load model from /m/o.onnx failed:/onnxruntime_src/onnxruntime/core/graph/model_load_utils.h:46 void onnxruntime::model_load_utils::ValidateOpsetForDomain(const std::unordered_map<std::basic_string<char>, int>&, const onnxruntime::logging::Logger&, bool, const string&, int) ONNX Runtime only *guarantees* support for models stamped with official released onnx opset versions.";
+        assert_eq!(runtime_reason(header, "/m/o.onnx"), "ONNX Runtime only *guarantees* support for models stamped with official released onnx opset versions");
+        assert_eq!(runtime_reason("Load model from /m/a  b.onnx failed:Protobuf parsing failed.", "/m/a  b.onnx"), "Protobuf parsing failed");
         // A path holding " failed:" is still stripped whole.
         assert_eq!(runtime_reason("Load model from /m/x failed:y.onnx failed:Protobuf parsing failed.", "/m/x failed:y.onnx"), "Protobuf parsing failed");
         assert_eq!(runtime_reason("something\nelse went wrong.", "/m/t.onnx"), "something else went wrong");
