@@ -32,6 +32,8 @@ export class Connections {
   private readonly inFlight = new Map<Socket, Set<IncomingMessage>>();
   /** Work waiting for some of a connection's requests to be answered (one per connection). */
   private readonly waiters = new Map<Socket, { waitFor: Set<IncomingMessage>; run: () => void }>();
+  /** The last request answered on each connection (its body may still be arriving). */
+  private readonly lastAnswered = new WeakMap<Socket, IncomingMessage>();
   /** Connections whose response in progress carries `Connection: close`: their last. */
   private readonly last = new WeakSet<Socket>();
   /**
@@ -59,6 +61,7 @@ export class Connections {
 
   end(socket: Socket, req: IncomingMessage): void {
     this.inFlight.get(socket)?.delete(req);
+    this.lastAnswered.set(socket, req);
     const waiting = this.waiters.get(socket);
     if (!waiting?.waitFor.delete(req) || waiting.waitFor.size > 0) return;
     this.waiters.delete(socket);
@@ -86,6 +89,16 @@ export class Connections {
     const waitFor = new Set([...(this.inFlight.get(socket) ?? [])].filter((req) => req.complete));
     if (waitFor.size === 0) fn();
     else this.waiters.set(socket, { waitFor, run: fn });
+  }
+
+  /**
+   * Whether the bytes arriving on `socket` are the rest of a body whose request was already
+   * answered (a 401 or 404 is sent before the body is read): an error in them has no request
+   * left to answer.
+   */
+  answeredBeforeItsBody(socket: Socket): boolean {
+    const last = this.lastAnswered.get(socket);
+    return last !== undefined && !last.complete && this.receiving(socket) === undefined;
   }
 
   /**

@@ -319,6 +319,23 @@ describe('bytes the HTTP parser refuses', () => {
     }
   });
 
+  it('bad chunks after a request was answered before its body get no second response', async () => {
+    for (const head of ['POST /cn/v1/forecast HTTP/1.1\r\nHost: x\r\n', `POST ${TEST_CLEAN} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n`]) {
+      // The 404 (or 401: no key) is sent at the headers; the bad chunk arrives 100 ms later.
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(`${head}Transfer-Encoding: chunked\r\n\r\n`);
+          setTimeout(() => socket.writable && socket.write('zz\r\n{"a":1}\r\n0\r\n\r\n'), 100);
+        });
+        let out = '';
+        socket.on('data', (c: Buffer) => (out += c.toString('latin1')));
+        socket.on('close', () => resolve(out));
+        socket.on('error', reject);
+      });
+      expect(text.match(/HTTP\/1\.1 \d{3} /g), head).toHaveLength(1);
+    }
+  });
+
   it('an Expect other than 100-continue is ignored, not answered with a bare 417', async () => {
     const body = '{"a":1}';
     const live = await rawExchange(

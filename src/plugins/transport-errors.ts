@@ -47,6 +47,13 @@ export function clientErrorHandler(err: { code?: string }, socket: Socket): void
   // billed) must reach the client whole, and this 400 must follow them, not replace them.
   const code = err.code;
   const connections = connectionsOf(socket);
+  // The rest of a body whose request was already answered: no request is left to answer, and a
+  // second response would be read as the answer to the client's next request. Closed quietly.
+  if (connections?.answeredBeforeItsBody(socket)) {
+    socket.end();
+    setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+    return;
+  }
   // When the error concerns a request whose headers were read (a bad chunk, the timeout), its
   // X-Request-Id is echoed as on any other response; a header error leaves nothing to echo.
   const clientId = clientRequestId(connections?.receiving(socket)?.headers['x-request-id']);
