@@ -132,6 +132,23 @@ export class ApiError extends Error {
   }
 }
 
+/** The Host refusals made, told apart from other errors on an unopened path. */
+const hostRefusals = new WeakSet<ApiError>();
+
+/**
+ * 400 VALIDATION_ERROR for an HTTP/1.1 request without one valid Host; it closes the connection.
+ * The one error answered on an unopened path instead of its plain 404 (RFC 9112 §3.2).
+ */
+export function hostRefusal(): ApiError {
+  const err = new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { field: 'Host' }, { Connection: 'close' }, 400);
+  hostRefusals.add(err);
+  return err;
+}
+
+export function isHostRefusal(err: unknown): boolean {
+  return err instanceof ApiError && hostRefusals.has(err);
+}
+
 /** 400 VALIDATION_ERROR about a request header; `details.field` names the header. */
 export function headerValidationError(field: string, message: string, extra?: ErrorDetails): ApiError {
   return new ApiError('VALIDATION_ERROR', message, { field, ...(extra ?? {}) }, undefined, 400);

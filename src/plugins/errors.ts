@@ -2,8 +2,7 @@
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { MAX_ROWS } from '../config.js';
-import { type ApiError, envelopeJson, toApiError } from '../errors.js';
-import { isHostRefusal } from './transport-errors.js';
+import { type ApiError, envelopeJson, isHostRefusal, toApiError } from '../errors.js';
 
 /** The contract's error envelope as the response (headers such as Retry-After set by the caller). */
 export function sendEnvelope(reply: FastifyReply, api: ApiError, requestId: string): FastifyReply {

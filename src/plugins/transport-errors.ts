@@ -1,10 +1,12 @@
-// Requests that fail before Fastify routes them still get the contract's error envelope: Node's
-// HTTP parser refusing the bytes (a bad Content-Length, chunk size or header), and a URL that
-// cannot be decoded. Passed to the Fastify constructor (`clientErrorHandler`, `frameworkErrors`).
+// The edges of HTTP that Node or Fastify would answer on their own, answered as the contract and
+// docs/service.md say: bytes Node's parser refuses (a bad Content-Length, chunk size, header or
+// method token), a URL that cannot be decoded, CONNECT, an HTTP/1.1 request without one valid
+// Host, an unknown Expect. Passed to the Fastify constructor (`clientErrorHandler`,
+// `frameworkErrors`) or registered by buildApp.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, envelopeJson, headerValidationError } from '../errors.js';
+import { ApiError, envelopeJson, headerValidationError, hostRefusal } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
 import { clientRequestId, newRequestId } from './request-id.js';
 import { connectionsOf } from '../shutdown.js';
@@ -131,20 +133,6 @@ export function requireHost(app: FastifyInstance): void {
     reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id']));
     done(hostRefusal());
   });
-}
-
-/** The Host refusals made, told apart from other errors on an unopened path. */
-const hostRefusals = new WeakSet<object>();
-
-function hostRefusal(): ApiError {
-  const err = new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { field: 'Host' }, { Connection: 'close' }, 400);
-  hostRefusals.add(err);
-  return err;
-}
-
-/** Whether `err` is the Host refusal, which is answered on unopened paths too. */
-export function isHostRefusal(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && hostRefusals.has(err);
 }
 
 /**
