@@ -300,11 +300,11 @@ describe('bytes the HTTP parser refuses', () => {
     const old = await rawExchange(`GET /openapi.json HTTP/1.0\r\n\r\n`);
     expect(old.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
     // Two Host headers, or one that is not `host [":" port]`, are refused alike.
-    for (const hosts of ['Host: a\r\nHost: b\r\n', 'Host: a b\r\n', 'Host: ::1\r\n', 'Host: [::1\r\n', 'Host: x:abc\r\n', 'Host: a:b:c\r\n', 'Host: ex%zzmple\r\n']) {
+    for (const hosts of ['Host: a\r\nHost: b\r\n', 'Host: a b\r\n', 'Host: ::1\r\n', 'Host: [::1\r\n', 'Host: x:abc\r\n', 'Host: a:b:c\r\n', 'Host: ex%zzmple\r\n', 'Host: [:]\r\n', 'Host: [...]\r\n', 'Host: [::1]x\r\n']) {
       const text = await rawExchange(`GET /openapi.json HTTP/1.1\r\n${hosts}\r\n`);
       expect(text.split('\r\n')[0], hosts).toBe('HTTP/1.1 400 Bad Request');
     }
-    for (const host of ['', '[::1]:8080', 'x:8080', 'EXAMPLE.com.', 'a%41b', '127.0.0.1']) {
+    for (const host of ['', '[::1]:8080', '[v1.fe]', 'x:8080', 'EXAMPLE.com.', 'a%41b', '127.0.0.1']) {
       const text = await rawExchange(`GET /openapi.json HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
       expect(text.split('\r\n')[0], host).toBe('HTTP/1.1 200 OK');
     }

@@ -4,7 +4,7 @@
 // Host, an unknown Expect. Passed to the Fastify constructor (`clientErrorHandler`,
 // `frameworkErrors`) or registered by buildApp.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { isIPv6, type Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelopeJson, headerValidationError, hostRefusal } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
@@ -136,11 +136,25 @@ export function requireHost(app: FastifyInstance): void {
 }
 
 /**
- * RFC 3986 `host [":" port]`: an IP literal in brackets, or a reg-name / IPv4 address
- * (unreserved, sub-delims, percent-encoded octets), then digits after one colon. Empty is
- * allowed (RFC 9112 §3.2: a target without authority).
+ * RFC 3986 `host [":" port]`: a reg-name or IPv4 address (unreserved, sub-delims,
+ * percent-encoded octets) or an IP literal in brackets (an IPv6 address, or IPvFuture
+ * `v<hex>.<chars>`), then digits after one colon. Empty is allowed (RFC 9112 §3.2: a target
+ * without authority).
  */
-const HOST_RE = /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
+const REG_NAME_RE = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+const IP_FUTURE_RE = /^v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/;
+const PORT_RE = /^(?::[0-9]*)?$/;
+
+function isHost(value: string): boolean {
+  if (value.startsWith('[')) {
+    const close = value.indexOf(']');
+    const literal = value.slice(1, close);
+    return close > 0 && (isIPv6(literal) || IP_FUTURE_RE.test(literal)) && PORT_RE.test(value.slice(close + 1));
+  }
+  const colon = value.indexOf(':');
+  const name = colon < 0 ? value : value.slice(0, colon);
+  return REG_NAME_RE.test(name) && PORT_RE.test(colon < 0 ? '' : value.slice(colon));
+}
 
 /** Exactly one Host header, whose value is a host (RFC 9112 §3.2 refuses none, several, or an invalid one). */
 function hostIsValid(raw: readonly string[]): boolean {
@@ -150,7 +164,7 @@ function hostIsValid(raw: readonly string[]): boolean {
     if (value !== undefined) return false;
     value = raw[i + 1]!;
   }
-  return value !== undefined && HOST_RE.test(value);
+  return value !== undefined && isHost(value);
 }
 
 /**

@@ -31,6 +31,10 @@ fn entities_without_numeric_y_are_listed_among_the_others_and_the_first_blocked_
         .collect();
     let want = [("short", "too_short"), ("e1", "no_numeric_values"), ("e2", "no_numeric_values")];
     assert_eq!(blocked, want.map(|(u, r)| (u.to_string(), r.to_string())));
+    // An empty entity has no grid, so its series entry has no counts; the others keep theirs.
+    let series = &report_of(&err)["series"];
+    assert!(series[2].get("output_points").is_none() && series[2].get("missing_ratio").is_none());
+    assert_eq!(series[0]["output_points"], 40);
     // Without a frequency sent, the empty entities' stamps take no part in the inference.
     let lone_null: Vec<Row> = [hourly("ok", 40), vec![("n".to_string(), hour_stamp(3), None)]].concat();
     let err = run(&table(&lone_null), None, 1, &opts(json!({}))).unwrap_err();

@@ -80,7 +80,8 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
     m.insert("freq".into(), freq);
     m.insert("timezone".into(), timezone_entry(p));
     m.insert("input_rows".into(), json!(p.input_rows));
-    if let Some(o) = r.outcomes.get(i) {
+    // An entity with no numeric y has no grid: no counts, as when an error stopped before it.
+    if let Some(o) = r.outcomes.get(i).filter(|_| p.has_values()) {
         issues.extend(o.issues.iter().cloned());
         m.insert("output_points".into(), json!(o.output_points));
         m.insert("fed_points".into(), json!(o.fed_points));
