@@ -3,6 +3,7 @@
 // Every request reads the store, so an operator change is seen by the next request.
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
+import { rawHeaderValues } from '../raw-headers.js';
 import { digestKey, digestsEqual, REQUIRED_SCOPE } from '../store/keys.js';
 import type { CleaningDefaults } from '../store/store.js';
 import { routePolicy, type PolicyDefaults } from './types.js';
@@ -21,13 +22,6 @@ function defaults(d: CleaningDefaults): PolicyDefaults {
   return out;
 }
 
-/** How many Authorization headers the request carried (raw headers: names at even indexes). */
-function authorizationHeaders(raw: readonly string[]): number {
-  let n = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') n++;
-  return n;
-}
-
 function invalidKey(message: string): ApiError {
   return new ApiError('INVALID_API_KEY', message);
 }
@@ -44,7 +38,7 @@ export default fp(
       const header = req.headers.authorization;
       // Node keeps the first of repeated Authorization headers and drops the rest; two keys (or a
       // key and other credentials) are ambiguous, not the first one.
-      if (authorizationHeaders(req.raw.rawHeaders) > 1) throw invalidKey('Send one Authorization header, "Authorization: Bearer <API_KEY>".');
+      if (rawHeaderValues(req.raw.rawHeaders, 'authorization').length > 1) throw invalidKey('Send one Authorization header, "Authorization: Bearer <API_KEY>".');
       const match = typeof header === 'string' ? BEARER_RE.exec(header) : null;
       if (!match) throw invalidKey('Send the API key as "Authorization: Bearer <API_KEY>".');
       const token = match[1]!;

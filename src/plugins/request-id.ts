@@ -2,6 +2,7 @@
 // X-Request-Id echoed as X-Client-Request-Id when it matches the contract's pattern (else empty).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 const CLIENT_ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
@@ -18,14 +19,20 @@ export function clientRequestId(sent: string | string[] | undefined): string {
   return typeof sent === 'string' && CLIENT_ID_RE.test(sent) ? sent : '';
 }
 
+/**
+ * `X-Request-Id` and `X-Client-Request-Id` on `reply`: every response carries both (the contract
+ * lists them on successes), including those answered before this plugin's hook runs.
+ */
+export function setRequestIds(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id']));
+}
+
 export default fp(
   async (app) => {
     app.decorateRequest('receivedAt', 0);
     app.addHook('onRequest', async (req, reply) => {
       req.receivedAt = performance.now();
-      reply.header('X-Request-Id', req.id);
-      // Every response carries the header (contract: success responses carry it).
-      reply.header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id']));
+      setRequestIds(req, reply);
     });
     // Where a route reports its stages, the whole time in the server (from the first byte read to
     // the response handed to the socket) goes beside them, so a benchmark can tell the server's

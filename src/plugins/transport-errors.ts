@@ -8,7 +8,8 @@ import { isIPv6, type Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelopeJson, headerValidationError, hostRefusal } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
-import { clientRequestId, newRequestId } from './request-id.js';
+import { rawHeaderValues } from '../raw-headers.js';
+import { clientRequestId, newRequestId, setRequestIds } from './request-id.js';
 import { connectionsOf } from '../shutdown.js';
 
 /** Parser errors about the header block; the others concern the body's framing. */
@@ -52,15 +53,29 @@ export function clientErrorHandler(err: { code?: string }, socket: Socket): void
   // The rest of a body whose request was already answered: no request is left to answer, and a
   // second response would be read as the answer to the client's next request. Closed quietly.
   if (connections?.answeredBeforeItsBody(socket)) {
-    socket.end();
-    setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+    endAfterLinger(socket);
     return;
   }
   // When the error concerns a request whose headers were read (a bad chunk, the timeout), its
   // X-Request-Id is echoed as on any other response; a header error leaves nothing to echo.
   const clientId = clientRequestId(connections?.receiving(socket)?.headers['x-request-id']);
-  if (connections) connections.afterAnswered(socket, () => refuse(code, clientId, socket));
-  else refuse(code, clientId, socket);
+  afterEarlierAnswered(socket, () => refuse(code, clientId, socket));
+}
+
+/** Runs `fn` once the requests received in full on `socket` have been answered (at once if none). */
+function afterEarlierAnswered(socket: Socket, fn: () => void): void {
+  const connections = connectionsOf(socket);
+  if (connections) connections.afterAnswered(socket, fn);
+  else fn();
+}
+
+/**
+ * Ends the connection (after `last`, if given), then destroys it after a short linger: destroyed
+ * at once, a client still sending would get a reset that can drop the answer.
+ */
+function endAfterLinger(socket: Socket, last?: string): void {
+  if (socket.writable) socket.end(last ?? '');
+  setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
 }
 
 function refuse(code: string | undefined, clientId: string, socket: Socket): void {
@@ -85,11 +100,8 @@ function answerRaw(socket: Socket, status: number, contentType: string, body: (r
     `X-Client-Request-Id: ${clientId}`,
     'Connection: close',
   ];
-  // Ended, not destroyed at once: a client still sending would get a reset that can drop this
-  // answer. Reading stays paused (after a timeout the parser would still complete the request and
-  // run it); the connection is destroyed after a short linger.
-  if (socket.writable) socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
-  setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+  // Reading stays paused (after a timeout the parser would still complete the request and run it).
+  endAfterLinger(socket, `${head.join('\r\n')}\r\n\r\n${text}`);
 }
 
 /**
@@ -100,10 +112,7 @@ function answerRaw(socket: Socket, status: number, contentType: string, body: (r
  */
 export function refuseConnect(req: IncomingMessage, socket: Socket): void {
   socket.pause();
-  const answer = () => answerRaw(socket, 404, 'text/plain; charset=utf-8', () => NOT_FOUND_BODY, clientRequestId(req.headers['x-request-id']));
-  const connections = connectionsOf(socket);
-  if (connections) connections.afterAnswered(socket, answer);
-  else answer();
+  afterEarlierAnswered(socket, () => answerRaw(socket, 404, 'text/plain; charset=utf-8', () => NOT_FOUND_BODY, clientRequestId(req.headers['x-request-id'])));
 }
 
 /**
@@ -130,7 +139,7 @@ export function requireHost(app: FastifyInstance): void {
       return;
     }
     connectionsOf(req.raw.socket)?.markLast(req.raw.socket);
-    reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id']));
+    setRequestIds(req, reply);
     done(hostRefusal());
   });
 }
@@ -158,13 +167,8 @@ function isHost(value: string): boolean {
 
 /** Exactly one Host header, whose value is a host (RFC 9112 §3.2 refuses none, several, or an invalid one). */
 function hostIsValid(raw: readonly string[]): boolean {
-  let value: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() !== 'host') continue;
-    if (value !== undefined) return false;
-    value = raw[i + 1]!;
-  }
-  return value !== undefined && isHost(value);
+  const hosts = rawHeaderValues(raw, 'host');
+  return hosts.length === 1 && isHost(hosts[0]!);
 }
 
 /**
@@ -174,9 +178,9 @@ function hostIsValid(raw: readonly string[]): boolean {
 export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   if (error.code === 'FST_ERR_BAD_URL') {
     // Before the request-id plugin's hook: its headers are set here, as on every other 404.
-    sendNotFound(reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id'])));
+    sendNotFound(setRequestIds(req, reply));
     return;
   }
   const api = error.code === 'FST_ERR_ASYNC_CONSTRAINT' ? new ApiError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.') : new ApiError('MALFORMED_JSON', 'The request could not be read.');
-  sendEnvelope(reply.header('X-Request-Id', req.id).header('X-Client-Request-Id', clientRequestId(req.headers['x-request-id'])), api, req.id);
+  sendEnvelope(setRequestIds(req, reply), api, req.id);
 }

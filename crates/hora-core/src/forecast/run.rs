@@ -4,7 +4,7 @@ use super::assemble::forecast_rows_json;
 use crate::clean::{self, CleanEntity, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits};
 use crate::error::HoraError;
 use crate::ingest::ParsedBody;
-use crate::model::{forecast, plan_quantiles, ForecastOptions, FreqFamily, ModelSession, QuantilePlan, QuantileRequest};
+use crate::model::{forecast, is_capped, plan_quantiles, ForecastOptions, FreqFamily, ModelSession, QuantilePlan, QuantileRequest};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -103,15 +103,15 @@ pub fn forecast_cleaned(c: CleanedForecast, req: &ForecastRequest, model: &Model
 }
 
 /// `forecast_value_capped` for each entity with a served value (`y_hat` or an interval bound) at
-/// the edge of f64: a history near 1.7e308 can forecast past the largest double, which serving
-/// writes as that double (JSON has no infinity). The bound is then a floor of the model's value,
+/// the edge of f64 ([`is_capped`]): a history near 1.7e308 can forecast past the largest double,
+/// which serving writes as that double (JSON has no infinity). The bound is then a floor of the model's value,
 /// and the warning says so rather than leave it unmarked.
 fn capped_warnings(entities: &[CleanEntity], quantiles: &[Vec<f64>], q: usize, plan: &QuantilePlan) -> Vec<Value> {
     let served: Vec<usize> = std::iter::once(plan.y_hat).chain(plan.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi])).collect();
     entities
         .iter()
         .zip(quantiles)
-        .filter(|(_, f)| f.chunks(q).any(|step| served.iter().any(|&i| step[i].abs() == f64::MAX)))
+        .filter(|(_, f)| f.chunks(q).any(|step| served.iter().any(|&i| is_capped(step[i]))))
         .map(|(e, _)| json!({"code": "forecast_value_capped", "unique_id": e.unique_id}))
         .collect()
 }

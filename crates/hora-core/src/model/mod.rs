@@ -12,6 +12,6 @@ mod spec;
 pub use calibration::{FreqFamily, SpreadScale};
 pub use quantiles::{plan_quantiles, QuantilePlan, QuantilePolicy, QuantileRequest};
 pub use runtime::init_runtime;
-pub use serve::{forecast, ForecastOptions, Nonnegative};
+pub use serve::{forecast, is_capped, ForecastOptions, Nonnegative};
 pub use session::{ModelLoadError, ModelSession};
 pub use spec::ModelSpec;

@@ -77,9 +77,7 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, family: Fre
                 }
             }
             for v in step.iter_mut() {
-                // A history at the edge of f64 (1.7e308) can forecast just past it: the nearest
-                // representable value is the answer JSON can carry.
-                *v = scale_pow2(*v, -exponents[e]).clamp(f64::MIN, f64::MAX);
+                *v = cap(scale_pow2(*v, -exponents[e]));
                 if clip && *v < 0.0 {
                     *v = 0.0;
                 }
@@ -91,6 +89,17 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, family: Fre
         }
     }
     Ok(out)
+}
+
+/// A history at the edge of f64 (1.7e308) can forecast just past it: the nearest representable
+/// value is the answer JSON can carry.
+fn cap(v: f64) -> f64 {
+    v.clamp(f64::MIN, f64::MAX)
+}
+
+/// Whether a served value is one [`cap`] may have made: at the edge of f64's range.
+pub fn is_capped(v: f64) -> bool {
+    v.abs() == f64::MAX
 }
 
 /// The power of two (its exponent) that brings the series' largest magnitude into f32's
