@@ -227,7 +227,7 @@ export function toApiError(err: unknown, limits: { bodyLimitBytes: number; maxRo
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       // The body is refused before it is read in full, so its rows are not counted (see docs/service.md).
-      return new ApiError('POINTS_EXCEEDED', `The request body exceeds ${limits.bodyLimitBytes} bytes, more than any request of at most ${limits.maxRows} rows needs.`, {
+      return new ApiError('POINTS_EXCEEDED', `The request body exceeds this service's limit of ${limits.bodyLimitBytes} bytes; send fewer rows per request (the cap is ${limits.maxRows} rows).`, {
         cap: limits.maxRows,
         max_body_bytes: limits.bodyLimitBytes,
       });

@@ -256,7 +256,17 @@ describe('POST /v1/clean', () => {
 
   it('more than 200,000 input points is POINTS_EXCEEDED', async () => {
     const rows = Array.from({ length: 200_001 }, (_, i) => ({ unique_id: `s${i % 100}`, ds: isoZ(START + Math.floor(i / 100) * HOUR), y: 1 }));
-    expectError(await clean({ series: rows, freq: 'h' }), 422, 'POINTS_EXCEEDED');
+    const r = await clean({ series: rows, freq: 'h' });
+    expectError(r, 422, 'POINTS_EXCEEDED');
+    expect(r.json.error.details).toEqual({ points: 200_001, cap: 200_000 });
+  });
+
+  it('the input-point cap counts series rows only: future_covariates rows are not input points', async () => {
+    const series = Array.from({ length: 150_000 }, (_, i) => ({ unique_id: `s${i % 100}`, ds: isoZ(START + Math.floor(i / 100) * HOUR), y: 1, t: 1 }));
+    const future = Array.from({ length: 50_001 }, (_, i) => ({ unique_id: `s${i % 100}`, ds: isoZ(START + (1500 + Math.floor(i / 100)) * HOUR), t: 2 }));
+    // An unknown preset fails at step 5: reached only when the cap (step 4) let the request through.
+    const r = await clean({ series, future_covariates: future, freq: 'h', options: { cleaning: { preset: 'lenient' } } });
+    expectError(r, 422, 'CLEANING_OPTION_UNSUPPORTED');
   });
 
   it('an implied grid beyond the cap is POINTS_EXCEEDED with points, cap and the largest entity', async () => {

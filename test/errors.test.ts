@@ -148,6 +148,14 @@ describe('error handling over HTTP', () => {
     expect((await post('{}', { 'content-type': 'application/json', 'content-encoding': 'identity' })).statusCode).toBe(200);
   });
 
+  it('a transfer coding other than chunked is 400 VALIDATION_ERROR naming Transfer-Encoding, even over plain JSON', async () => {
+    for (const coding of ['gzip, chunked', 'Deflate,chunked']) {
+      const res = await post('{}', { 'content-type': 'application/json', 'transfer-encoding': coding });
+      expect([res.statusCode, res.json().error.code, res.json().error.details.field]).toEqual([400, 'VALIDATION_ERROR', 'Transfer-Encoding']);
+    }
+    expect((await post('{}', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' })).statusCode).toBe(200);
+  });
+
   it('an empty JSON body reaches the handler as empty bytes (its parser answers MALFORMED_JSON)', async () => {
     const res = await post('');
     expect(res.statusCode).toBe(400);

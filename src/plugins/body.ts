@@ -67,15 +67,23 @@ function isJsonMediaType(req: FastifyRequest): boolean {
   return type.split(';', 1)[0].trim().toLowerCase() === 'application/json';
 }
 
-/** A content coding the parser does not undo (anything but `identity`). */
-function isEncoded(req: FastifyRequest): boolean {
-  const coding = req.headers['content-encoding'];
-  return coding !== undefined && coding.trim().toLowerCase() !== 'identity' && coding.trim() !== '';
+/**
+ * The header declaring a coding the parser does not undo, if any: a content coding other than
+ * `identity`, or a transfer coding other than `chunked` (Node's parser removes only the chunking,
+ * so `Transfer-Encoding: gzip, chunked` would hand it gzip bytes).
+ */
+function encodingHeader(req: FastifyRequest): 'Content-Encoding' | 'Transfer-Encoding' | null {
+  const content = req.headers['content-encoding']?.trim().toLowerCase();
+  if (content !== undefined && content !== '' && content !== 'identity') return 'Content-Encoding';
+  const transfer = req.headers['transfer-encoding'];
+  const codings = transfer === undefined ? [] : transfer.split(',').map((c) => c.trim().toLowerCase());
+  if (codings.some((c) => c !== '' && c !== 'chunked' && c !== 'identity')) return 'Transfer-Encoding';
+  return null;
 }
 
-/** The body will be refused for its headers alone (media type or content coding). */
+/** The body will be refused for its headers alone (media type or coding). */
 export function refusedByHeaders(req: FastifyRequest): boolean {
-  return !isJsonMediaType(req) || isEncoded(req);
+  return !isJsonMediaType(req) || encodingHeader(req) !== null;
 }
 
 export default fp(
@@ -87,12 +95,13 @@ export default fp(
     // Only JSON bodies are accepted: any other media type answers 400 VALIDATION_ERROR (Content-Type).
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/json', (req, payload, done) => {
-      const encoded = isEncoded(req);
+      const encoded = encodingHeader(req);
       readBody(req, payload as unknown as Readable, app.config.bodyLimitBytes, (err, body) => {
         if (err) return done(err, undefined);
         // A compressed body read as text would be a misleading MALFORMED_JSON (or, worse, plain
         // JSON labelled gzip would pass): the coding is refused by name, once the bytes are in.
-        if (encoded) return done(headerValidationError('Content-Encoding', 'The request body must be sent uncompressed (no Content-Encoding, or identity).'), undefined);
+        if (encoded === 'Content-Encoding') return done(headerValidationError(encoded, 'The request body must be sent uncompressed (no Content-Encoding, or identity).'), undefined);
+        if (encoded) return done(headerValidationError(encoded, 'The request body must be sent uncompressed (Transfer-Encoding: chunked only).'), undefined);
         req.rawBody = body as Buffer;
         done(null, undefined);
       });

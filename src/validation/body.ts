@@ -131,11 +131,17 @@ export async function checkStamps(parsed: ParsedRequest, cleaning: Record<string
   if (error) throw fromEngineError(error);
 }
 
-/** Step 4: `series` plus `future_covariates` rows at most 200,000. */
-export function checkRowCap(parsed: ParsedRequest): void {
-  if (parsed.rowCount > MAX_ROWS) {
-    throw new ApiError('POINTS_EXCEEDED', `The request holds ${parsed.rowCount} rows; the cap is ${MAX_ROWS}.`, {
-      points: parsed.rowCount,
+/**
+ * Step 4: on the forecast, `series` plus `future_covariates` rows at most 200,000; on `/clean`, at
+ * most 200,000 input points, the `series` rows its report counts as `input_points` (future rows,
+ * a Hora extension there, are not input points).
+ */
+export function checkRowCap(parsed: ParsedRequest, endpoint: 'forecast' | 'clean'): void {
+  const points = endpoint === 'forecast' ? parsed.rowCount : parsed.seriesRowCount;
+  if (points > MAX_ROWS) {
+    const counted = endpoint === 'forecast' ? 'rows' : 'input points (rows of series)';
+    throw new ApiError('POINTS_EXCEEDED', `The request holds ${points} ${counted}; the cap is ${MAX_ROWS}.`, {
+      points,
       cap: MAX_ROWS,
     });
   }

@@ -26,7 +26,7 @@ export async function validateRequest(
   const cleaning = cleaningOptions(top, policy);
   await checkStamps(parsed, cleaning, top.freq ?? undefined);
   const parseMs = performance.now() - started;
-  checkRowCap(parsed);
+  checkRowCap(parsed, opts.endpoint);
   checkCleaningOptions(top, policy, cleaning, opts.endpoint, presetSource(top.options?.cleaning, opts.defaults));
   return { parsed, top, policy, cleaning, parseMs };
 }

@@ -63,6 +63,28 @@ fn gap_split_min_steps_sets_the_threshold_and_zero_disables_splitting() {
 }
 
 #[test]
+fn a_seasonal_fill_never_copies_history_a_split_dropped() {
+    // 30 old rows, a 3-slot gap (split at 3 steps), then 47 kept rows with 2 missing slots 7
+    // hours in: one period (24) back from those slots lies in the dropped history.
+    let rows = |old: f64| -> Vec<Row> {
+        drop_range(hourly("a", 80), 30..33)
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| *k != 37 && *k != 38)
+            .map(|(k, (u, ds, y))| (u, ds, if k < 30 { Some(old) } else { y }))
+            .collect()
+    };
+    let options = opts(json!({"gap_split_min_steps": 3, "impute_method": "seasonal"}));
+    let small = run(&table(&rows(1.0)), Some("h"), 1, &options).unwrap();
+    let large = run(&table(&rows(1000.0)), Some("h"), 1, &options).unwrap();
+    let (v, w) = (&small.entities[0].values, &large.entities[0].values);
+    assert_eq!(v, w, "dropped history must not reach the kept context");
+    // Before the kept series' start the fill is linear between the neighbours.
+    let (left, right) = (v[6], v[9]);
+    assert_eq!(&v[7..9], &[left + (right - left) / 3.0, left + 2.0 * (right - left) / 3.0]);
+}
+
+#[test]
 fn long_gap_mask_keeps_history_and_reports_the_masked_points() {
     let rows = drop_range(hourly("a", 200), 50..110);
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({"long_gap": "mask"}))).unwrap();

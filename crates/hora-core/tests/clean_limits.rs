@@ -60,6 +60,34 @@ fn entities_without_numeric_y_are_listed_among_the_others_and_the_first_blocked_
 }
 
 #[test]
+fn an_entity_too_far_off_the_grid_is_blocked_in_its_place_and_the_first_blocked_decides() {
+    // Found by audit: the first entity off the grid stopped cleaning, set the code and hid the
+    // entities after it. 8 of b's 40 stamps are 20 minutes past the hour.
+    let off: Vec<Row> = hourly("b", 40)
+        .into_iter()
+        .enumerate()
+        .map(|(k, (u, ds, y))| (u, if k % 5 == 2 { ds.replace(":00:00Z", ":20:00Z") } else { ds }, y))
+        .collect();
+    let rows: Vec<Row> = [hourly("a", 8), off.clone(), hourly("c", 8)].concat();
+    let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesTooShort);
+    let report = report_of(&err);
+    let blocked: Vec<(&str, &str)> =
+        report["blocking"].as_array().unwrap().iter().map(|b| (b["unique_id"].as_str().unwrap(), b["reason"].as_str().unwrap())).collect();
+    assert_eq!(blocked, [("a", "too_short"), ("b", "freq_inference_failed"), ("c", "too_short")]);
+    assert_eq!(report["blocking"][1]["off_grid_share"], 0.2);
+    // Off the grid, it has no grid and so no counts; the others keep theirs.
+    assert!(report["series"][1].get("output_points").is_none());
+    assert_eq!(report["series"][2]["output_points"], 8);
+    // Sent first, it decides the code, with its figures in the details.
+    let rows: Vec<Row> = [off, hourly("a", 8)].concat();
+    let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::FreqInferenceFailed);
+    assert_eq!((err.details["unique_id"].as_str(), err.details["off_grid_share"].as_f64()), (Some("b"), Some(0.2)));
+    assert_eq!(report_of(&err)["blocking"].as_array().unwrap().len(), 2);
+}
+
+#[test]
 fn fewer_than_16_points_after_cleaning_is_series_too_short() {
     let err = run(&table(&hourly("a", 15)), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesTooShort);

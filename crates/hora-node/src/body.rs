@@ -120,6 +120,12 @@ impl ParsedRequest {
         self.inner.as_ref().map(|b| b.row_count() as u32).unwrap_or(0)
     }
 
+    /// `series` rows alone: the input points `/clean` caps.
+    #[napi(getter)]
+    pub fn series_row_count(&self) -> u32 {
+        self.inner.as_ref().map(|b| b.series.row_count() as u32).unwrap_or(0)
+    }
+
     #[napi(getter)]
     pub fn entity_count(&self) -> u32 {
         self.inner.as_ref().map(|b| b.series.entity_count() as u32).unwrap_or(0)

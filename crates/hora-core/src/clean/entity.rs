@@ -12,6 +12,7 @@ use super::policy::{BlockingRule, LISTED_MAX, OUTLIER_Z};
 use super::prepare::Prepared;
 use super::stamps::{self, format_utc, FreqSpec, Zone};
 use crate::error::ErrorCode;
+use crate::time::MAX_OFF_GRID_SHARE;
 
 pub struct Ctx<'a> {
     pub freq: &'a FreqSpec,
@@ -45,6 +46,9 @@ pub struct Outcome {
     pub long_gap_points: usize,
     pub long_gap_masked: bool,
     pub forecast_stamps: Vec<i64>,
+    /// The entity was placed on a grid (false: no numeric y, or too far off the grid), so the
+    /// report gives its counts.
+    pub has_grid: bool,
 }
 
 impl Outcome {
@@ -143,6 +147,15 @@ impl Outcome {
     pub fn empty(unique_id: &str) -> Outcome {
         Outcome { blocks: vec![Block::new(unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values")], ..Default::default() }
     }
+
+    /// An entity with more than `MAX_OFF_GRID_SHARE` of its stamps off the frequency's grid:
+    /// blocked `FREQ_INFERENCE_FAILED` in its place among the others, with no grid.
+    pub fn off_grid(unique_id: &str, share: f64) -> Outcome {
+        let block = Block::new(unique_id, ErrorCode::FreqInferenceFailed, "frequency", "freq_inference_failed")
+            .with("off_grid_share", share)
+            .with("max_share", MAX_OFF_GRID_SHARE);
+        Outcome { blocks: vec![block], ..Default::default() }
+    }
 }
 
 pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
@@ -151,6 +164,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let Placed { grid, mut values, from_row, .. } = placed;
     let n = grid.len();
     let mut out = Outcome {
+        has_grid: true,
         grid_before: n,
         inserted_before: from_row.iter().filter(|r| !**r).count(),
         ..Default::default()
@@ -258,7 +272,8 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
             if knobs.structural_zero {
                 values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = 0.0);
             } else {
-                kernels::fill_run(&mut values, run, knobs.impute, ctx.period);
+                // Within the kept context only: a seasonal fill must not copy history a split dropped.
+                kernels::fill_run(&mut values[lo..end], (run.0 - lo, run.1), knobs.impute, ctx.period);
             }
             values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = v.clamp(lower, upper.max(lower)));
         }

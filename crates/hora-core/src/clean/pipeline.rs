@@ -71,9 +71,17 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
             // No data to place: its stamps neither fail the grid nor size it.
             let o = entity::Outcome::empty(&p.unique_id);
             let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
-            return Ok((p.decisions.clone(), o, columns, exog));
+            return (p.decisions.clone(), o, columns, exog);
         }
-        let placed = grid::place(p, &choice.spec, ctx.zone)?;
+        let placed = match grid::place(p, &choice.spec, ctx.zone) {
+            Ok(placed) => placed,
+            // Blocked in its place, so the entities after it are cleaned and listed too.
+            Err(share) => {
+                let o = Outcome::off_grid(&p.unique_id, share);
+                let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
+                return (p.decisions.clone(), o, columns, exog);
+            }
+        };
         let mut pre: Vec<Decision> = p.decisions.clone();
         pre.extend(grid::off_grid_decision(p, &placed, &res));
         let mut o = entity::clean(p, placed, &ctx);
@@ -82,18 +90,12 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         }
         let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
         o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
-        Ok((pre, o, columns, exog))
+        (pre, o, columns, exog)
     });
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());
     let mut entities = Vec::with_capacity(prepared.len());
     for (p, done) in prepared.iter().zip(per_entity) {
-        let (pre, mut o, columns, exog) = done.map_err(|share: f64| {
-            let err = HoraError::new(ErrorCode::FreqInferenceFailed, format!("more than {} % of the stamps of '{}' are off the grid", MAX_OFF_GRID_SHARE * 100.0, p.unique_id))
-                .with("unique_id", p.unique_id.clone())
-                .with("off_grid_share", share)
-                .with("max_share", MAX_OFF_GRID_SHARE);
-            st.attach_freq(freq::offsets_hint(err, p), Some(&choice), &outcomes)
-        })?;
+        let (pre, mut o, columns, exog) = done;
         if o.forecast_stamps.len() < req.h && !o.grid.is_empty() {
             return Err(horizon_past_calendar(&p.unique_id));
         }
@@ -300,7 +302,12 @@ impl<'a> State<'a> {
 
     /// The first blocking entry decides the code, with the report attached.
     fn error(&mut self, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
-        let err = block_error(&self.blocks);
+        let mut err = block_error(&self.blocks);
+        if err.code == ErrorCode::FreqInferenceFailed {
+            if let Some(p) = self.prepared.iter().find(|p| p.unique_id == self.blocks[0].unique_id) {
+                err = freq::offsets_hint(err, p);
+            }
+        }
         self.attach(err, freq, outcomes)
     }
 }
@@ -313,6 +320,7 @@ fn message(b: &Block) -> String {
         "too_short" => format!("'{}' is shorter than the minimum context after cleaning", b.unique_id),
         "too_long" => format!("'{}' exceeds the maximum context", b.unique_id),
         "no_numeric_values" => format!("'{}' has no numeric y", b.unique_id),
+        "freq_inference_failed" => format!("more than {} % of the stamps of '{}' are off the grid", MAX_OFF_GRID_SHARE * 100.0, b.unique_id),
         other => format!("'{}' cannot be forecast: {other}", b.unique_id),
     }
 }

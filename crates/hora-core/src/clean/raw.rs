@@ -118,6 +118,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
             forecast_stamps,
             grid: ts.clone(),
             values: values.clone(),
+            has_grid: true,
             ..Outcome::default()
         };
         let p = raw_prepared(&table.entities[e], ts, values, rows);

@@ -80,8 +80,9 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
     m.insert("freq".into(), freq);
     m.insert("timezone".into(), timezone_entry(p));
     m.insert("input_rows".into(), json!(p.input_rows));
-    // An entity with no numeric y has no grid: no counts, as when an error stopped before it.
-    if let Some(o) = r.outcomes.get(i).filter(|_| p.has_values()) {
+    // An entity with no grid (no numeric y, or too far off the grid) has no counts, as when an
+    // error stopped before it.
+    if let Some(o) = r.outcomes.get(i).filter(|o| o.has_grid) {
         issues.extend(o.issues.iter().cloned());
         m.insert("output_points".into(), json!(o.output_points));
         m.insert("fed_points".into(), json!(o.fed_points));
