@@ -209,6 +209,22 @@ fn a_requested_mask_that_the_grid_cap_cut_replaces_with_a_split_is_warned_about_
 }
 
 #[test]
+fn the_grid_cap_cuts_only_the_entity_that_needs_it_and_others_keep_their_own_cleaning() {
+    // Found by audit: over the cap every entity was cut, so an entity's mask (and its forecast)
+    // depended on another entity's stray row. `m`: 200 seconds with a 60-second gap, masked.
+    let second = |k: i64| chrono::DateTime::from_timestamp(1_704_067_200 + k, 0).unwrap().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let m: Vec<Row> = (0..200).filter(|k| !(60..120).contains(k)).map(|k| ("m".to_string(), second(k), Some(k as f64))).collect();
+    let o = opts(json!({"long_gap": "mask", "gap_split_min_steps": 30}));
+    let alone = run(&table(&m), Some("s"), 1, &o).unwrap();
+    let with_stray = run(&table(&[m.clone(), stray_row_before_seconds(100)].concat()), Some("s"), 1, &o).unwrap();
+    assert_eq!(alone.entities[0].model_input["long_gap_handling"], "mask");
+    assert_eq!(format!("{:?}", with_stray.entities[0]), format!("{:?}", alone.entities[0]));
+    assert_eq!(with_stray.entities[1].values.len(), 100, "the stray row's entity is cut");
+    let warned: Vec<&serde_json::Value> = with_stray.warnings.iter().filter(|w| w["code"] == "long_gap_mask_unavailable").collect();
+    assert_eq!(warned, [&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})]);
+}
+
+#[test]
 fn a_stray_old_row_before_more_stamps_than_the_context_is_cut_not_allocated() {
     // 5,000 seconds: the pre-cleaning length check cleans this entity to decide, over a grid of
     // about a billion slots unless the stray row is cut first.

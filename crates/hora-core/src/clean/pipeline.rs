@@ -150,20 +150,28 @@ fn resolve_freq(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: 
 }
 
 /// The implied grid, checked arithmetically before any grid is allocated. Over the cap, entities
-/// whose history before a long gap the split drops anyway are cut first (`entity::presplit`;
-/// the cut version of each such entity is returned at its index), and the cap is checked on what
-/// is kept.
+/// whose history before a long gap the split drops anyway are cut (`entity::presplit`; the cut
+/// version of each such entity is returned at its index), largest grid first and only until the
+/// total fits, so an entity that is not the cause keeps its own cleaning (its mask included);
+/// the cap is then checked on what is kept.
 pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> Result<Vec<Option<entity::Cut>>> {
     // An entity with no numeric y gets no grid (it is blocked SERIES_EMPTY instead).
     let size = |p: &Prepared, e: usize| if p.has_values() { grid::implied_len(p, ctx.freq, &zones[e]) } else { 0 };
-    let whole = prepared.iter().enumerate().map(|(e, p)| size(p, e)).fold(0u64, u64::saturating_add);
-    if whole <= GRID_CAP {
-        return Ok((0..prepared.len()).map(|_| None).collect());
+    let mut kept: Vec<u64> = prepared.iter().enumerate().map(|(e, p)| size(p, e)).collect();
+    let mut cut: Vec<Option<entity::Cut>> = (0..prepared.len()).map(|_| None).collect();
+    let total = |kept: &[u64]| kept.iter().copied().fold(0u64, u64::saturating_add);
+    let mut largest_first: Vec<usize> = (0..prepared.len()).collect();
+    largest_first.sort_by_key(|&e| std::cmp::Reverse(kept[e]));
+    for e in largest_first {
+        if total(&kept) <= GRID_CAP {
+            break;
+        }
+        if let Some(c) = entity::presplit(&prepared[e], &entity::Ctx { zone: &zones[e], ..*ctx }) {
+            kept[e] = size(&c.kept, e);
+            cut[e] = Some(c);
+        }
     }
-    let cut: Vec<Option<entity::Cut>> =
-        prepared.iter().zip(zones).map(|(p, zone)| entity::presplit(p, &entity::Ctx { zone, ..*ctx })).collect();
-    let kept: Vec<u64> = (0..prepared.len()).map(|e| size(cut[e].as_ref().map_or(&prepared[e], |c| &c.kept), e)).collect();
-    let points = kept.iter().copied().fold(0u64, u64::saturating_add);
+    let points = total(&kept);
     if points <= GRID_CAP {
         return Ok(cut);
     }
