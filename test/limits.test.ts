@@ -245,6 +245,43 @@ describe('daily point quota', () => {
     expect(forecast.json().error.code).toBe('SERIES_TOO_SHORT');
   });
 
+  it('a keyed success whose billing write fails is a 500 envelope, bills nothing, and its key retries and is billed once', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '1000' });
+    const settle = t.store.quotaSettle.bind(t.store);
+    // The disk fills between the stored outcome and the bill (found by audit: the key then
+    // replayed a 200 that was never billed).
+    t.store.quotaSettle = async (hold, used, usage) => {
+      if (used > 0) throw new Error('sqlite: disk I/O error');
+      return settle(hold, used, usage);
+    };
+    const body = { reserve: 600, settle: { input: 350, forecast: 100 } };
+    const failed = await post(body, { 'idempotency-key': 'k-disk' });
+    expect(failed.statusCode).toBe(500);
+    expect(failed.json().error).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', retryable: true, request_id: failed.headers['x-request-id'] });
+    expect(failed.body).not.toMatch(/sqlite|disk/);
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0, requests: { forecast: 0 } });
+    t.store.quotaSettle = settle;
+    const retried = await post(body, { 'idempotency-key': 'k-disk' });
+    expect(retried.statusCode).toBe(200);
+    expect(retried.headers['x-idempotent-replayed']).toBeUndefined();
+    expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 450, requests: { forecast: 1 } });
+  });
+
+  it('a ledger write that fails on an error answer (or a lock) still sends that answer in its envelope', async () => {
+    t = await makeTestApp();
+    t.store.recordUsage = async () => {
+      throw new Error('sqlite: database is locked');
+    };
+    // Found by audit: Fastify's fallback body, with the SQLite message, replaced the envelope.
+    const refused = await post({ series: [] }, {}, '/v1/clean');
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error).toMatchObject({ code: 'VALIDATION_ERROR', request_id: refused.headers['x-request-id'] });
+    const ok = await post({ series: seasonalRows('a', 48), freq: 'h' }, {}, '/v1/clean');
+    expect(ok.statusCode).toBe(500);
+    expect(ok.json().error).toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
+    expect(ok.body).not.toMatch(/sqlite|locked/);
+  });
+
   it('/v1/forecast reserves rows plus h times entities at step 7: after the model checks, before cleaning', async () => {
     t = await makeTestApp({ HORA_DAILY_POINTS: '70' });
     const forecast = (body: Record<string, unknown>) => post({ freq: 'h', ...body }, {}, '/v1/forecast');

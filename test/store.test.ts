@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteDb, UNIQUE_VIOLATION } from '../src/native.js';
@@ -33,6 +33,22 @@ describe('sqlite store', () => {
     await store.createOrg('o', { preset: null, version: null });
     const again = await SqliteStore.open(dir);
     expect((await again.updateOrg('o', {}))?.org).toBe('o');
+  });
+
+  it('a store a newer build migrated is refused with one sentence, not used', async () => {
+    const { store, dir } = await open();
+    await store.close();
+    const raw = new SqliteDb(join(dir, DB_FILE_NAME));
+    raw.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [MIGRATIONS.length + 1, new Date().toISOString()]);
+    raw.close();
+    await expect(SqliteStore.open(dir)).rejects.toThrow(`could not be opened: it was written by a newer version of hora (schema ${MIGRATIONS.length + 1}; this version knows ${MIGRATIONS.length})`);
+  });
+
+  it('a file that is not a database is refused naming the store', async () => {
+    const dir = tempDataDir();
+    dirs.push(dir);
+    writeFileSync(join(dir, DB_FILE_NAME), 'not a database, just text that is long enough to have a header');
+    await expect(SqliteStore.open(dir)).rejects.toThrow(/^the store under HORA_DATA_DIR=.* could not be opened: sqlite: file is not a database$/);
   });
 
   it('close ends the connection: a later call fails, closing again does not, and the data stays', async () => {

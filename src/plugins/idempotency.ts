@@ -70,12 +70,30 @@ export default fp(
     const leaseMs = requestLeaseMs(app.config);
     app.decorateRequest('idempotency', null);
 
+    // Store failures here are logged, never thrown: a throw in onSend while the error answer
+    // itself is being sent would replace the envelope with Fastify's fallback body. A record
+    // left behind frees its key when its lease ends.
     async function forget(req: FastifyRequest): Promise<void> {
       const state = req.idempotency;
       if (!state?.scope || state.finished) return;
       state.finished = true;
-      await app.store.idempotencyAbandon(state.scope);
+      try {
+        await app.store.idempotencyAbandon(state.scope);
+      } catch (err) {
+        req.log.error({ err }, 'idempotency record could not be released');
+      }
     }
+
+    /** Withdraws the outcome this request stored, when its answer is not delivered as stored. */
+    app.decorate('withdrawStoredOutcome', async (req: FastifyRequest): Promise<void> => {
+      const state = req.idempotency;
+      if (!state?.scope) return;
+      try {
+        await app.store.idempotencyWithdraw(state.scope, req.id);
+      } catch (err) {
+        req.log.error({ err }, 'stored outcome could not be withdrawn');
+      }
+    });
 
     app.addHook('onRequest', async (req) => {
       const policy = routePolicy(req);
@@ -134,7 +152,14 @@ export default fp(
       }
       state.finished = true;
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-      await app.store.idempotencyComplete(state.scope, { status, contentType, body, requestId: req.id }, app.clock.now(), RETENTION_MS);
+      try {
+        await app.store.idempotencyComplete(state.scope, { status, contentType, body, requestId: req.id }, app.clock.now(), RETENTION_MS);
+      } catch (err) {
+        // Not stored, so not delivered either: the caller gets the 500, and the key may be retried.
+        req.log.error({ err }, 'outcome could not be stored');
+        await app.withdrawStoredOutcome(req);
+        throw err;
+      }
       return payload;
     });
 

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
 import { refusedByHeaders } from './body.js';
-import type { QuotaHold, Store } from '../store/store.js';
+import type { QuotaHold, Store, UsageRow } from '../store/store.js';
 import { requestLeaseMs } from './lease.js';
 import { requireTenant, routePolicy, type Clock } from './types.js';
 
@@ -92,12 +92,20 @@ export class QuotaReservation {
    * reservation's UTC day, the day whose quota the points were taken from, even when the response
    * is sent after midnight.
    */
-  async finish(success: boolean, bill: (p: SettledPoints, day: string) => Promise<void>): Promise<void> {
+  async finish(success: boolean, usage: (p: SettledPoints, day: string) => UsageRow): Promise<void> {
     if (this.done) return;
     if (!success || !this.settled) return this.release();
     this.done = true;
-    await this.store.quotaSettle(this.hold, this.settled.inputDataPoints + this.settled.forecastDataPoints);
-    await bill(this.settled, this.hold.day);
+    // The day's count and the ledger row in one transaction: they never part.
+    const used = this.settled.inputDataPoints + this.settled.forecastDataPoints;
+    try {
+      await this.store.quotaSettle(this.hold, used, usage(this.settled, this.hold.day));
+    } catch (err) {
+      // Not billed, so not delivered (the caller gets a 500): the points go back now if the store
+      // takes a write again, else when the reservation's lease ends.
+      await this.store.quotaSettle(this.hold, 0).catch(() => undefined);
+      throw err;
+    }
   }
 }
 
@@ -198,32 +206,53 @@ export default fp(
       return payload;
     });
 
+    // Once per request: the error answer that follows a failed billing write passes through
+    // onSend again and must not write (or fail) twice.
+    const finished = new WeakSet<FastifyRequest>();
     async function finishRequest(req: FastifyRequest, reply: FastifyReply): Promise<void> {
       const policy = routePolicy(req);
       const tenant = req.tenant;
-      if (!policy || !tenant || req.idempotency?.replayed) return;
+      if (!policy || !tenant || req.idempotency?.replayed || finished.has(req)) return;
+      finished.add(req);
       const success = reply.statusCode >= 200 && reply.statusCode < 300;
-      const bill = async (p: SettledPoints, day = utcDay(app.clock.now())): Promise<void> =>
-        app.store.recordUsage({ account: tenant.accountId, keyId: tenant.keyId, endpoint: policy.endpoint, requestId: req.id, day, ...p });
+      const usage = (p: SettledPoints, day = utcDay(app.clock.now())): UsageRow =>
+        ({ account: tenant.accountId, keyId: tenant.keyId, endpoint: policy.endpoint, requestId: req.id, day, ...p });
       const reservation = req.quotaReservation;
       if (reservation) {
         req.quotaReservation = null;
-        await reservation.finish(success, bill);
+        await reservation.finish(success, usage);
       } else if (policy.endpoint === 'clean' && req.rateLimit) {
         // /clean is never billed; each call is recorded with zero billable points, its errors
         // too. A call the per-minute limit refused was never counted (as on the forecast route),
         // nor one refused before it (key, pause, account).
-        await bill({ inputDataPoints: 0, forecastDataPoints: 0 });
+        await app.store.recordUsage(usage({ inputDataPoints: 0, forecastDataPoints: 0 }));
       }
     }
 
     app.addHook('onSend', async (req, reply, payload) => {
-      await finishRequest(req, reply);
+      const success = reply.statusCode >= 200 && reply.statusCode < 300;
+      try {
+        await finishRequest(req, reply);
+      } catch (err) {
+        // A success that could not be billed is not delivered: the caller gets the 500 and may
+        // retry, and the outcome its key stored is withdrawn so the retry runs (and is billed).
+        // An error answer is delivered as it is; only its ledger row (a /clean call) is lost.
+        req.log.error({ err }, 'billing write failed');
+        if (!success) return payload;
+        await app.withdrawStoredOutcome(req);
+        throw err;
+      }
       const policy = routePolicy(req);
-      if (policy && req.tenant && reply.statusCode >= 200 && reply.statusCode < 300) {
-        let shown = req.rateLimit ?? (await limits.peekRpm(req.tenant.accountId, policy.rpmPolicy));
-        if (policy.endpoint === 'forecast') shown = closer(shown, await limits.peekDaily(req.tenant.accountId));
-        for (const [name, value] of Object.entries(rateLimitHeaders(shown))) reply.header(name, value);
+      if (policy && req.tenant && success) {
+        try {
+          let shown = req.rateLimit ?? (await limits.peekRpm(req.tenant.accountId, policy.rpmPolicy));
+          if (policy.endpoint === 'forecast') shown = closer(shown, await limits.peekDaily(req.tenant.accountId));
+          for (const [name, value] of Object.entries(rateLimitHeaders(shown))) reply.header(name, value);
+        } catch (err) {
+          // The answer is billed already: it is delivered with the per-minute state step 2 saw.
+          req.log.error({ err }, 'rate-limit read failed');
+          if (req.rateLimit) for (const [name, value] of Object.entries(rateLimitHeaders(req.rateLimit))) reply.header(name, value);
+        }
       }
       return payload;
     });

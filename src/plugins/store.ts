@@ -13,19 +13,10 @@ function dayBefore(ms: number): string {
   return new Date(ms - 86_400_000).toISOString().slice(0, 10);
 }
 
-/** The SQLite store under `dir`; a failure names the directory (start-up prints it as is). */
-async function openStore(dir: string): Promise<Store> {
-  try {
-    return await SqliteStore.open(dir);
-  } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
-    throw new Error(`the store under HORA_DATA_DIR=${dir} could not be opened: ${detail}`, { cause: err });
-  }
-}
-
 export default fp<StorePluginOptions>(
   async (app, opts) => {
-    const store = opts.store ?? (await openStore(app.config.dataDir));
+    // A failure names the directory in one sentence (start-up prints it as is).
+    const store = opts.store ?? (await SqliteStore.open(app.config.dataDir));
     app.decorate('store', store);
     // The operator CLI mints keys with the prefix recorded here (docs/service.md). Only once this
     // process serves: a start that fails (port in use) must not retag the running server's keys.

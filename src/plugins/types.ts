@@ -45,6 +45,8 @@ declare module 'fastify' {
     connections: Connections;
     /** Counts a request whose body was refused while parsing (its size, media type or encoding) toward the per-minute limit (once). */
     countRefusedBody(req: FastifyRequest): Promise<void>;
+    /** Withdraws the idempotent outcome a request stored (its billing failed); never throws. */
+    withdrawStoredOutcome(req: FastifyRequest): Promise<void>;
   }
   interface FastifyRequest {
     /** Set by the auth plugin; null only on routes without a policy (and the 404 handler). */

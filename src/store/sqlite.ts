@@ -9,6 +9,7 @@ import { MIGRATIONS } from './migrations.js';
 import { chunks, decodeBody, encodeBody, isBodyEncoding, type EncodedBody } from './outcome.js';
 import {
   StoreConflictError,
+  StoreOpenError,
   StoreNotFoundError,
   type AccountRecord,
   type CleaningDefaults,
@@ -114,9 +115,16 @@ export class SqliteStore implements Store {
   /** Opens (creating the directory and file when absent) and migrates the store of `dataDir`. */
   static async open(dataDir: string): Promise<SqliteStore> {
     const dir = resolve(dataDir);
-    makeDirectory(dir);
-    const store = new SqliteStore(new SqliteDb(join(dir, DB_FILE_NAME)));
-    store.migrate();
+    let store: SqliteStore | undefined;
+    try {
+      makeDirectory(dir);
+      store = new SqliteStore(new SqliteDb(join(dir, DB_FILE_NAME)));
+      store.migrate();
+    } catch (err) {
+      await store?.close();
+      const detail = err instanceof Error ? err.message : String(err);
+      throw new StoreOpenError(`the store under HORA_DATA_DIR=${dir} could not be opened: ${detail}`, { cause: err });
+    }
     return store;
   }
 
@@ -124,10 +132,17 @@ export class SqliteStore implements Store {
     this.transaction(() => {
       this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
       const done = num(this.db.query('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations', [])[0]?.v);
+      // A store a newer build migrated: this build would write state that schema no longer means.
+      if (done > MIGRATIONS.length) {
+        throw new Error(`it was written by a newer version of hora (schema ${done}; this version knows ${MIGRATIONS.length})`);
+      }
       for (let v = done + 1; v <= MIGRATIONS.length; v++) {
         this.db.exec(MIGRATIONS[v - 1]!);
         this.db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [v, nowIso()]);
       }
+      // One real write at every open: SQLite opens a file it may not write read-only, without a
+      // word, and every later write would then fail one request at a time.
+      this.db.exec(`PRAGMA user_version = ${MIGRATIONS.length}`);
     });
   }
 
@@ -138,7 +153,13 @@ export class SqliteStore implements Store {
       this.db.exec('COMMIT');
       return out;
     } catch (err) {
-      this.db.exec('ROLLBACK');
+      // SQLite has rolled back by itself after some failures (a full disk, an I/O error); the
+      // ROLLBACK's own "no transaction is active" must not hide the cause.
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // already rolled back
+      }
       throw err;
     }
   }
@@ -357,6 +378,16 @@ export class SqliteStore implements Store {
     this.db.run("DELETE FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running'", [scope.keyId, scope.route, scope.idempotencyKey]);
   }
 
+  async idempotencyWithdraw(scope: IdempotencyScope, requestId: string): Promise<void> {
+    this.transaction(() => {
+      this.db.run(
+        "DELETE FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ? AND (state = 'running' OR request_id = ?)",
+        [scope.keyId, scope.route, scope.idempotencyKey, requestId],
+      );
+      this.db.run('DELETE FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ?', chunkOwner(scope, requestId));
+    });
+  }
+
   // ---- per-minute counters ----
 
   async rpmConsume(account: string, policy: string, windowStartMs: number, limit: number): Promise<RpmResult> {
@@ -391,12 +422,13 @@ export class SqliteStore implements Store {
     });
   }
 
-  async quotaSettle(hold: QuotaHold, usedPoints: number): Promise<void> {
+  async quotaSettle(hold: QuotaHold, usedPoints: number, usage?: UsageRow): Promise<void> {
     this.transaction(() => {
       const live = this.one('DELETE FROM quota_reservations WHERE id = ? RETURNING points', [hold.id]);
       // A live hold still counts its reserved points; an expired one was returned by the sweep.
       const change = usedPoints - (live ? num(live.points) : 0);
       if (change !== 0) this.db.run('UPDATE daily_quota SET used = MAX(0, used + ?) WHERE account = ? AND day = ?', [change, hold.account, hold.day]);
+      if (usage) this.insertUsage(usage);
     });
   }
 
@@ -411,6 +443,10 @@ export class SqliteStore implements Store {
   // ---- usage ledger ----
 
   async recordUsage(row: UsageRow): Promise<void> {
+    this.insertUsage(row);
+  }
+
+  private insertUsage(row: UsageRow): void {
     this.db.run(
       `INSERT INTO usage_ledger (account, key_id, endpoint, request_id, day, input_data_points, forecast_data_points, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,

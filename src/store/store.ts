@@ -130,6 +130,14 @@ export interface UsageSummary {
   requests: Record<Endpoint, number>;
 }
 
+/** The store under HORA_DATA_DIR cannot be used by this build: read-only, newer, not a database. */
+export class StoreOpenError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreOpenError';
+  }
+}
+
 export class StoreConflictError extends Error {
   constructor(message: string) {
     super(message);
@@ -166,6 +174,11 @@ export interface Store {
   idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void>;
   /** Forgets a started record whose outcome is not stored, so the key may be retried. */
   idempotencyAbandon(scope: IdempotencyScope): Promise<void>;
+  /**
+   * Forgets the outcome `requestId` stored (running or completed) when that request's answer
+   * could not be delivered as stored (its billing failed): the key may be retried.
+   */
+  idempotencyWithdraw(scope: IdempotencyScope, requestId: string): Promise<void>;
 
   // Per-minute counters: a window is identified by its start (ms since the epoch).
   rpmConsume(account: string, policy: string, windowStartMs: number, limit: number): Promise<RpmResult>;
@@ -177,9 +190,10 @@ export interface Store {
   /**
    * Ends a reservation: the day keeps `usedPoints` of it (0 releases it all). When the sweep has
    * already returned it, `usedPoints` are counted again, so the day's total still matches the
-   * ledger. Called once per hold (QuotaReservation sees to it).
+   * ledger. Called once per hold (QuotaReservation sees to it). `usage`, the ledger row of the
+   * points kept, is written in the same transaction, so the day's count and the ledger never part.
    */
-  quotaSettle(hold: QuotaHold, usedPoints: number): Promise<void>;
+  quotaSettle(hold: QuotaHold, usedPoints: number, usage?: UsageRow): Promise<void>;
   quotaUsed(account: string, day: string): Promise<number>;
 
   // Usage ledger.

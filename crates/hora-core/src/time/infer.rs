@@ -22,7 +22,7 @@ use super::civil::{
 };
 use super::freq::{Freq, FreqUnit};
 use super::step::anchor_day;
-use super::zone::{to_wall, ZoneRule};
+use super::zone::{from_wall, offset_at, to_wall, LocalKind, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 
@@ -73,21 +73,23 @@ pub fn infer_freq(instants_sorted: &[Micros], zone: ZoneRule, allow_business: bo
         .with("distinct_timestamps", t.len()));
     }
     let wall: Vec<Micros> = t.iter().map(|&x| to_wall(x, zone)).collect();
+    // Asked only of the few stamps off a wall-clock reading's mode.
+    let written = |i: usize| written_wall(t[i], zone);
     let mut cands = Vec::new();
-    if let Some(c) = fixed_candidate(&t, false) {
+    if let Some(c) = fixed_candidate(&t, false, &|_| None) {
         cands.push(c);
     }
-    if let Some(c) = fixed_candidate(&wall, true) {
+    if let Some(c) = fixed_candidate(&wall, true, &written) {
         cands.push(c);
     }
     let wall_step = mode_delta(&wall);
     if wall_step >= 28 * MICROS_PER_DAY {
-        if let Some(c) = month_candidate(&wall) {
+        if let Some(c) = month_candidate(&wall, &written) {
             cands.push(c);
         }
     }
     if allow_business && wall_step == MICROS_PER_DAY {
-        if let Some(c) = business_candidate(&wall) {
+        if let Some(c) = business_candidate(&wall, &written) {
             cands.push(c);
         }
     }
@@ -175,17 +177,31 @@ fn mode_of_sorted(d: &[i64]) -> Option<i64> {
     best
 }
 
-/// Share of values on the most common phase of a grid of `step`.
-fn phase_share(v: &[Micros], step: i64) -> f64 {
+/// The wall-clock time a stamp was written as, when that time was skipped by a spring-forward:
+/// the DST rule read it forward by the gap (docs/time.md), and the grid steps it as written, so
+/// inference must count it on the grid too. None for every other stamp.
+fn written_wall(t: Micros, zone: ZoneRule) -> Option<Micros> {
+    if zone.is_utc() || matches!(zone, ZoneRule::Fixed(_)) {
+        return None;
+    }
+    let before = offset_at(t.saturating_sub(MICROS_PER_DAY), zone);
+    let w = t.saturating_add(i64::from(before) * MICROS_PER_SECOND);
+    (from_wall(w, zone) == (t, LocalKind::Skipped)).then_some(w)
+}
+
+/// Share of values on the most common phase of a grid of `step`; a value also counts when the
+/// wall time it was written as (`written`) is on that phase.
+fn phase_share(v: &[Micros], step: i64, written: &dyn Fn(usize) -> Option<Micros>) -> f64 {
     let mut r: Vec<i64> = v.iter().map(|x| x.rem_euclid(step)).collect();
     r.sort_unstable();
     let m = mode_of_sorted(&r).unwrap_or(0);
-    r.iter().filter(|&&x| x == m).count() as f64 / v.len() as f64
+    let on = |i: usize| v[i].rem_euclid(step) == m || written(i).is_some_and(|w| w.rem_euclid(step) == m);
+    (0..v.len()).filter(|&i| on(i)).count() as f64 / v.len() as f64
 }
 
 /// A fixed step read on UTC (`wall = false`: `s`/`min`/`h` tokens) or on the wall clock (`wall`:
 /// only whole-day steps, as `d`/`w`).
-fn fixed_candidate(v: &[Micros], wall: bool) -> Option<Candidate> {
+fn fixed_candidate(v: &[Micros], wall: bool, written: &dyn Fn(usize) -> Option<Micros>) -> Option<Candidate> {
     let (step, support) = mode_delta_count(v);
     if step <= 0 || step % MICROS_PER_SECOND != 0 {
         return None;
@@ -207,7 +223,7 @@ fn fixed_candidate(v: &[Micros], wall: bool) -> Option<Candidate> {
     } else {
         Freq::new(u32::try_from(step / MICROS_PER_SECOND).ok()?, FreqUnit::Second)
     };
-    Some(Candidate { freq, share: phase_share(v, step), support })
+    Some(Candidate { freq, share: phase_share(v, step, written), support })
 }
 
 struct Civil {
@@ -225,7 +241,7 @@ fn civil(wall: Micros) -> Civil {
 }
 
 /// Month-family candidate: the most common month step, the best anchor, then quarter/year names.
-fn month_candidate(wall: &[Micros]) -> Option<Candidate> {
+fn month_candidate(wall: &[Micros], written: &dyn Fn(usize) -> Option<Micros>) -> Option<Candidate> {
     let c: Vec<Civil> = wall.iter().map(|&w| civil(w)).collect();
     let mut steps: Vec<i64> = c.windows(2).map(|w| w[1].month_index - w[0].month_index).filter(|&x| x > 0).collect();
     steps.sort_unstable();
@@ -246,12 +262,8 @@ fn month_candidate(wall: &[Micros]) -> Option<Candidate> {
         units.push(FreqUnit::MonthDay(d as u8));
     }
     let share_of = |unit: FreqUnit| {
-        let on = c
-            .iter()
-            .filter(|x| {
-                x.tod == tod && x.month_index.rem_euclid(k) == phase && x.day == anchor_day(unit, x.year, x.month)
-            })
-            .count();
+        let fits = |x: &Civil| x.tod == tod && x.month_index.rem_euclid(k) == phase && x.day == anchor_day(unit, x.year, x.month);
+        let on = (0..c.len()).filter(|&i| fits(&c[i]) || written(i).is_some_and(|w| fits(&civil(w)))).count();
         on as f64 / c.len() as f64
     };
     // First listed wins a tie: MS, then ME, then M@<day>.
@@ -273,7 +285,7 @@ fn month_candidate(wall: &[Micros]) -> Option<Candidate> {
 }
 
 /// `B`: daily stamps, none on a weekend, and at least one Friday -> Monday step in the data.
-fn business_candidate(wall: &[Micros]) -> Option<Candidate> {
+fn business_candidate(wall: &[Micros], written: &dyn Fn(usize) -> Option<Micros>) -> Option<Candidate> {
     let days: Vec<(i64, i64)> = wall.iter().map(|&w| split_day(w)).collect();
     if days.iter().any(|&(d, _)| weekday(d) >= 5) {
         return None;
@@ -286,7 +298,8 @@ fn business_candidate(wall: &[Micros]) -> Option<Candidate> {
     let mut tods: Vec<i64> = days.iter().map(|x| x.1).collect();
     tods.sort_unstable();
     let tod = mode_of_sorted(&tods)?;
-    let share = days.iter().filter(|x| x.1 == tod).count() as f64 / days.len() as f64;
+    let on = |i: usize| days[i].1 == tod || written(i).is_some_and(|w| split_day(w).1 == tod);
+    let share = (0..days.len()).filter(|&i| on(i)).count() as f64 / days.len() as f64;
     Some(Candidate { freq: Freq::new(1, FreqUnit::BusinessDay), share, support })
 }
 
@@ -309,6 +322,34 @@ mod tests {
     fn business_days_beat_days_and_wall_days_beat_utc_hours_on_a_tie() {
         assert_eq!(choose(vec![cand("d", 1.0), cand("B", 1.0)], 20).unwrap().freq.canonical(), "B");
         assert_eq!(choose(vec![cand("24h", 1.0), cand("d", 1.0)], 20).unwrap().freq.canonical(), "d");
+    }
+
+    /// Sundays at `hh:mm` Berlin wall time from 2024-03-03 (the fifth is 2024-03-31, whose 02:30
+    /// was skipped), read as the grid reads them.
+    fn berlin_sundays(n: i64, hh: u32, mm: u32) -> Vec<Micros> {
+        let zone = ZoneRule::Iana(chrono_tz::Europe::Berlin);
+        let first = chrono::NaiveDate::from_ymd_opt(2024, 3, 3).unwrap().and_hms_opt(hh, mm, 0).unwrap();
+        (0..n).map(|k| from_wall((first + chrono::Duration::weeks(k)).and_utc().timestamp_micros(), zone).0).collect()
+    }
+
+    #[test]
+    fn a_stamp_a_spring_forward_moved_counts_on_the_wall_clock_grid_it_was_written_for() {
+        // Found by audit: 02:30 on 2024-03-31 reads 03:30, and counted as off the weekly grid.
+        let zone = ZoneRule::Iana(chrono_tz::Europe::Berlin);
+        let nine = infer_freq(&berlin_sundays(9, 2, 30), zone, false).unwrap();
+        assert_eq!((nine.freq.canonical(), nine.confidence), ("w".to_string(), 0.8));
+        assert_eq!(infer_freq(&berlin_sundays(20, 2, 30), zone, false).unwrap().confidence, 1.0);
+        // A stamp really written at 03:30 among 02:30 ones is still off the grid, on any day
+        // but the one whose 02:30 was skipped.
+        let mut t = berlin_sundays(20, 2, 30);
+        t[10] += MICROS_PER_HOUR;
+        assert_eq!(infer_freq(&t, zone, false).unwrap().confidence, 0.95);
+        // Days at 02:00 on Lord Howe, whose 02:00 of 2024-10-06 was skipped (a half-hour gap).
+        let howe = ZoneRule::Iana(chrono_tz::Australia::Lord_Howe);
+        let first = chrono::NaiveDate::from_ymd_opt(2024, 9, 27).unwrap().and_hms_opt(2, 0, 0).unwrap();
+        let days: Vec<Micros> = (0..20).map(|k| from_wall((first + chrono::Duration::days(k)).and_utc().timestamp_micros(), howe).0).collect();
+        let daily = infer_freq(&days, howe, false).unwrap();
+        assert_eq!((daily.freq.canonical(), daily.confidence), ("d".to_string(), 1.0));
     }
 
     #[test]

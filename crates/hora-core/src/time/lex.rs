@@ -301,7 +301,10 @@ fn offset(b: &[u8], i: usize) -> Result<i32, &'static str> {
     let (Some(hh), Some(mm)) = (hh, mm) else {
         return Err("has an offset that is not ±HH:MM");
     };
-    if mm > 59 || hh * 60 + mm > 18 * 60 {
+    if mm > 59 {
+        return Err("has offset minutes above 59");
+    }
+    if hh * 60 + mm > 18 * 60 {
         return Err("has an offset beyond ±18:00");
     }
     Ok(sign * (hh as i32 * 3600 + mm as i32 * 60))
@@ -347,4 +350,16 @@ fn small(b: &[u8], i: usize) -> Option<(u32, usize)> {
 
 fn num(s: &[u8]) -> u32 {
     s.iter().fold(0, |acc, &c| acc * 10 + u32::from(c - b'0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::offset;
+
+    #[test]
+    fn an_offset_is_refused_for_its_own_fault_minutes_above_59_or_beyond_18_hours() {
+        assert_eq!(offset(b"+01:60", 0), Err("has offset minutes above 59"));
+        assert_eq!(offset(b"+25:00", 0), Err("has an offset beyond ±18:00"));
+        assert_eq!(offset(b"-18:00", 0), Ok(-18 * 3600));
+    }
 }
