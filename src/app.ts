@@ -34,8 +34,8 @@ export interface AppOverrides {
  * Longest time to receive a whole request, headers and body, before the client gets 400
  * MALFORMED_JSON and its connection is closed (transport-errors.ts). Fastify's default is 0
  * (never), which let a client that stops mid-body hold its connection, its buffered bytes and a
- * graceful shutdown forever. 120 s is twice Node's header timeout; a 128 MiB body (the limit)
- * needs 9 Mbit/s to arrive in it, a typical 12 MB one 0.8 Mbit/s. It does not bound the work
+ * graceful shutdown forever. 120 s is twice Node's header timeout; a 256 MiB body (the limit)
+ * needs 18 Mbit/s to arrive in it, a typical 12 MB one 0.8 Mbit/s. It does not bound the work
  * after the last byte: the model has its own budget.
  */
 export const REQUEST_TIMEOUT_MS = 120_000;

@@ -68,10 +68,10 @@ function oneOf(env: Env, name: string, fallback: string, allowed: string[]): str
 }
 
 // A typical 200,000-row body is about 12 MB. The contract bounds neither ids nor column names, so
-// no byte limit admits every 200,000-row body: 128 MiB is 671 bytes per row, enough for 8
-// covariate columns with descriptive names, long ids and pretty-printing (docs/service.md).
+// no byte limit admits every 200,000-row body: 256 MiB is 1,342 bytes per row, enough for 8
+// covariate columns with descriptive names, long ids and indented pretty-printing (docs/service.md).
 export const MAX_ROWS = 200_000;
-export const DEFAULT_BODY_LIMIT_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024 * 1024;
 
 /** The part of the config the operator CLI needs (it must not fail on server-only settings). */
 export function loadStoreConfig(env: Env = process.env): Pick<Config, 'dataDir' | 'keyPrefix'> {

@@ -17,7 +17,7 @@ describe('config', () => {
       cleanCapacity: availableParallelism(),
       requestBudgetMs: 30_000,
       inferenceThreads: 2,
-      bodyLimitBytes: 128 * 1024 * 1024,
+      bodyLimitBytes: 256 * 1024 * 1024,
     });
   });
 

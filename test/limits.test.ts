@@ -267,6 +267,31 @@ describe('daily point quota', () => {
     expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 450, requests: { forecast: 1 } });
   });
 
+  it('a keyed success stays unstored when its bill fails, even if releasing its key fails too: the retry waits, never replays unbilled', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '1000' });
+    // A full disk refuses every write (found by review: the stored 200 outlived a failed bill).
+    t.store.quotaSettle = async () => {
+      throw new Error('sqlite: disk I/O error');
+    };
+    t.store.idempotencyWithdraw = async () => {
+      throw new Error('sqlite: disk I/O error');
+    };
+    const body = { reserve: 100, settle: { input: 50, forecast: 10 } };
+    expect((await post(body, { 'idempotency-key': 'k-full' })).statusCode).toBe(500);
+    const retried = await post(body, { 'idempotency-key': 'k-full' });
+    expect([retried.statusCode, retried.json().error.code]).toEqual([409, 'IDEMPOTENCY_IN_PROGRESS']);
+  });
+
+  it('a keyed error answer whose outcome cannot be stored is still sent in its envelope', async () => {
+    t = await makeTestApp();
+    t.store.idempotencyComplete = async () => {
+      throw new Error('sqlite: disk I/O error');
+    };
+    const res = await post({ error: 'VALIDATION_ERROR' }, { 'idempotency-key': 'k-422' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error).toMatchObject({ code: 'VALIDATION_ERROR', request_id: res.headers['x-request-id'] });
+  });
+
   it('a ledger write that fails on an error answer (or a lock) still sends that answer in its envelope', async () => {
     t = await makeTestApp();
     t.store.recordUsage = async () => {

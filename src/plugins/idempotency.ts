@@ -152,12 +152,20 @@ export default fp(
       }
       state.finished = true;
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+      const response = { status, contentType, body, requestId: req.id };
       try {
-        await app.store.idempotencyComplete(state.scope, { status, contentType, body, requestId: req.id }, app.clock.now(), RETENTION_MS);
+        // A billed success becomes the key's outcome in the transaction that bills it (limits),
+        // so a stored success is always a billed one; anything else is stored here.
+        const reservation = req.quotaReservation;
+        if (reservation?.bills) reservation.completeWith(await app.store.idempotencyPrepare(state.scope, response, app.clock.now(), RETENTION_MS));
+        else await app.store.idempotencyComplete(state.scope, response, app.clock.now(), RETENTION_MS);
       } catch (err) {
-        // Not stored, so not delivered either: the caller gets the 500, and the key may be retried.
+        // A success not stored is not delivered: the caller gets the 500 (nothing is billed) and
+        // may retry. An error answer is delivered as it is, in its envelope.
         req.log.error({ err }, 'outcome could not be stored');
         await app.withdrawStoredOutcome(req);
+        if (status >= 300) return payload;
+        reply.removeHeader('Server-Timing');
         throw err;
       }
       return payload;

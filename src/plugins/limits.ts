@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
 import { refusedByHeaders } from './body.js';
-import type { QuotaHold, Store, UsageRow } from '../store/store.js';
+import type { PreparedOutcome, QuotaHold, Store, UsageRow } from '../store/store.js';
 import { requestLeaseMs } from './lease.js';
 import { requireTenant, routePolicy, type Clock } from './types.js';
 
@@ -68,6 +68,7 @@ export interface SettledPoints {
 export class QuotaReservation {
   private settled: SettledPoints | null = null;
   private done = false;
+  private outcome: PreparedOutcome | null = null;
 
   constructor(
     private readonly store: Store,
@@ -78,6 +79,16 @@ export class QuotaReservation {
   settle(points: SettledPoints): void {
     if (this.done || this.settled) return;
     this.settled = { inputDataPoints: points.inputDataPoints, forecastDataPoints: points.forecastDataPoints };
+  }
+
+  /** A success will be billed: settled points and not finished yet. */
+  get bills(): boolean {
+    return !this.done && this.settled !== null;
+  }
+
+  /** The stored outcome of a keyed success, completed in the billing transaction. */
+  completeWith(outcome: PreparedOutcome): void {
+    this.outcome = outcome;
   }
 
   /** Gives the whole reservation back now (an error after the reservation). */
@@ -99,7 +110,7 @@ export class QuotaReservation {
     // The day's count and the ledger row in one transaction: they never part.
     const used = this.settled.inputDataPoints + this.settled.forecastDataPoints;
     try {
-      await this.store.quotaSettle(this.hold, used, usage(this.settled, this.hold.day));
+      await this.store.quotaSettle(this.hold, used, usage(this.settled, this.hold.day), this.outcome ?? undefined);
     } catch (err) {
       // Not billed, so not delivered (the caller gets a 500): the points go back now if the store
       // takes a write again, else when the reservation's lease ends.
@@ -235,11 +246,13 @@ export default fp(
         await finishRequest(req, reply);
       } catch (err) {
         // A success that could not be billed is not delivered: the caller gets the 500 and may
-        // retry, and the outcome its key stored is withdrawn so the retry runs (and is billed).
+        // retry. Its key's outcome, completed only in the billing transaction, was not stored;
+        // the key is released so the retry runs (and is billed), or frees itself at its lease.
         // An error answer is delivered as it is; only its ledger row (a /clean call) is lost.
         req.log.error({ err }, 'billing write failed');
         if (!success) return payload;
         await app.withdrawStoredOutcome(req);
+        reply.removeHeader('Server-Timing');
         throw err;
       }
       const policy = routePolicy(req);

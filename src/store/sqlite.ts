@@ -16,6 +16,7 @@ import {
   type Endpoint,
   type IdempotencyBegin,
   type IdempotencyScope,
+  type PreparedOutcome,
   type KeyContext,
   type KeyRecord,
   type NewKey,
@@ -342,15 +343,16 @@ export class SqliteStore implements Store {
   }
 
   async idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void> {
+    this.completeRecord(await this.idempotencyPrepare(scope, response, nowMs, retentionMs));
+  }
+
+  async idempotencyPrepare(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<PreparedOutcome> {
     const expiresAt = nowMs + retentionMs;
     const { encoding, bytes } = await encodeBody(response.body);
     const owner = chunkOwner(scope, response.requestId);
-    const dropChunks = (): void => {
-      this.db.run('DELETE FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ?', owner);
-    };
     try {
-      // The chunks are invisible until the record names them below, so they need no transaction
-      // and the event loop gets a turn between them.
+      // The chunks are invisible until the record names them (completeRecord), so they need no
+      // transaction and the event loop gets a turn between them.
       let seq = 0;
       for (const chunk of chunks(bytes)) {
         if (seq > 0) await nextTurn();
@@ -360,17 +362,36 @@ export class SqliteStore implements Store {
           chunk,
         );
       }
+    } catch (err) {
+      this.dropChunks(scope, response.requestId);
+      throw err;
+    }
+    const { status, contentType, requestId } = response;
+    return { scope, status, contentType, requestId, encoding, storedBytes: bytes.length, expiresAt };
+  }
+
+  /** Names the prepared body in its record, which makes it the key's outcome. */
+  private completeRecord(p: PreparedOutcome): void {
+    try {
       const out = this.db.run(
         `UPDATE idempotency SET state = 'completed', status = ?, content_type = ?, body = NULL, body_encoding = ?, stored_bytes = ?,
            request_id = ?, expires_at = ?
          WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running'`,
-        [response.status, response.contentType, encoding, bytes.length, response.requestId, expiresAt, scope.keyId, scope.route, scope.idempotencyKey],
+        [p.status, p.contentType, p.encoding, p.storedBytes, p.requestId, p.expiresAt, p.scope.keyId, p.scope.route, p.scope.idempotencyKey],
       );
       // The record was forgotten meanwhile: nothing would ever read these chunks.
-      if (out.changes === 0) dropChunks();
+      if (out.changes === 0) this.dropChunks(p.scope, p.requestId);
     } catch (err) {
-      dropChunks();
+      this.dropChunks(p.scope, p.requestId);
       throw err;
+    }
+  }
+
+  private dropChunks(scope: IdempotencyScope, requestId: string): void {
+    try {
+      this.db.run('DELETE FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ?', chunkOwner(scope, requestId));
+    } catch {
+      // The sweep removes them with their expiry.
     }
   }
 
@@ -422,13 +443,14 @@ export class SqliteStore implements Store {
     });
   }
 
-  async quotaSettle(hold: QuotaHold, usedPoints: number, usage?: UsageRow): Promise<void> {
+  async quotaSettle(hold: QuotaHold, usedPoints: number, usage?: UsageRow, outcome?: PreparedOutcome): Promise<void> {
     this.transaction(() => {
       const live = this.one('DELETE FROM quota_reservations WHERE id = ? RETURNING points', [hold.id]);
       // A live hold still counts its reserved points; an expired one was returned by the sweep.
       const change = usedPoints - (live ? num(live.points) : 0);
       if (change !== 0) this.db.run('UPDATE daily_quota SET used = MAX(0, used + ?) WHERE account = ? AND day = ?', [change, hold.account, hold.day]);
       if (usage) this.insertUsage(usage);
+      if (outcome) this.completeRecord(outcome);
     });
   }
 

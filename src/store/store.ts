@@ -67,6 +67,20 @@ export interface StoredResponse {
   requestId: string;
 }
 
+/**
+ * An outcome whose body is stored but whose record is not completed yet, so no one can read it:
+ * a billed success completes it in the billing transaction (`quotaSettle`).
+ */
+export interface PreparedOutcome {
+  scope: IdempotencyScope;
+  status: number;
+  contentType: string;
+  requestId: string;
+  encoding: string;
+  storedBytes: number;
+  expiresAt: number;
+}
+
 export interface IdempotencyScope {
   keyId: string;
   route: string;
@@ -172,6 +186,8 @@ export interface Store {
   // Idempotency. `begin` is atomic: of two concurrent requests with one key, one starts.
   idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin>;
   idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void>;
+  /** Stores the body of an outcome whose record `quotaSettle` completes with the bill. */
+  idempotencyPrepare(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<PreparedOutcome>;
   /** Forgets a started record whose outcome is not stored, so the key may be retried. */
   idempotencyAbandon(scope: IdempotencyScope): Promise<void>;
   /**
@@ -191,9 +207,10 @@ export interface Store {
    * Ends a reservation: the day keeps `usedPoints` of it (0 releases it all). When the sweep has
    * already returned it, `usedPoints` are counted again, so the day's total still matches the
    * ledger. Called once per hold (QuotaReservation sees to it). `usage`, the ledger row of the
-   * points kept, is written in the same transaction, so the day's count and the ledger never part.
+   * points kept, is written in the same transaction, so the day's count and the ledger never part,
+   * and so is the completion of `outcome`: a stored success is always a billed one.
    */
-  quotaSettle(hold: QuotaHold, usedPoints: number, usage?: UsageRow): Promise<void>;
+  quotaSettle(hold: QuotaHold, usedPoints: number, usage?: UsageRow, outcome?: PreparedOutcome): Promise<void>;
   quotaUsed(account: string, day: string): Promise<number>;
 
   // Usage ledger.
