@@ -159,19 +159,22 @@ pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx)
     let size = |p: &Prepared, e: usize| if p.has_values() { grid::implied_len(p, ctx.freq, &zones[e]) } else { 0 };
     let mut kept: Vec<u64> = prepared.iter().enumerate().map(|(e, p)| size(p, e)).collect();
     let mut cut: Vec<Option<entity::Cut>> = (0..prepared.len()).map(|_| None).collect();
-    let total = |kept: &[u64]| kept.iter().copied().fold(0u64, u64::saturating_add);
+    // A running total (u128: no entity count or grid size overflows it), not a sum per step.
+    let mut total: u128 = kept.iter().map(|&k| u128::from(k)).sum();
     let mut largest_first: Vec<usize> = (0..prepared.len()).collect();
     largest_first.sort_by_key(|&e| std::cmp::Reverse(kept[e]));
     for e in largest_first {
-        if total(&kept) <= GRID_CAP {
+        if total <= u128::from(GRID_CAP) {
             break;
         }
         if let Some(c) = entity::presplit(&prepared[e], &entity::Ctx { zone: &zones[e], ..*ctx }) {
-            kept[e] = size(&c.kept, e);
+            let now = size(&c.kept, e);
+            total = total - u128::from(kept[e]) + u128::from(now);
+            kept[e] = now;
             cut[e] = Some(c);
         }
     }
-    let points = total(&kept);
+    let points = u64::try_from(total).unwrap_or(u64::MAX);
     if points <= GRID_CAP {
         return Ok(cut);
     }
