@@ -31,6 +31,8 @@ export default fp(
         }
       }
       if (api.status >= 500 && api.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err }, 'unexpected error');
+      // A success refused while it was being sent (its outcome or bill not written) set its stages.
+      reply.removeHeader('Server-Timing');
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
       return sendEnvelope(reply, api, req.id);
     });

@@ -73,26 +73,26 @@ export default fp(
     // Store failures here are logged, never thrown: a throw in onSend while the error answer
     // itself is being sent would replace the envelope with Fastify's fallback body. A record
     // left behind frees its key when its lease ends.
+    async function quietly(req: FastifyRequest, what: string, write: () => Promise<void>): Promise<void> {
+      try {
+        await write();
+      } catch (err) {
+        req.log.error({ err }, what);
+      }
+    }
+
     async function forget(req: FastifyRequest): Promise<void> {
       const state = req.idempotency;
       if (!state?.scope || state.finished) return;
       state.finished = true;
-      try {
-        await app.store.idempotencyAbandon(state.scope);
-      } catch (err) {
-        req.log.error({ err }, 'idempotency record could not be released');
-      }
+      const scope = state.scope;
+      await quietly(req, 'idempotency record could not be released', () => app.store.idempotencyAbandon(scope));
     }
 
     /** Withdraws the outcome this request stored, when its answer is not delivered as stored. */
     app.decorate('withdrawStoredOutcome', async (req: FastifyRequest): Promise<void> => {
-      const state = req.idempotency;
-      if (!state?.scope) return;
-      try {
-        await app.store.idempotencyWithdraw(state.scope, req.id);
-      } catch (err) {
-        req.log.error({ err }, 'stored outcome could not be withdrawn');
-      }
+      const scope = req.idempotency?.scope;
+      if (scope) await quietly(req, 'stored outcome could not be withdrawn', () => app.store.idempotencyWithdraw(scope, req.id));
     });
 
     app.addHook('onRequest', async (req) => {
@@ -165,7 +165,6 @@ export default fp(
         req.log.error({ err }, 'outcome could not be stored');
         await app.withdrawStoredOutcome(req);
         if (status >= 300) return payload;
-        reply.removeHeader('Server-Timing');
         throw err;
       }
       return payload;

@@ -252,20 +252,19 @@ export default fp(
         req.log.error({ err }, 'billing write failed');
         if (!success) return payload;
         await app.withdrawStoredOutcome(req);
-        reply.removeHeader('Server-Timing');
         throw err;
       }
       const policy = routePolicy(req);
       if (policy && req.tenant && success) {
+        let shown = req.rateLimit;
         try {
-          let shown = req.rateLimit ?? (await limits.peekRpm(req.tenant.accountId, policy.rpmPolicy));
+          shown ??= await limits.peekRpm(req.tenant.accountId, policy.rpmPolicy);
           if (policy.endpoint === 'forecast') shown = closer(shown, await limits.peekDaily(req.tenant.accountId));
-          for (const [name, value] of Object.entries(rateLimitHeaders(shown))) reply.header(name, value);
         } catch (err) {
           // The answer is billed already: it is delivered with the per-minute state step 2 saw.
           req.log.error({ err }, 'rate-limit read failed');
-          if (req.rateLimit) for (const [name, value] of Object.entries(rateLimitHeaders(req.rateLimit))) reply.header(name, value);
         }
+        if (shown) for (const [name, value] of Object.entries(rateLimitHeaders(shown))) reply.header(name, value);
       }
       return payload;
     });

@@ -387,9 +387,14 @@ export class SqliteStore implements Store {
     }
   }
 
+  private deleteChunks(scope: IdempotencyScope, requestId: string): void {
+    this.db.run('DELETE FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ?', chunkOwner(scope, requestId));
+  }
+
+  /** `deleteChunks` where a failure must not hide the caller's own error. */
   private dropChunks(scope: IdempotencyScope, requestId: string): void {
     try {
-      this.db.run('DELETE FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ?', chunkOwner(scope, requestId));
+      this.deleteChunks(scope, requestId);
     } catch {
       // The sweep removes them with their expiry.
     }
@@ -405,7 +410,7 @@ export class SqliteStore implements Store {
         "DELETE FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ? AND (state = 'running' OR request_id = ?)",
         [scope.keyId, scope.route, scope.idempotencyKey, requestId],
       );
-      this.db.run('DELETE FROM idempotency_chunks WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ?', chunkOwner(scope, requestId));
+      this.deleteChunks(scope, requestId);
     });
   }
 

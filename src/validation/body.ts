@@ -137,9 +137,8 @@ export async function checkStamps(parsed: ParsedRequest, cleaning: Record<string
  * a Hora extension there, are not input points).
  */
 export function checkRowCap(parsed: ParsedRequest, endpoint: 'forecast' | 'clean'): void {
-  const points = endpoint === 'forecast' ? parsed.rowCount : parsed.seriesRowCount;
+  const [points, counted] = endpoint === 'forecast' ? [parsed.rowCount, 'rows'] : [parsed.seriesRowCount, 'input points (rows of series)'];
   if (points > MAX_ROWS) {
-    const counted = endpoint === 'forecast' ? 'rows' : 'input points (rows of series)';
     throw new ApiError('POINTS_EXCEEDED', `The request holds ${points} ${counted}; the cap is ${MAX_ROWS}.`, {
       points,
       cap: MAX_ROWS,

@@ -67,17 +67,16 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let per_entity = par::map_indexed(prepared.len(), threads, |e| {
         let p = kept(e);
         let ctx = entity::Ctx { zone: &zones[e], ..ctx };
-        if !p.has_values() {
-            // No data to place: its stamps neither fail the grid nor size it.
-            let o = entity::Outcome::empty(&p.unique_id);
-            let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
-            return (p.decisions.clone(), o, columns, exog);
-        }
-        let placed = match grid::place(p, &choice.spec, ctx.zone) {
+        // No data to place (its stamps neither fail the grid nor size it), or too far off the
+        // grid: blocked in its place with no grid, so the entities after it are cleaned and listed.
+        let placed = if p.has_values() {
+            grid::place(p, &choice.spec, ctx.zone).map_err(|share| Outcome::off_grid(&p.unique_id, share))
+        } else {
+            Err(Outcome::empty(&p.unique_id))
+        };
+        let placed = match placed {
             Ok(placed) => placed,
-            // Blocked in its place, so the entities after it are cleaned and listed too.
-            Err(share) => {
-                let o = Outcome::off_grid(&p.unique_id, share);
+            Err(o) => {
                 let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
                 return (p.decisions.clone(), o, columns, exog);
             }
