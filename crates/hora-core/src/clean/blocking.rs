@@ -27,6 +27,11 @@ impl Block {
         Block { unique_id: unique_id.to_string(), code, kind, reason, caused_by: Vec::new(), extra: Map::new() }
     }
 
+    /// `SERIES_EMPTY`: an entity with no numeric y, or none left on its grid.
+    pub fn no_numeric_values(unique_id: &str) -> Self {
+        Block::new(unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values")
+    }
+
     pub fn caused_by(mut self, ids: &[DecisionId]) -> Self {
         self.caused_by = ids.iter().map(|d| d.as_str()).collect();
         self

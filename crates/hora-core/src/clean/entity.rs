@@ -145,7 +145,7 @@ fn mask_unavailable(unique_id: &str) -> Value {
 impl Outcome {
     /// An entity with no numeric y: blocked, with no grid and nothing to feed the model.
     pub fn empty(unique_id: &str) -> Outcome {
-        Outcome { blocks: vec![Block::new(unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values")], ..Default::default() }
+        Outcome { blocks: vec![Block::no_numeric_values(unique_id)], ..Default::default() }
     }
 
     /// An entity with more than `MAX_OFF_GRID_SHARE` of its stamps off the frequency's grid:
@@ -172,7 +172,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let observed: Vec<bool> = values.iter().map(|v| v.is_finite()).collect();
     let (Some(first), Some(last)) = (observed.iter().position(|o| *o), observed.iter().rposition(|o| *o)) else {
         // Every observed value fell off the grid.
-        out.blocks.push(Block::new(name, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"));
+        out.blocks.push(Block::no_numeric_values(name));
         return out;
     };
     let mut d = Vec::new();

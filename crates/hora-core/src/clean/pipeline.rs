@@ -53,12 +53,12 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // its own cleaning below, so the report lists every blocked entity and the first in the order
     // sent decides the code. With nothing but such entities there is no frequency to find.
     if prepared.iter().all(|p| !p.has_values()) {
-        st.blocks.extend(prepared.iter().map(|p| Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values")));
+        st.blocks.extend(prepared.iter().map(|p| Block::no_numeric_values(&p.unique_id)));
         return Err(st.error(None, &[]));
     }
     // Each entity's grid steps in its own zone (the request's, or its fixed offset).
     let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
-    let choice = resolve_freq(req.freq, &prepared, &zones, &res).map_err(|e| st.attach_freq(e, None, &[]))?;
+    let choice = resolve_freq(req.freq, &prepared, &zones, &res).map_err(|e| st.attach_freq(e))?;
     let ctx = entity_ctx(req, &res, &choice.spec, &zone);
     let cut = fit_grid(&prepared, &zones, &ctx)?;
     let kept = |e: usize| cut[e].as_ref().map_or(&prepared[e], |c| &c.kept);
@@ -286,28 +286,21 @@ impl<'a> State<'a> {
         err.with("cleaning_report", report)
     }
 
-    /// A frequency error, with the entities it stops added to `blocking` before the report is
-    /// attached. Entities with no numeric y took no part in the frequency: they are listed as
-    /// `SERIES_EMPTY` in their place, and when one of them comes first it decides the code.
-    fn attach_freq(&mut self, err: HoraError, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
+    /// A frequency the request cannot resolve, which stops every entity before any is cleaned:
+    /// the entities it names are added to `blocking`, and the entities with no numeric y (which
+    /// took no part in the frequency) are listed `SERIES_EMPTY` in their place; when one of them
+    /// comes first it decides the code.
+    fn attach_freq(&mut self, err: HoraError) -> HoraError {
         let entities: Vec<&str> = self.prepared.iter().filter(|p| p.has_values()).map(|p| p.unique_id.as_str()).collect();
         self.blocks.extend(blocking::of_freq_error(&err, &entities));
-        let listed: std::collections::HashSet<&str> =
-            self.blocks.iter().filter(|b| b.code == ErrorCode::SeriesEmpty).map(|b| b.unique_id.as_str()).collect();
-        let empty: Vec<Block> = self
-            .prepared
-            .iter()
-            .filter(|p| !p.has_values() && !listed.contains(p.unique_id.as_str()))
-            .map(|p| Block::new(&p.unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values"))
-            .collect();
-        self.blocks.extend(empty);
-        // Entities in the order sent; each entity's stages keep their order (a stable sort).
+        self.blocks.extend(self.prepared.iter().filter(|p| !p.has_values()).map(|p| Block::no_numeric_values(&p.unique_id)));
+        // Entities in the order sent; each entity's entries keep their order (a stable sort).
         let order: std::collections::HashMap<&str, usize> = self.prepared.iter().enumerate().map(|(e, p)| (p.unique_id.as_str(), e)).collect();
         self.blocks.sort_by_key(|b| order.get(b.unique_id.as_str()).copied().unwrap_or(usize::MAX));
         if self.blocks.first().is_some_and(|b| b.code == ErrorCode::SeriesEmpty) {
-            return self.error(freq, outcomes);
+            return self.error(None, &[]);
         }
-        self.attach(err, freq, outcomes)
+        self.attach(err, None, &[])
     }
 
     /// The first blocking entry decides the code, with the report attached.
