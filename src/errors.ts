@@ -1,6 +1,8 @@
 // The one registry of the contract's error codes, the ApiError every path throws, and the envelope.
 // Errors raised in Rust cross the boundary as {code, message, details} and are looked up here; no
 // free text is parsed.
+import type { Static } from 'typebox';
+import type { ErrorEnvelope as ErrorEnvelopeSchema } from './schemas/response.js';
 
 export type ErrorCategory =
   | 'invalid_request'
@@ -169,16 +171,8 @@ export function fromEngineError(err: EngineErrorData): ApiError {
   return ApiError.withDetailsText(err.code, err.message, err.detailsJson);
 }
 
-export interface ErrorEnvelope {
-  error: {
-    code: ErrorCode;
-    category: ErrorCategory;
-    retryable: boolean;
-    message: string;
-    request_id: string;
-    details?: ErrorDetails;
-  };
-}
+/** The envelope as the published schema has it (src/schemas/response.ts). */
+export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
 
 function envelopeHead(err: ApiError, requestId: string): ErrorEnvelope['error'] {
   return { code: err.code, category: err.category, retryable: err.retryable, message: err.message, request_id: requestId };

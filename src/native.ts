@@ -7,6 +7,7 @@ import type * as Addon from '../native/index.js';
 import { inferenceThreads } from './config.js';
 
 export type {
+  CleaningParams,
   EngineError,
   FieldErrorJs as FieldError,
   ForecastParams,
@@ -55,7 +56,7 @@ export function onnxRuntimePath(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The committed model, unless `HORA_MODEL_PATH` points elsewhere. */
 export function modelPath(env: NodeJS.ProcessEnv = process.env): string {
-  return env.HORA_MODEL_PATH ? resolve(env.HORA_MODEL_PATH) : join(packageRoot, 'models/hora-1.0.onnx');
+  return env.HORA_MODEL_PATH ? resolve(env.HORA_MODEL_PATH) : join(packageRoot, 'models', `${REQUEST_SHAPE.modelName}.onnx`);
 }
 
 let model: Addon.ModelInfo | undefined;
@@ -72,7 +73,10 @@ export function loadModel(env: NodeJS.ProcessEnv = process.env): Addon.ModelInfo
 }
 
 export const parseRequest = addon.parseRequest;
-/** What the body parser accepts: top-level and `options` fields, the covariate cap, the error list cap. */
+/**
+ * What the engine accepts: the body's fields, the covariate and error-list caps, the options' value
+ * lists and ranges, and the model's name. The request schemas are built from it.
+ */
 export const REQUEST_SHAPE = addon.requestShape();
 export const canonicalDigest = addon.canonicalDigestOf;
 /** Step 8 of the forecast: the cleaning stage, before a model slot is taken. */

@@ -299,7 +299,7 @@ describe('versions and knobs through HTTP', () => {
       expect(r.json.error.details.errors).toEqual([{ field: 'options.cleaning.bounds', message: 'must have lower at most upper' }]);
     }
     // The engine's check of the same rule (for hosts other than this service) says the same.
-    const engine = checkCleaningOptions({ preset: 'default', version: DEFAULT_VERSION, bounds: { lower: 5, upper: 1 } });
+    const engine = checkCleaningOptions({ preset: 'default', version: DEFAULT_VERSION, cleanSeries: true, cleanExog: true, bounds: { lower: 5, upper: 1 } });
     expect(JSON.parse(engine!.detailsJson)).toEqual({ errors: [{ field: 'options.cleaning.bounds', message: 'must have lower at most upper' }] });
   });
 

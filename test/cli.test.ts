@@ -255,3 +255,20 @@ describe('a running server sees operator changes within one second', () => {
     expect((await hora('key', 'revoke', keyId)).out).toEqual({ key_id: keyId, revoked: true });
   });
 });
+
+describe('npx hora in a checkout', () => {
+  // `npx hora` installs the checkout into npm's npx cache and runs its `prepare` under
+  // npm_command=exec; the build must not run again then (scripts/prepare.mjs). With no PATH, a
+  // build attempt cannot find npm and fails, so the exit status tells whether one was tried.
+  const prepare = (npmCommand: string) =>
+    run(process.execPath, [join(ROOT, 'scripts', 'prepare.mjs')], { cwd: ROOT, env: { npm_command: npmCommand, PATH: '' } }).then(
+      () => 'no build',
+      () => 'build tried',
+    );
+
+  it('prepare builds under npm ci and install, and does nothing under npm exec', async () => {
+    expect(await prepare('exec')).toBe('no build');
+    expect(await prepare('ci')).toBe('build tried');
+    expect(await prepare('install')).toBe('build tried');
+  });
+});

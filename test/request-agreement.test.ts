@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { Compile } from 'typebox/compile';
 import { REQUEST_SHAPE } from '../src/native.js';
-import { CleaningOptions, CleanRequest, ForecastRequest, ModelOptions, RequestOptions } from '../src/schemas/request.js';
+import { CleaningOptions, CleanRequest, ForecastRequest, ModelOptions, RequestOptions, type TopLevelFields } from '../src/schemas/request.js';
+import { cleaningOptions } from '../src/forecast/params.js';
 import { parseAndValidate } from '../src/validation/body.js';
 import { jsonPointerToPath, type ApiError } from '../src/errors.js';
 
@@ -121,6 +122,24 @@ describe('the body parser and the schema name the same fields', () => {
     const bounds = (CleaningOptions.properties.bounds as unknown as { anyOf?: unknown; properties?: Record<string, unknown> }).properties;
     expect(sorted(Object.keys(bounds ?? {}))).toEqual(sorted(REQUEST_SHAPE.boundsFields));
     expect(sorted(Object.keys(ModelOptions.properties))).toEqual(sorted(REQUEST_SHAPE.modelOptionsFields));
+  });
+});
+
+describe('the engine receives every cleaning field the request may carry', () => {
+  it('each options and options.cleaning field the parser accepts is handed over with its value', () => {
+    const cleaning = {
+      preset: 'strict', version: '2026-12', impute_method: 'seasonal', seasonal_period: 24, nonnegative: 'true',
+      bounds: { lower: 0, upper: 9 }, structural_zero: true, business_days: true, long_gap: 'mask', accept: ['d1'], decline: ['d2'],
+    };
+    const options = { timezone: 'Europe/Berlin', ds_format: 'dmy' as const, gap_split_min_steps: 7, cleaning };
+    const top = { clean_series: false, clean_exog: false, options } as TopLevelFields;
+    const handed = cleaningOptions(top, { id: 'strict@2026-12', preset: 'strict', version: '2026-12', source: 'request' }) as unknown as Record<string, unknown>;
+    const camel = (field: string) => field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    const sent: Record<string, unknown> = { ...cleaning, ...options, clean_series: false, clean_exog: false };
+    // router_strategy is the one options field the cleaning does not read (contract: ignored).
+    const fields = [...REQUEST_SHAPE.cleaningFields, ...REQUEST_SHAPE.optionsFields.filter((f) => f !== 'cleaning' && f !== 'router_strategy'), 'clean_series', 'clean_exog'];
+    for (const field of fields) expect(handed[camel(field)], field).toEqual(sent[field]);
+    expect(Object.keys(handed).sort()).toEqual(fields.map(camel).sort());
   });
 });
 

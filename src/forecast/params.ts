@@ -1,21 +1,30 @@
 // Validation order step 6 (model checks) and the engine parameters of a forecast.
 import { ApiError, fromEngineError } from '../errors.js';
-import { checkQuantiles, runLengthCheck, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
+import { checkQuantiles, runLengthCheck, type CleaningParams, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
 import { DEFAULTS, H_FIELD_MAX, MODEL_IDS, type TopLevelFields } from '../schemas/request.js';
 
 /** The cleaning options handed to the engine: the request's, with the resolved preset and version. */
-export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): Record<string, unknown> {
+export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): CleaningParams {
   const options = top.options ?? {};
+  const cleaning = options.cleaning ?? {};
   return {
-    ...options.cleaning,
     preset: policy.preset,
     version: policy.version,
     timezone: options.timezone,
-    ds_format: options.ds_format,
-    gap_split_min_steps: splitSteps(options.gap_split_min_steps),
-    clean_series: top.clean_series ?? DEFAULTS.clean_series,
-    clean_exog: top.clean_exog ?? DEFAULTS.clean_exog,
+    dsFormat: options.ds_format,
+    gapSplitMinSteps: splitSteps(options.gap_split_min_steps),
+    cleanSeries: top.clean_series ?? DEFAULTS.clean_series,
+    cleanExog: top.clean_exog ?? DEFAULTS.clean_exog,
+    imputeMethod: cleaning.impute_method,
+    seasonalPeriod: cleaning.seasonal_period,
+    nonnegative: cleaning.nonnegative,
+    bounds: cleaning.bounds,
+    structuralZero: cleaning.structural_zero,
+    businessDays: cleaning.business_days,
+    longGap: cleaning.long_gap,
+    accept: cleaning.accept,
+    decline: cleaning.decline,
   };
 }
 
@@ -29,7 +38,7 @@ function splitSteps(steps: number | undefined): number | undefined {
 }
 
 /** The engine parameters of a forecast; `cleaning` from `cleaningOptions`. */
-export function forecastParams(top: TopLevelFields, cleaning: Record<string, unknown>): ForecastParams {
+export function forecastParams(top: TopLevelFields, cleaning: CleaningParams): ForecastParams {
   const nonnegative = top.model_options?.nonnegative ?? DEFAULTS.nonnegative;
   return {
     h: top.h ?? 0,
@@ -54,7 +63,7 @@ export function checkModelId(top: TopLevelFields): void {
 export interface LengthCheck {
   freq: string | undefined;
   h: number;
-  cleaning: Record<string, unknown>;
+  cleaning: CleaningParams;
 }
 
 /**
@@ -97,6 +106,5 @@ export async function checkForecastModel(
   }
   const quantileError = checkQuantiles(params);
   if (quantileError) throw fromEngineError(quantileError);
-  const cleaning = params.cleaning as Record<string, unknown>;
-  await checkSeriesLength(parsed, model, policy.preset === 'raw', { freq: params.freq ?? undefined, h: params.h, cleaning });
+  await checkSeriesLength(parsed, model, policy.preset === 'raw', { freq: params.freq ?? undefined, h: params.h, cleaning: params.cleaning });
 }

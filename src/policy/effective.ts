@@ -5,16 +5,17 @@
 import { ApiError, fromEngineError } from '../errors.js';
 import { checkCleaningOptions as engineCheck } from '../native.js';
 import { CLEAN_PRESETS, DEFAULT_VERSION, type PolicyVersion, type Preset } from './table.js';
+import type { Static } from 'typebox';
+import type { CleaningParams } from '../native.js';
 import type { TopLevelFields } from '../schemas/request.js';
+import type { EffectivePolicy as EffectivePolicySchema } from '../schemas/response.js';
 
-export type PolicySource = 'request' | 'key' | 'org' | 'platform';
+/** Where a preset or version came from, the most specific first. */
+export const POLICY_SOURCES = ['request', 'key', 'org', 'platform'] as const;
+export type PolicySource = (typeof POLICY_SOURCES)[number];
 
-export interface EffectivePolicy {
-  id: string;
-  preset: Preset;
-  version: PolicyVersion;
-  source: PolicySource;
-}
+/** The response's `cleaning_policy` (src/schemas/response.ts). */
+export type EffectivePolicy = Static<typeof EffectivePolicySchema>;
 
 interface Defaults {
   preset?: Preset | null;
@@ -27,7 +28,6 @@ export interface CleaningDefaultsByLevel {
 }
 
 const PLATFORM: Required<Defaults> = { preset: 'default', version: DEFAULT_VERSION };
-const ORDER: PolicySource[] = ['request', 'key', 'org', 'platform'];
 
 type Cleaning = NonNullable<NonNullable<TopLevelFields['options']>['cleaning']>;
 
@@ -52,7 +52,7 @@ export function resolvePolicy(cleaning: Cleaning | undefined, defaults: Cleaning
   const versionFrom = byLevel.find(([, l]) => l.version != null)!;
   const preset = presetFrom[1].preset as Preset;
   const version = versionFrom[1].version as PolicyVersion;
-  const source = ORDER[Math.min(ORDER.indexOf(presetFrom[0]), ORDER.indexOf(versionFrom[0]))];
+  const source = POLICY_SOURCES[Math.min(POLICY_SOURCES.indexOf(presetFrom[0]), POLICY_SOURCES.indexOf(versionFrom[0]))];
   return { id: `${preset}@${version}`, preset, version, source };
 }
 
@@ -65,7 +65,7 @@ export function presetSource(cleaning: Cleaning | undefined, defaults: CleaningD
 export function checkCleaningOptions(
   top: TopLevelFields,
   policy: EffectivePolicy,
-  cleaning: Record<string, unknown>,
+  cleaning: CleaningParams,
   route: 'forecast' | 'clean',
   presetFrom: PolicySource,
 ): void {

@@ -1,12 +1,14 @@
 // The cleaning policy table as the engine holds it (crates/hora-core/src/clean/policy.rs): the
-// service reads the versions and the platform default from there and keeps no copy of its own.
-import { cleaningPolicies } from '../native.js';
+// service reads the presets, the versions and the platform default from there and keeps no copy
+// of its own.
+import { cleaningPolicies, REQUEST_SHAPE } from '../native.js';
 
-/** The contract's presets (fixed by the contract, not by a policy version). */
-export type Preset = 'default' | 'strict' | 'raw';
-export const PRESETS: readonly Preset[] = ['default', 'strict', 'raw'];
+/** A contract preset (`default`, `strict`, `raw`: fixed by the contract, not by a policy version). */
+export type Preset = string;
+/** The engine's presets, in the contract's order. */
+export const PRESETS: readonly Preset[] = REQUEST_SHAPE.presets;
 /** The presets /clean runs: raw has no cleaning report to show. */
-export const CLEAN_PRESETS: readonly Preset[] = ['default', 'strict'];
+export const CLEAN_PRESETS: readonly Preset[] = PRESETS.filter((p) => p !== 'raw');
 
 /** A version of the engine's table (`2026-13`, ...). */
 export type PolicyVersion = string;

@@ -5,7 +5,11 @@
 // is what the OpenAPI document embeds: the contract lets responses gain fields and values, and
 // a client validating with it must not break when they do. `npm run openapi` writes both.
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox';
+import { REQUEST_SHAPE } from '../native.js';
 import { CLEAN_PRESETS, POLICY_VERSIONS } from '../policy/table.js';
+
+/** Stamps or ranges one entry lists at most (the engine's cap). */
+const LISTED_MAX = REQUEST_SHAPE.maxListedStamps;
 
 export const CLEANING_REPORT_SCHEMA_ID = 'https://hora.example/schemas/cleaning_report-1.json';
 
@@ -51,7 +55,7 @@ function reportSchema(exact: boolean): TObject {
       level: codes(['info', 'warning']),
       format: Type.Optional(Type.String()),
       count: Type.Optional(Type.Integer({ minimum: 0 })),
-      stamps: Type.Optional(Type.Array(Type.String(), { maxItems: 20 })),
+      stamps: Type.Optional(Type.Array(Type.String(), { maxItems: LISTED_MAX })),
     },
   );
 
@@ -61,7 +65,7 @@ function reportSchema(exact: boolean): TObject {
       unique_id: Type.Optional(Type.String()),
       id: Type.Optional(Type.String()),
       count: Type.Optional(Type.Integer({ minimum: 1 })),
-      stamps: Type.Optional(Type.Array(Type.String(), { maxItems: 20 })),
+      stamps: Type.Optional(Type.Array(Type.String(), { maxItems: LISTED_MAX })),
     },
   );
 
@@ -97,8 +101,8 @@ function reportSchema(exact: boolean): TObject {
       status: codes(['applied', 'proposed', 'declined']),
       reversible: Type.Boolean(),
       count: Type.Integer({ minimum: 0 }),
-      stamps: Type.Optional(Type.Array(Type.String(), { maxItems: 20 })),
-      ranges: Type.Optional(Type.Array(obj({ from: Type.String(), to: Type.String() }), { maxItems: 20 })),
+      stamps: Type.Optional(Type.Array(Type.String(), { maxItems: LISTED_MAX })),
+      ranges: Type.Optional(Type.Array(obj({ from: Type.String(), to: Type.String() }), { maxItems: LISTED_MAX })),
       method: Type.Optional(codes(['linear', 'seasonal', 'locf', 'structural_zero'])),
       column: Type.Optional(Type.String()),
     },

@@ -35,7 +35,7 @@ export const FutureCovariateRow = Type.Object(
 );
 
 /** The public model ids: the concrete one (`model_used`, the engine's `hora.name`) and its alias. */
-export const MODEL_IDS = ['hora-1.0', 'hora'] as const;
+export const MODEL_IDS: readonly [string, string] = [REQUEST_SHAPE.modelName, 'hora'];
 
 /**
  * What an omitted field means, where the service supplies it: the schemas' `default`s (and so the
@@ -51,7 +51,9 @@ export const DEFAULTS = {
   clean_exog: true,
 } as const;
 
-const DecisionIds = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 });
+const DecisionIds = Type.Array(Type.String({ maxLength: REQUEST_SHAPE.maxDecisionIdChars }), { maxItems: REQUEST_SHAPE.maxDecisionIds });
+const NonnegativeValue = (options: { default?: string } = {}) =>
+  Type.Union([Type.Enum([...REQUEST_SHAPE.nonnegativeValues]), Type.Boolean()], options);
 
 export const CleaningOptions = Type.Object(
   {
@@ -62,9 +64,11 @@ export const CleaningOptions = Type.Object(
         description: `${POLICY_VERSIONS.map((v) => (v === DEFAULT_VERSION ? `${v} (default)` : v)).join(', ')}; another value is 422 CLEANING_OPTION_UNSUPPORTED.`,
       }),
     ),
-    impute_method: Type.Optional(Type.Enum(['linear', 'seasonal', 'locf'], { default: 'linear', description: 'docs/cleaning-policy.md.' })),
-    seasonal_period: Type.Optional(Type.Integer({ minimum: 2, maximum: 10_000, description: 'Steps; the default is the frequency\'s own period.' })),
-    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()])),
+    impute_method: Type.Optional(Type.Enum([...REQUEST_SHAPE.imputeMethods], { default: REQUEST_SHAPE.imputeMethods[0], description: 'docs/cleaning-policy.md.' })),
+    seasonal_period: Type.Optional(
+      Type.Integer({ minimum: REQUEST_SHAPE.seasonalPeriodMin, maximum: REQUEST_SHAPE.seasonalPeriodMax, description: 'Steps; the default is the frequency\'s own period.' }),
+    ),
+    nonnegative: Type.Optional(NonnegativeValue()),
     bounds: Type.Optional(
       // The contract: "an object with numeric lower and upper". JSON Schema cannot compare two
       // fields, so the order is said in words.
@@ -75,7 +79,7 @@ export const CleaningOptions = Type.Object(
     ),
     structural_zero: Type.Optional(Type.Boolean()),
     business_days: Type.Optional(Type.Boolean()),
-    long_gap: Type.Optional(Type.Enum(['mask'])),
+    long_gap: Type.Optional(Type.Enum([...REQUEST_SHAPE.longGapValues])),
     accept: Type.Optional(DecisionIds),
     decline: Type.Optional(DecisionIds),
   },
@@ -104,7 +108,7 @@ export const RequestOptions = Type.Object(
 export const ModelOptions = Type.Object(
   {
     // As `options.cleaning.nonnegative`: the contract's `auto`, `true` or `false`, as strings or JSON booleans.
-    nonnegative: Type.Optional(Type.Union([Type.Enum(['auto', 'true', 'false']), Type.Boolean()], { default: DEFAULTS.nonnegative })),
+    nonnegative: Type.Optional(NonnegativeValue({ default: DEFAULTS.nonnegative })),
     flip_average: Type.Optional(Type.Boolean({ default: DEFAULTS.flip_average })),
   },
   { additionalProperties: false },
@@ -124,7 +128,7 @@ export const TopLevelFields = Type.Object(
     h: Type.Optional(Type.Integer({ minimum: 1 })),
     freq: Type.Optional(Type.String()),
     level: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 99 }))),
-    quantile_policy: Type.Optional(Type.Enum(['nearest', 'strict'], { default: DEFAULTS.quantile_policy })),
+    quantile_policy: Type.Optional(Type.Enum([...REQUEST_SHAPE.quantilePolicies], { default: DEFAULTS.quantile_policy })),
     point_quantile: Type.Optional(
       // multipleOf 0.001 would refuse 0.3 in binary floating point: the rule is said in words.
       Type.Number({ minimum: 0.01, maximum: 0.99, description: 'At most 3 decimal places, else 422 VALIDATION_ERROR.' }),

@@ -1,6 +1,9 @@
 // Response bodies as typebox schemas: the OpenAPI document and the tests' response checks.
 import { Type } from 'typebox';
+import { REQUEST_SHAPE } from '../native.js';
 import { MODEL_IDS } from './request.js';
+import { POLICY_SOURCES } from '../policy/effective.js';
+import { PRESETS } from '../policy/table.js';
 import { CleaningReport } from './cleaning-report.js';
 
 export const ErrorEnvelope = Type.Object({
@@ -59,9 +62,9 @@ export const Usage = Type.Object({
 
 export const EffectivePolicy = Type.Object({
   id: Type.String(),
-  preset: Type.Enum(['default', 'strict', 'raw']),
+  preset: Type.Enum([...PRESETS]),
   version: Type.String(),
-  source: Type.Enum(['request', 'key', 'org', 'platform']),
+  source: Type.Enum([...POLICY_SOURCES]),
 });
 
 export const CovariateUse = Type.Object({
@@ -109,7 +112,9 @@ export const Warning = Type.Object(
     }),
     unique_id: Type.Optional(Type.String()),
     count: Type.Optional(Type.Integer({ minimum: 1, description: 'future_rows_unused: how many future rows were not used.' })),
-    stamps: Type.Optional(Type.Array(Type.String(), { maxItems: 20, description: 'future_rows_unused: the first 20 of them.' })),
+    stamps: Type.Optional(
+      Type.Array(Type.String(), { maxItems: REQUEST_SHAPE.maxListedStamps, description: `future_rows_unused: the first ${REQUEST_SHAPE.maxListedStamps} of them.` }),
+    ),
   },
   { additionalProperties: true },
 );

@@ -3,7 +3,7 @@
 import { Compile } from 'typebox/compile';
 import { MAX_ROWS } from '../config.js';
 import { ApiError, fromEngineError, jsonPointerToPath } from '../errors.js';
-import { isKnownTimeZone, parseRequest, readStamps, REQUEST_SHAPE, type FieldError, type ParsedRequest } from '../native.js';
+import { isKnownTimeZone, parseRequest, readStamps, REQUEST_SHAPE, type CleaningParams, type FieldError, type ParsedRequest } from '../native.js';
 import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
 
 const topLevel = Compile(TopLevelFields);
@@ -126,7 +126,7 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
  * so an unreadable stamp is the VALIDATION_ERROR it is before the later steps. The stamps read
  * stay with `parsed`, and the cleaning reuses them instead of reading them again.
  */
-export async function checkStamps(parsed: ParsedRequest, cleaning: Record<string, unknown>, freq: string | undefined): Promise<void> {
+export async function checkStamps(parsed: ParsedRequest, cleaning: CleaningParams, freq: string | undefined): Promise<void> {
   const error = await readStamps(parsed, { freq, h: 0, cleaning });
   if (error) throw fromEngineError(error);
 }

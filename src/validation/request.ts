@@ -1,7 +1,7 @@
 // Validation order steps 3 to 5, shared by POST /v1/forecast and POST /v1/clean: the body's
 // fields and rows, the stamps, the row cap, then the cleaning preset and version.
 import { cleaningOptions } from '../forecast/params.js';
-import type { ParsedRequest } from '../native.js';
+import type { CleaningParams, ParsedRequest } from '../native.js';
 import { checkCleaningOptions, presetSource, resolvePolicy, type CleaningDefaultsByLevel, type EffectivePolicy } from '../policy/effective.js';
 import type { TopLevelFields } from '../schemas/request.js';
 import { checkRowCap, checkStamps, parseAndValidate } from './body.js';
@@ -11,7 +11,7 @@ export interface ValidatedRequest {
   top: TopLevelFields;
   policy: EffectivePolicy;
   /** The cleaning options handed to the engine (resolved preset and version included). */
-  cleaning: Record<string, unknown>;
+  cleaning: CleaningParams;
   /** Milliseconds spent reading the body and its stamps (the `parse` stage). */
   parseMs: number;
 }

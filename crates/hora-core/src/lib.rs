@@ -7,6 +7,7 @@ pub mod error;
 pub mod forecast;
 pub mod ingest;
 pub mod model;
+pub mod nonnegative;
 pub mod par;
 pub mod time;
 

@@ -6,7 +6,9 @@ use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
+use hora_core::clean::options::{self, ImputeMethod, Preset};
 use hora_core::clean::EntityStamps;
+use hora_core::model::{Nonnegative, QuantilePolicy};
 use std::sync::{Arc, Mutex};
 
 #[napi(object)]
@@ -32,6 +34,21 @@ pub struct RequestShape {
     pub max_covariate_columns: u32,
     /// Entries of `details.errors[]` at most.
     pub max_listed_errors: u32,
+    /// The value lists and ranges of the options the engine reads.
+    pub presets: Vec<String>,
+    pub impute_methods: Vec<String>,
+    pub nonnegative_values: Vec<String>,
+    pub long_gap_values: Vec<String>,
+    pub quantile_policies: Vec<String>,
+    pub seasonal_period_min: u32,
+    pub seasonal_period_max: u32,
+    /// `accept` and `decline`: ids at most, and characters per id at most.
+    pub max_decision_ids: u32,
+    pub max_decision_id_chars: u32,
+    /// Stamps or ranges a report lists at most (issues, blocks, `future_rows_unused`).
+    pub max_listed_stamps: u32,
+    /// The model the engine serves (its file's `hora.name` must match).
+    pub model_name: String,
 }
 
 #[napi]
@@ -45,6 +62,17 @@ pub fn request_shape() -> RequestShape {
         model_options_fields: strings(hora_core::ingest::MODEL_OPTIONS_FIELDS),
         max_covariate_columns: hora_core::ingest::MAX_COVARIATE_COLUMNS as u32,
         max_listed_errors: hora_core::ingest::MAX_LISTED_ERRORS as u32,
+        presets: strings(&Preset::ALL.map(Preset::as_str)),
+        impute_methods: strings(&ImputeMethod::ALL.map(ImputeMethod::as_str)),
+        nonnegative_values: strings(&Nonnegative::ALL.map(Nonnegative::as_str)),
+        long_gap_values: strings(&options::LONG_GAP_VALUES),
+        quantile_policies: strings(&QuantilePolicy::ALL.map(QuantilePolicy::as_str)),
+        seasonal_period_min: options::SEASONAL_PERIOD_MIN,
+        seasonal_period_max: options::SEASONAL_PERIOD_MAX,
+        max_decision_ids: options::MAX_DECISION_IDS as u32,
+        max_decision_id_chars: options::MAX_DECISION_ID_CHARS as u32,
+        max_listed_stamps: hora_core::clean::policy::LISTED_MAX as u32,
+        model_name: hora_core::model::MODEL_NAME.to_string(),
     }
 }
 

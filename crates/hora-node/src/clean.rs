@@ -8,14 +8,8 @@ use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use crate::forecast::json;
-use serde_json::Value;
+use crate::options::CleaningParams;
 use std::sync::Arc;
-
-/// The service's resolved cleaning options as the engine reads them.
-pub(crate) fn options_of(value: Value) -> std::result::Result<CleanOptions, HoraError> {
-    serde_json::from_value(value)
-        .map_err(|e| HoraError::field("options", format!("cleaning options are out of range: {e}")))
-}
 
 /// The engine's cleaning policy table, as the service needs it: the versions (newest first) and
 /// the platform default. The service reads the table here instead of keeping its own copy.
@@ -36,8 +30,8 @@ pub fn cleaning_policies() -> CleaningPolicies {
 /// Checks the cleaning options (resolved preset and version included) against the policy
 /// versions: `CLEANING_OPTION_UNSUPPORTED`, or a `VALIDATION_ERROR` for a knob value out of range.
 #[napi]
-pub fn check_cleaning_options(options: Value) -> Option<EngineError> {
-    options_of(options).and_then(|o| o.resolve().map(|_| ())).err().map(Into::into)
+pub fn check_cleaning_options(options: CleaningParams) -> Option<EngineError> {
+    CleanOptions::from(&options).resolve().err().map(Into::into)
 }
 
 #[napi(object)]
@@ -47,7 +41,7 @@ pub struct CleanParams {
     /// The model's context limits when the request named a `model`.
     pub min_context: Option<u32>,
     pub max_context: Option<u32>,
-    pub cleaning: Value,
+    pub cleaning: CleaningParams,
 }
 
 /// JSON parts as UTF-8 bytes, ready to splice into the body.
@@ -90,7 +84,7 @@ fn with_request<T>(
     p: &CleanParams,
     stage: impl FnOnce(&CleanRequest) -> std::result::Result<T, HoraError>,
 ) -> std::result::Result<T, HoraError> {
-    let options = options_of(p.cleaning.clone())?;
+    let options = CleanOptions::from(&p.cleaning);
     let model_limits = match (p.min_context, p.max_context) {
         (Some(min), Some(max)) => Some(ModelLimits { min_context: min as usize, max_context: max as usize }),
         _ => None,
@@ -195,8 +189,12 @@ pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<
 /// `indptr` as entity bounds, once checked against the columns it slices.
 fn kernel_columns(stamps: &[f64], values_len: usize, indptr: &[u32], step_micros: f64) -> Result<Vec<usize>> {
     let bounds: Vec<usize> = indptr.iter().map(|&i| i as usize).collect();
-    if values_len != stamps.len() || bounds.windows(2).any(|w| w[0] > w[1]) || bounds.last().is_some_and(|&e| e > stamps.len()) || step_micros < 1.0 {
+    if values_len != stamps.len() || bounds.windows(2).any(|w| w[0] > w[1]) || bounds.last().is_some_and(|&e| e > stamps.len()) {
         return Err(Error::new(Status::InvalidArg, "stamps, values and indptr do not describe the same entities"));
+    }
+    // Written so that NaN fails too.
+    if !(step_micros.is_finite() && step_micros >= 1.0) {
+        return Err(Error::new(Status::InvalidArg, format!("the step must be a finite number of microseconds of at least 1, not {step_micros}")));
     }
     Ok(bounds)
 }
@@ -207,7 +205,9 @@ fn kernel_columns(stamps: &[f64], values_len: usize, indptr: &[u32], step_micros
 pub fn regrid_impute_offsets(stamps: &[f64], indptr: &[u32], step_micros: f64) -> Result<Uint32Array> {
     let entities = kernel_columns(stamps, stamps.len(), indptr, step_micros)?;
     let offsets = clean::kernels::regrid_offsets(stamps, &entities, step_micros as i64);
-    Ok(Uint32Array::new(offsets.into_iter().map(|o| o as u32).collect()))
+    let offsets: std::result::Result<Vec<u32>, _> = offsets.into_iter().map(u32::try_from).collect();
+    let offsets = offsets.map_err(|_| Error::new(Status::InvalidArg, "the grids have 2^32 slots or more, more than a Uint32Array offset holds"))?;
+    Ok(Uint32Array::new(offsets))
 }
 
 /// The regrid-plus-linear-impute kernel, writing into `out` (allocated by the caller from

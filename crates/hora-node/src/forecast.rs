@@ -6,10 +6,12 @@ use crate::body::RequestRows;
 use hora_core::clean::ModelLimits;
 use hora_core::forecast::{clean_for_forecast, forecast_cleaned, CleanedForecast, ForecastOutput, ForecastRequest};
 use hora_core::model::{plan_quantiles, ForecastOptions, ModelSession, Nonnegative, QuantilePolicy, QuantileRequest};
+use crate::options::CleaningParams;
+use hora_core::clean::CleanOptions;
+use hora_core::error::one_of;
 use hora_core::{ErrorCode, HoraError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,8 +27,7 @@ pub struct ForecastParams {
     pub flip_average: bool,
     /// `auto`, `true` or `false`.
     pub nonnegative: String,
-    /// The cleaning options with the resolved preset and version (see hora_core::clean::CleanOptions).
-    pub cleaning: Value,
+    pub cleaning: CleaningParams,
     /// The request budget of the model call: past it the model stops between batches (the
     /// service has answered 504 by then).
     pub budget_ms: Option<f64>,
@@ -67,22 +68,19 @@ pub struct ForecastOutcome {
 // The service validated these strings already; a value it let through by mistake is refused
 // here by name rather than read as a default.
 fn quantile_request(p: &ForecastParams) -> std::result::Result<QuantileRequest, HoraError> {
-    let policy = match p.quantile_policy.as_str() {
-        "nearest" => QuantilePolicy::Nearest,
-        "strict" => QuantilePolicy::Strict,
-        other => return Err(HoraError::field("quantile_policy", format!("must be nearest or strict, not {other:?}"))),
-    };
+    let policy = QuantilePolicy::parse(&p.quantile_policy).ok_or_else(|| {
+        let allowed = one_of(&QuantilePolicy::ALL.map(QuantilePolicy::as_str));
+        HoraError::field("quantile_policy", format!("must be {allowed}, not {:?}", p.quantile_policy))
+    })?;
     Ok(QuantileRequest { levels: p.level.clone(), point_quantile: p.point_quantile, policy })
 }
 
 fn to_request(p: &ForecastParams) -> std::result::Result<ForecastRequest, HoraError> {
-    let nonnegative = match p.nonnegative.as_str() {
-        "auto" => Nonnegative::Auto,
-        "true" => Nonnegative::Always,
-        "false" => Nonnegative::Never,
-        other => return Err(HoraError::field("model_options.nonnegative", format!("must be auto, true or false, not {other:?}"))),
-    };
-    let clean = crate::clean::options_of(p.cleaning.clone())?;
+    let nonnegative = Nonnegative::parse(&p.nonnegative).ok_or_else(|| {
+        let allowed = one_of(&Nonnegative::ALL.map(Nonnegative::as_str));
+        HoraError::field("model_options.nonnegative", format!("must be {allowed}, not {:?}", p.nonnegative))
+    })?;
+    let clean = CleanOptions::from(&p.cleaning);
     Ok(ForecastRequest {
         h: p.h as usize,
         freq: p.freq.clone(),

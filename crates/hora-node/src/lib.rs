@@ -6,5 +6,6 @@ mod clean;
 mod errors;
 mod forecast;
 mod model;
+mod options;
 mod store;
 mod time;

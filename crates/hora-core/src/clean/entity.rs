@@ -262,8 +262,8 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     if imputed > 0 {
         let knobs = &res.knobs;
         let nonneg = match knobs.nonnegative {
-            Nonnegative::On => true,
-            Nonnegative::Off => false,
+            Nonnegative::Always => true,
+            Nonnegative::Never => false,
             Nonnegative::Auto => values[lo..end].iter().filter(|v| v.is_finite()).all(|v| *v >= 0.0),
         };
         let lower = knobs.bounds.and_then(|b| b.lower).into_iter().chain(nonneg.then_some(0.0)).fold(f64::NEG_INFINITY, f64::max);
@@ -391,7 +391,7 @@ fn flag_values(out: &mut Outcome, values: &[f64], observed: &[bool], grid: &[i64
     if !outside.is_empty() {
         out.issues.push(json!({"code": "values_out_of_bounds", "level": "warning", "count": outside.len(), "stamps": listed(&outside)}));
     }
-    if knobs.nonnegative == Nonnegative::On {
+    if knobs.nonnegative == Nonnegative::Always {
         let neg: Vec<usize> = (0..values.len()).filter(|&i| observed[i] && values[i] < 0.0).collect();
         if !neg.is_empty() {
             out.issues.push(json!({"code": "negative_values", "level": "warning", "count": neg.len(), "stamps": listed(&neg)}));

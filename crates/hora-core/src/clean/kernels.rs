@@ -141,7 +141,8 @@ pub fn regrid_offsets<T: GridInstant>(stamps: &[T], indptr: &[usize], step: i64)
     let mut offsets = Vec::with_capacity(indptr.len());
     offsets.push(0);
     for w in indptr.windows(2) {
-        offsets.push(offsets[offsets.len() - 1] + grid_len(stamps, w[0], w[1], step));
+        let end: usize = offsets[offsets.len() - 1];
+        offsets.push(end.saturating_add(grid_len(stamps, w[0], w[1], step)));
     }
     offsets
 }

@@ -5,12 +5,13 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::policy::{self, Policy};
-use crate::error::{ErrorCode, HoraError, Result};
+use crate::error::{one_of, ErrorCode, HoraError, Result};
+pub use crate::nonnegative::Nonnegative;
 
 /// Options of one cleaning run, with the contract's field names. `preset` and `version` are the
 /// effective ones (request, key, org or platform), resolved by the service.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct CleanOptions {
     pub timezone: Option<String>,
     pub ds_format: Option<String>,
@@ -32,6 +33,7 @@ pub struct CleanOptions {
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Bounds {
     pub lower: Option<f64>,
     pub upper: Option<f64>,
@@ -52,6 +54,13 @@ pub enum Preset {
 }
 
 impl Preset {
+    /// The contract's presets, in its order.
+    pub const ALL: [Preset; 3] = [Preset::Default, Preset::Strict, Preset::Raw];
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Preset::Default => "default",
@@ -69,6 +78,12 @@ pub enum ImputeMethod {
 }
 
 impl ImputeMethod {
+    pub const ALL: [ImputeMethod; 3] = [ImputeMethod::Linear, ImputeMethod::Seasonal, ImputeMethod::Locf];
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ImputeMethod::Linear => "linear",
@@ -78,12 +93,14 @@ impl ImputeMethod {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Nonnegative {
-    Auto,
-    On,
-    Off,
-}
+/// `long_gap`'s values: `mask` keeps a long gap in the context as masked steps.
+pub const LONG_GAP_VALUES: [&str; 1] = ["mask"];
+/// `seasonal_period`, in grid steps.
+pub const SEASONAL_PERIOD_MIN: u32 = 2;
+pub const SEASONAL_PERIOD_MAX: u32 = 10_000;
+/// `accept` and `decline`: at most this many decision ids, each at most this many characters.
+pub const MAX_DECISION_IDS: usize = 200;
+pub const MAX_DECISION_ID_CHARS: usize = 200;
 
 /// The knobs after checking, with their defaults filled in.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,15 +157,11 @@ impl CleanOptions {
 
     /// Checks preset, version and knobs; errors are the contract's 422 codes.
     pub fn resolve(&self) -> Result<Resolved> {
-        let preset = match self.preset.as_deref().unwrap_or("default") {
-            "default" => Preset::Default,
-            "strict" => Preset::Strict,
-            "raw" => Preset::Raw,
-            other => {
-                return Err(unsupported("preset", format!("unknown cleaning preset '{other}'"))
-                    .with("allowed", json!(["default", "strict", "raw"])))
-            }
-        };
+        let preset = self.preset.as_deref().unwrap_or(Preset::Default.as_str());
+        let preset = Preset::parse(preset).ok_or_else(|| {
+            unsupported("preset", format!("unknown cleaning preset '{preset}'"))
+                .with("allowed", json!(Preset::ALL.map(Preset::as_str)))
+        })?;
         let version = self.version.as_deref().unwrap_or(policy::DEFAULT_VERSION);
         let policy = policy::find(version).ok_or_else(|| {
             unsupported("version", format!("unknown cleaning policy version '{version}'"))
@@ -184,10 +197,10 @@ impl CleanOptions {
             }
         }
         for (field, ids) in [("accept", &self.accept), ("decline", &self.decline)] {
-            if ids.len() > 200 || ids.iter().any(|id| id.chars().count() > 200) {
+            if ids.len() > MAX_DECISION_IDS || ids.iter().any(|id| id.chars().count() > MAX_DECISION_ID_CHARS) {
                 return Err(HoraError::field(
                     format!("options.cleaning.{field}"),
-                    "at most 200 ids, each at most 200 characters",
+                    format!("at most {MAX_DECISION_IDS} ids, each at most {MAX_DECISION_ID_CHARS} characters"),
                 ));
             }
         }
@@ -204,26 +217,30 @@ impl CleanOptions {
     }
 
     fn nonnegative_value(&self) -> Result<Option<String>> {
-        match &self.nonnegative {
-            None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(b.to_string())),
-            Some(Value::String(s)) if ["auto", "true", "false"].contains(&s.as_str()) => Ok(Some(s.clone())),
-            Some(_) => Err(HoraError::field("options.cleaning.nonnegative", "must be \"auto\", true or false")),
-        }
+        let value = match &self.nonnegative {
+            None => return Ok(None),
+            Some(Value::Bool(b)) => Some(b.to_string()),
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => None,
+        };
+        value.filter(|v| Nonnegative::parse(v).is_some()).map(Some).ok_or_else(|| {
+            HoraError::field("options.cleaning.nonnegative", format!("must be {}", one_of(&Nonnegative::ALL.map(Nonnegative::as_str))))
+        })
     }
 
     fn knobs(&self, nonnegative: Option<&str>) -> Result<Knobs> {
         let impute = match self.impute_method.as_deref() {
-            None | Some("linear") => ImputeMethod::Linear,
-            Some("seasonal") => ImputeMethod::Seasonal,
-            Some("locf") => ImputeMethod::Locf,
-            Some(_) => {
-                return Err(HoraError::field("options.cleaning.impute_method", "must be linear, seasonal or locf"))
-            }
+            None => ImputeMethod::Linear,
+            Some(m) => ImputeMethod::parse(m).ok_or_else(|| {
+                HoraError::field("options.cleaning.impute_method", format!("must be {}", one_of(&ImputeMethod::ALL.map(ImputeMethod::as_str))))
+            })?,
         };
         if let Some(p) = self.seasonal_period {
-            if !(2..=10_000).contains(&p) {
-                return Err(HoraError::field("options.cleaning.seasonal_period", "must be an integer from 2 to 10000"));
+            if !(SEASONAL_PERIOD_MIN..=SEASONAL_PERIOD_MAX).contains(&p) {
+                return Err(HoraError::field(
+                    "options.cleaning.seasonal_period",
+                    format!("must be an integer from {SEASONAL_PERIOD_MIN} to {SEASONAL_PERIOD_MAX}"),
+                ));
             }
         }
         if let Some(b) = self.bounds {
@@ -236,17 +253,13 @@ impl CleanOptions {
         }
         let long_gap_mask = match self.long_gap.as_deref() {
             None => false,
-            Some("mask") => true,
-            Some(_) => return Err(HoraError::field("options.cleaning.long_gap", "accepts only \"mask\"")),
+            Some(v) if LONG_GAP_VALUES.contains(&v) => true,
+            Some(_) => return Err(HoraError::field("options.cleaning.long_gap", format!("must be {}", one_of(&LONG_GAP_VALUES)))),
         };
         Ok(Knobs {
             impute,
             seasonal_period: self.seasonal_period.map(|p| p as usize),
-            nonnegative: match nonnegative {
-                Some("true") => Nonnegative::On,
-                Some("false") => Nonnegative::Off,
-                _ => Nonnegative::Auto,
-            },
+            nonnegative: nonnegative.and_then(Nonnegative::parse).unwrap_or(Nonnegative::Auto),
             bounds: self.bounds,
             structural_zero: self.structural_zero.unwrap_or(false),
             business_days: self.business_days.unwrap_or(false),

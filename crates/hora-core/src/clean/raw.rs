@@ -34,7 +34,7 @@ pub fn check_rows(table: &RowTable, l: ModelLimits) -> Result<()> {
 
 pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let Some(freq_str) = req.freq else {
-        return Err(HoraError::field("freq", "the raw preset requires freq"));
+        return Err(HoraError::field("freq", "is required with the raw preset"));
     };
     let table = req.series;
     // Rows per entity against the maximum context, before anything else runs.

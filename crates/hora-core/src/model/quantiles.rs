@@ -11,6 +11,21 @@ pub enum QuantilePolicy {
     Strict,
 }
 
+impl QuantilePolicy {
+    pub const ALL: [QuantilePolicy; 2] = [QuantilePolicy::Nearest, QuantilePolicy::Strict];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuantilePolicy::Nearest => "nearest",
+            QuantilePolicy::Strict => "strict",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuantileRequest {
     /// Requested levels, each 1 to 99 (duplicates allowed; they are merged).
@@ -111,11 +126,7 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
             intervals.push((level_key(native[lo], native[hi]), lo, hi));
         }
     }
-    let policy = match req.policy {
-        QuantilePolicy::Nearest => "nearest",
-        QuantilePolicy::Strict => "strict",
-    };
-    let mut report = json!({"policy": policy, "requested": requested, "used": used, "substitutions": substitutions});
+    let mut report = json!({"policy": req.policy.as_str(), "requested": requested, "used": used, "substitutions": substitutions});
     let y_hat = match req.point_quantile {
         Some(p) => {
             let idx = used_of(p);

@@ -4,17 +4,9 @@
 use super::calibration::FreqFamily;
 use super::session::ModelSession;
 use crate::error::{ErrorCode, HoraError};
+use crate::nonnegative::Nonnegative;
 use std::collections::BTreeMap;
 use std::time::Instant;
-
-/// `model_options.nonnegative`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Nonnegative {
-    /// Clip at 0 when every observed value of the history is nonnegative.
-    Auto,
-    Always,
-    Never,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ForecastOptions {
