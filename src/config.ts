@@ -1,4 +1,5 @@
 // Environment -> one typed config object. Defaults are the operator interface's.
+import { constants as bufferConstants } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
@@ -40,7 +41,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** Longest timer Node keeps (a longer one fires after 1 ms, with only a warning). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A decimal integer in [min, max]; unset or empty is the default. `0x10` and `1e3` are refused. */
 function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -105,7 +106,8 @@ export function loadConfig(env: Env = process.env): Config {
     // A wait longer than the budget could only end in the budget's 504 (docs/service.md).
     inferenceWaitMs: int(env, 'HORA_INFERENCE_WAIT_MS', Math.min(5_000, requestBudgetMs), 0, requestBudgetMs),
     inferenceThreads: inferenceThreads(env),
-    bodyLimitBytes: int(env, 'HORA_BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, 1024),
+    // A body is read into one Buffer: past Node's largest, no declared length could be honoured.
+    bodyLimitBytes: int(env, 'HORA_BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, 1024, bufferConstants.MAX_LENGTH),
     logLevel: oneOf(env, 'HORA_LOG_LEVEL', 'info', LOG_LEVELS),
   };
 }

@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { MAX_TIMER_MS, type Config } from './config.js';
 import { longestModelRunMs } from './plugins/lease.js';
 
 /** Beyond the longest model run (its wait and its budget), time to clean and send a response. */
@@ -14,10 +14,11 @@ const IDLE_CHECK_MS = 250;
 
 /**
  * How long a shutdown waits for requests in flight: a forecast that got in before the signal can
- * still wait for the model and use its whole budget (45 s with the defaults).
+ * still wait for the model and use its whole budget (45 s with the defaults). At most Node's longest
+ * timer: a longer one fires at once, which would cut every request in flight.
  */
 export function shutdownGraceMs(config: Pick<Config, 'inferenceWaitMs' | 'requestBudgetMs'>): number {
-  return longestModelRunMs(config) + RESPONSE_MARGIN_MS;
+  return Math.min(longestModelRunMs(config) + RESPONSE_MARGIN_MS, MAX_TIMER_MS);
 }
 
 /**

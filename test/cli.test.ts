@@ -130,6 +130,25 @@ describe('npx hora', () => {
     expect((await hora('key', 'create', '--account', 'acct', '--name', 'a', '--name', 'b')).code).toBe(2);
   });
 
+  it('a malformed value is exit 2 invalid_value even where the org or account it names does not exist', async () => {
+    const cases = [
+      ['account', 'create', 'okname', '--org', 'bad name'],
+      ['org', 'update', 'bad name', '--suspended', 'true'],
+      ['account', 'update', 'bad name', '--suspended', 'true'],
+      ['usage', 'bad name'],
+      ['key', 'create', '--account', 'ghost', '--name', 'n', '--preset', 'bogus'],
+      ['key', 'create', '--account', 'ghost', '--name', 'n', '--scopes', 'a b'],
+      ['key', 'create', '--account', 'bad name', '--name', 'n'],
+    ];
+    for (const args of cases) {
+      const r = await hora(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err.error.code, args.join(' ')).toBe('invalid_value');
+    }
+    // A well-formed name that is not there is still "could not be done": exit 1.
+    expect((await hora('key', 'create', '--account', 'ghost', '--name', 'n')).code).toBe(1);
+  });
+
   it('unknown commands and options fail with a JSON error', async () => {
     expect((await hora('launch')).err.error).toBeDefined();
     expect((await hora('org', 'create', 'x', '--colour', 'red')).code).not.toBe(0);

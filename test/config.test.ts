@@ -1,3 +1,4 @@
+import { constants as bufferConstants } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,5 +73,8 @@ describe('config', () => {
     expect(() => loadConfig({ HORA_REQUEST_BUDGET_MS: String(2 ** 31) })).toThrow(/HORA_REQUEST_BUDGET_MS/);
     expect(loadConfig({ HORA_REQUEST_BUDGET_MS: String(2 ** 31 - 1) }).requestBudgetMs).toBe(2 ** 31 - 1);
     expect(() => loadConfig({ HORA_REQUEST_BUDGET_MS: '1000', HORA_INFERENCE_WAIT_MS: '60000' })).toThrow(/HORA_INFERENCE_WAIT_MS must be an integer from 0 to 1000/);
+    // A body is read into one Buffer: a limit past the largest one could never be honoured.
+    expect(() => loadConfig({ HORA_BODY_LIMIT_BYTES: String(bufferConstants.MAX_LENGTH + 1) })).toThrow(/HORA_BODY_LIMIT_BYTES/);
+    expect(loadConfig({ HORA_BODY_LIMIT_BYTES: String(bufferConstants.MAX_LENGTH) }).bodyLimitBytes).toBe(bufferConstants.MAX_LENGTH);
   });
 });

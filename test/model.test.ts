@@ -113,6 +113,23 @@ describe('serving', () => {
     expect(freeText.forecast).toEqual(free.forecast);
   });
 
+  it('nonnegative: auto judges the whole history sent, also the part a long gap split drops', async () => {
+    const r = rng(7);
+    // Negative values, a gap of about 26 days (the split keeps only what follows), then sparse
+    // nonnegative demand whose lower quantiles fall below 0 unclipped.
+    const past = hourlyRows('a', 100, () => -5 + r());
+    const recent = hourlyRows('a', 200, () => (r() < 0.6 ? 0 : r() * 10), Date.UTC(2024, 1, 1));
+    const body = { series: [...past, ...recent], h: 24, freq: 'h', level: [98] };
+    const res = await t.app.inject({ method: 'POST', url: '/v1/forecast', headers: bearer(t.key), payload: body });
+    expect(res.json().cleaning_report.decisions.map((d: { id: string }) => d.id)).toContain('gap.split');
+    const lowest = (f: Forecast) => Math.min(...f.forecast.map((row) => row.intervals!['98'].lo));
+    const auto = res.json() as Forecast;
+    expect(lowest(auto)).toBeLessThan(0);
+    expect(auto.forecast).toEqual((await forecast({ ...body, model_options: { nonnegative: false } })).forecast);
+    // The recent part alone is a nonnegative history: clipped.
+    expect(lowest(await forecast({ ...body, series: recent }))).toBe(0);
+  });
+
   it('a long horizon is rolled forward and stays bounded on a pure sine', async () => {
     const sine = hourlyRows('sine', 512, (i) => Math.sin((2 * Math.PI * i) / 24));
     const f = await forecast({ series: sine, h: 1024, freq: 'h', level: [80, 98] });

@@ -1,7 +1,7 @@
 // Start-up refusals of the built server (`node dist/src/server.js`, what `npm start` runs): one
 // sentence on stderr naming what is wrong, exit 1, never a stack trace.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,34 @@ describe('the server refuses to start with one sentence', () => {
     expect((await start({ HORA_MODEL_PATH: join(dir, 'empty.onnx') })).stderr).not.toMatch(/\.cc:\d|onnxruntime::|Load model from/);
     writeFileSync(join(dir, 'text.onnx'), 'not a model\n');
     expectOneSentence(await start({ HORA_MODEL_PATH: join(dir, 'text.onnx') }), /text\.onnx could not be loaded: .*\.$/);
+  });
+
+  it('when the model path is a directory', async () => {
+    mkdirSync(join(dir, 'dir.onnx'));
+    expectOneSentence(await start({ HORA_MODEL_PATH: join(dir, 'dir.onnx') }), /dir\.onnx is not a regular file\.$/);
+  });
+
+  /** The committed model with one metadata value replaced by another of the same length. */
+  function alteredModel(name: string, key: string, from: string, to: string): string {
+    const bytes = readFileSync(join(ROOT, 'models', 'hora-1.0.onnx'));
+    const at = bytes.indexOf(from, bytes.indexOf(key) + key.length);
+    expect(at).toBeGreaterThan(0);
+    bytes.write(to, at);
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    return path;
+  }
+
+  it("when the model file loads but does not run, without the runtime's own log line or C++ locations", async () => {
+    // Patches of 16 where the graph reshapes by 32: the start-up run fails inside the graph.
+    const r = await start({ HORA_MODEL_PATH: alteredModel('cm16.onnx', 'hora.context_multiple', '32', '16') });
+    expectOneSentence(r, /cm16\.onnx does not run: .*Reshape.*\.$/);
+    expect(r.stderr).not.toMatch(/\.cc:\d|\.h:\d|onnxruntime::|\x1b\[/);
+  });
+
+  it('when the native quantiles are not symmetric around 0.5 (flip averaging pairs them)', async () => {
+    const path = alteredModel('asym.onnx', 'hora.quantiles', '0.01', '0.02');
+    expectOneSentence(await start({ HORA_MODEL_PATH: path }), /asym\.onnx is not a Hora model: .*hora\.quantiles must be symmetric around 0\.5\.$/);
   });
 
   it('when HORA_LOG_LEVEL is not a log level', async () => {

@@ -216,4 +216,10 @@ describe('request timeout and shutdown', () => {
   it('the grace period covers the longest model run a request in flight may still need', () => {
     expect(shutdownGraceMs({ inferenceWaitMs: 5_000, requestBudgetMs: 30_000 })).toBe(45_000);
   });
+
+  it("the grace period never passes Node's longest timer, which would fire at once and cut the requests in flight", () => {
+    const longest = 2 ** 31 - 1;
+    expect(shutdownGraceMs({ inferenceWaitMs: 5_000, requestBudgetMs: longest })).toBe(longest);
+    expect(shutdownGraceMs({ inferenceWaitMs: longest, requestBudgetMs: longest })).toBe(longest);
+  });
 });

@@ -168,7 +168,8 @@ async function org(ctx: CliContext, verb: string | undefined, args: string[]): P
       { preset: { type: 'string' }, version: { type: 'string' }, suspended: { type: 'string' }, 'pending-deletion': { type: 'string' } },
       1,
     );
-    const updated = await ctx.store.updateOrg(positionals[0]!, {
+    // Every value is checked before the store is asked: a malformed one is exit 2, not "not found".
+    const updated = await ctx.store.updateOrg(name('ORG', positionals[0]!), {
       preset: preset(values.preset),
       version: version(values.version),
       suspended: flag('suspended', values.suspended),
@@ -184,11 +185,12 @@ async function account(ctx: CliContext, verb: string | undefined, args: string[]
   if (verb === 'create') {
     const { values, positionals } = parse(args, { org: { type: 'string' } }, 1);
     const id = name('ACCOUNT', positionals[0]!);
-    return accountJson(await storeCall(() => ctx.store.createAccount(id, required('org', values.org))));
+    const orgId = name('--org', required('org', values.org));
+    return accountJson(await storeCall(() => ctx.store.createAccount(id, orgId)));
   }
   if (verb === 'update') {
     const { values, positionals } = parse(args, { suspended: { type: 'string' } }, 1);
-    const updated = await ctx.store.updateAccount(positionals[0]!, { suspended: flag('suspended', values.suspended) });
+    const updated = await ctx.store.updateAccount(name('ACCOUNT', positionals[0]!), { suspended: flag('suspended', values.suspended) });
     if (!updated) throw new CliError('not_found', `account "${positionals[0]}" does not exist`);
     return accountJson(updated);
   }
@@ -202,12 +204,13 @@ async function key(ctx: CliContext, verb: string | undefined, args: string[]): P
       { account: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, preset: { type: 'string' }, version: { type: 'string' } },
       0,
     );
-    const accountId = required('account', values.account);
+    const accountId = name('--account', required('account', values.account));
     const keyName = required('name', values.name);
     // The contract: a key has a name of 1 to 64 characters (code points, not UTF-16 units: an
     // emoji is one character).
     const nameChars = [...keyName].length;
     if (nameChars < 1 || nameChars > 64) throw new CliError('invalid_value', '--name must be 1 to 64 characters');
+    const settings = { scopes: scopes(values.scopes), preset: preset(values.preset) ?? null, version: version(values.version) ?? null };
     const owner = await ctx.store.getAccount(accountId);
     if (!owner) throw new CliError('not_found', `account "${accountId}" does not exist`);
     const generated = generateKey(ctx.keyPrefix());
@@ -217,9 +220,7 @@ async function key(ctx: CliContext, verb: string | undefined, args: string[]): P
         digest: generated.digest,
         account: accountId,
         name: keyName,
-        scopes: scopes(values.scopes),
-        preset: preset(values.preset) ?? null,
-        version: version(values.version) ?? null,
+        ...settings,
       }),
     );
     // The key is shown this once; only its digest is stored.
@@ -245,7 +246,7 @@ async function endpoint(ctx: CliContext, verb: string | undefined, args: string[
 
 async function usage(ctx: CliContext, args: string[]): Promise<Json> {
   const { values, positionals } = parse(args, { day: { type: 'string' } }, 1);
-  const accountId = positionals[0]!;
+  const accountId = name('ACCOUNT', positionals[0]!);
   const day = dayOption(values.day, (ctx.now ?? (() => new Date()))());
   if (!(await ctx.store.getAccount(accountId))) throw new CliError('not_found', `account "${accountId}" does not exist`);
   const s = await ctx.store.usageForDay(accountId, day);

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::decisions::{ranges_of, Decision, DecisionId};
 use super::entity::{auto_split_steps, Ctx, Outcome};
-use super::kernels::missing_runs;
+use super::fill::missing_runs;
 use super::options::Preset;
 use super::policy::LISTED_MAX;
 use super::prepare::Prepared;

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::blocking::{self, Block};
 use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
 use super::grid::Placed;
-use super::kernels::{self, missing_runs};
+use super::fill::{self, missing_runs};
 use super::options::{ModelLimits, Nonnegative, Resolved};
 use super::policy::{BlockingRule, LISTED_MAX, OUTLIER_Z};
 use super::prepare::Prepared;
@@ -273,7 +273,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
                 values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = 0.0);
             } else {
                 // Within the kept context only: a seasonal fill must not copy history a split dropped.
-                kernels::fill_run(&mut values[lo..end], (run.0 - lo, run.1), knobs.impute, ctx.period);
+                fill::fill_run(&mut values[lo..end], (run.0 - lo, run.1), knobs.impute, ctx.period);
             }
             values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = v.clamp(lower, upper.max(lower)));
         }
@@ -380,7 +380,7 @@ fn health_rules(out: &mut Outcome, name: &str, fill: &[(usize, usize)], core_len
 /// Outliers and values outside `bounds`/`nonnegative` are flagged, never modified.
 fn flag_values(out: &mut Outcome, values: &[f64], observed: &[bool], grid: &[i64], ctx: &Ctx) {
     let listed = |idx: &[usize]| -> Vec<String> { idx.iter().take(LISTED_MAX).map(|&i| format_utc(grid[i])).collect() };
-    let outl = kernels::outliers(values, observed, OUTLIER_Z);
+    let outl = fill::outliers(values, observed, OUTLIER_Z);
     if !outl.is_empty() {
         out.issues.push(json!({"code": "outliers_flagged", "level": "warning", "count": outl.len(), "stamps": listed(&outl)}));
     }

@@ -1,7 +1,7 @@
 //! Stamps off the grid and the regular grid itself (`grid.regrid` inserts its empty slots).
 
 use super::decisions::{Decision, DecisionId};
-use super::kernels;
+use super::fill;
 use super::options::Resolved;
 use crate::time::MAX_OFF_GRID_SHARE;
 use super::prepare::Prepared;
@@ -32,7 +32,7 @@ pub fn implied_len(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> u64 {
 pub fn place(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> Result<Placed, f64> {
     let (grid, on, off) = match freq.fixed_step {
         Some(step) => {
-            let phase = kernels::modal_phase(&p.ts, step);
+            let phase = fill::modal_phase(&p.ts, step);
             let (on, off): (Vec<usize>, Vec<usize>) = (0..p.ts.len()).partition(|&i| p.ts[i].rem_euclid(step) == phase);
             let grid = match (on.first(), on.last()) {
                 (Some(&a), Some(&b)) => {

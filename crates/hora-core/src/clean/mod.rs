@@ -6,6 +6,7 @@ mod blocking;
 mod covariates;
 pub mod decisions;
 mod entity;
+mod fill;
 mod freq;
 mod grid;
 pub mod kernels;
@@ -75,4 +76,12 @@ pub struct CleanEntity {
     pub forecast_stamps: Vec<i64>,
     /// This entity's `model_input[]` entry.
     pub model_input: serde_json::Value,
+    /// Every observed value of the history sent is nonnegative (`nonnegative: auto`), before a
+    /// gap split dropped any of it.
+    pub history_nonnegative: bool,
+}
+
+/// Whether every observed (non-null) value is nonnegative.
+pub(crate) fn all_nonnegative(values: &[f64]) -> bool {
+    values.iter().all(|v| v.is_nan() || *v >= 0.0)
 }

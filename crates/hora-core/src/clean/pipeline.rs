@@ -111,6 +111,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
             stamps: o.grid.clone(),
             forecast_stamps: o.forecast_stamps.clone(),
             model_input: report::model_input(&p.unique_id, &o, columns),
+            history_nonnegative: super::all_nonnegative(&p.y),
         });
         outcomes.push(o);
     }

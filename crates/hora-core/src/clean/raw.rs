@@ -121,6 +121,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
             has_grid: true,
             ..Outcome::default()
         };
+        let history_nonnegative = super::all_nonnegative(&values);
         let p = raw_prepared(&table.entities[e], ts, values, rows);
         let (columns, _) = covariates::assess(req, &p, &o, &ctx, future[e].as_ref());
         unused.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
@@ -130,6 +131,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
             values: o.values,
             stamps: o.grid,
             forecast_stamps: o.forecast_stamps,
+            history_nonnegative,
         });
     }
     let mut warnings = res.policy.warnings();

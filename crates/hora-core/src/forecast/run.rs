@@ -4,7 +4,7 @@ use super::assemble::forecast_rows_json;
 use crate::clean::{self, CleanEntity, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits};
 use crate::error::HoraError;
 use crate::ingest::ParsedBody;
-use crate::model::{forecast, is_capped, plan_quantiles, ForecastOptions, FreqFamily, ModelSession, QuantilePlan, QuantileRequest};
+use crate::model::{forecast, is_capped, plan_quantiles, ForecastOptions, FreqFamily, ModelContext, ModelSession, QuantilePlan, QuantileRequest};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -75,7 +75,8 @@ pub fn forecast_cleaned(c: CleanedForecast, req: &ForecastRequest, model: &Model
     let CleanedForecast { cleaned, clean_ms } = c;
 
     let t = Instant::now();
-    let contexts: Vec<&[f64]> = cleaned.entities.iter().map(|e| e.values.as_slice()).collect();
+    let contexts: Vec<ModelContext> =
+        cleaned.entities.iter().map(|e| ModelContext { values: &e.values, history_nonnegative: e.history_nonnegative }).collect();
     let quantiles = forecast(model, &contexts, req.h, FreqFamily::of(&cleaned.grid), req.model)?;
     let inference_ms = ms(t);
 

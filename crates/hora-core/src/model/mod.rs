@@ -13,6 +13,6 @@ pub use calibration::{FreqFamily, SpreadScale};
 pub use quantiles::{plan_quantiles, QuantilePlan, QuantilePolicy, QuantileRequest};
 pub use runtime::init_runtime;
 pub use crate::nonnegative::Nonnegative;
-pub use serve::{forecast, is_capped, ForecastOptions};
+pub use serve::{forecast, is_capped, ForecastOptions, ModelContext};
 pub use session::{ModelLoadError, ModelSession};
 pub use spec::{ModelSpec, MODEL_NAME};

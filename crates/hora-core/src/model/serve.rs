@@ -27,21 +27,31 @@ const MAX_BATCH_ROWS: usize = 256;
 const F32_SAFE_MAX: f64 = 1e15;
 const F32_SAFE_MIN: f64 = 1e-15;
 
-/// Forecasts `h` steps for every context (NaN = missing) on a grid of `family`. Returns per entity
-/// `h × Q` values, row-major by step, in the order of `spec.quantiles`.
-pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, family: FreqFamily, opts: ForecastOptions) -> Result<Vec<Vec<f64>>, HoraError> {
+/// One entity's input to [`forecast`].
+#[derive(Debug, Clone, Copy)]
+pub struct ModelContext<'a> {
+    /// The cleaned context on the grid; NaN = masked.
+    pub values: &'a [f64],
+    /// Every observed value of the history the caller sent is nonnegative: `nonnegative: auto`
+    /// clips then. Not read off `values`, which a gap split may have cut.
+    pub history_nonnegative: bool,
+}
+
+/// Forecasts `h` steps for every entity on a grid of `family`. Returns per entity `h × Q` values,
+/// row-major by step, in the order of `spec.quantiles`.
+pub fn forecast(model: &ModelSession, entities: &[ModelContext], h: usize, family: FreqFamily, opts: ForecastOptions) -> Result<Vec<Vec<f64>>, HoraError> {
     let spec = &model.spec;
     let q = spec.quantiles.len();
     let median = spec.median_index();
     let spread = spec.spread_scale.factor(family);
-    let mut work: Vec<Vec<f64>> = Vec::with_capacity(contexts.len());
-    let mut exponents = Vec::with_capacity(contexts.len());
-    for c in contexts {
+    let mut work: Vec<Vec<f64>> = Vec::with_capacity(entities.len());
+    let mut exponents = Vec::with_capacity(entities.len());
+    for c in entities.iter().map(|e| e.values) {
         let k = range_exponent(c);
         work.push(c.iter().map(|v| scale_pow2(*v, k)).collect());
         exponents.push(k);
     }
-    let mut out: Vec<Vec<f64>> = vec![Vec::with_capacity(h * q); contexts.len()];
+    let mut out: Vec<Vec<f64>> = vec![Vec::with_capacity(h * q); entities.len()];
     let mut produced = 0;
     while produced < h {
         let steps = (h - produced).min(spec.native_horizon);
@@ -57,7 +67,7 @@ pub fn forecast(model: &ModelSession, contexts: &[&[f64]], h: usize, family: Fre
         let clip = match opts.nonnegative {
             Nonnegative::Always => true,
             Nonnegative::Never => false,
-            Nonnegative::Auto => contexts[e].iter().all(|v| v.is_nan() || *v >= 0.0),
+            Nonnegative::Auto => entities[e].history_nonnegative,
         };
         for step in forecast.chunks_mut(q) {
             step.sort_by(|a, b| a.total_cmp(b));
@@ -159,7 +169,10 @@ fn run_round(model: &ModelSession, work: &[Vec<f64>], flip: bool, deadline: Opti
             }
             let raw = model
                 .run(&context, &mask, rows, time)
-                .map_err(|e| HoraError::new(ErrorCode::ServiceUnavailable, format!("Inference failed: {e}")).with("stage", "inference"))?;
+                .map_err(|e| {
+                    let reason = super::session::runtime_reason(&e, "");
+                    HoraError::new(ErrorCode::ServiceUnavailable, format!("Inference failed: {reason}.")).with("stage", "inference")
+                })?;
             for (i, &e) in chunk.iter().enumerate() {
                 let base = i * per_entity * hn * q;
                 let mut r: Vec<f64> = raw[base..base + hn * q].iter().map(|v| *v as f64).collect();

@@ -1,6 +1,7 @@
 //! One ONNX Runtime session for hora-1.0, loaded at start-up.
 
 use super::spec::{ModelSpec, METADATA_KEYS};
+use ort::logging::LogLevel;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use ort::value::TensorRef;
@@ -15,28 +16,30 @@ pub struct ModelLoadError(pub String);
 /// ONNX Runtime's reason as one clause for the operator: one line, without the "Load model from
 /// PATH failed:" preamble (the sentence names the file) or the C++ source location and function
 /// signature it puts before the reason (`/onnxruntime_src/.../model.cc:187 onnxruntime::Model::
-/// Model(...) ModelProto does not have a graph.`), and without a final dot.
-fn runtime_reason(text: &str, path: &str) -> String {
+/// Model(...) ModelProto does not have a graph.`), and without a final dot. A run error carries the
+/// location after its own preamble (`... Status Message: /onnxruntime_src/...`): cut there too.
+pub(crate) fn runtime_reason(text: &str, path: &str) -> String {
     let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut detail = one_line(text);
     if let Some(rest) = detail.strip_prefix(&format!("Load model from {} failed:", one_line(path))) {
         detail = rest.trim_start().to_string();
     }
-    if let Some(reason) = after_source_location(&detail) {
-        detail = reason.to_string();
+    if let Some((before, reason)) = around_source_location(&detail) {
+        detail = format!("{before}{reason}");
     }
     detail.trim_end_matches('.').to_string()
 }
 
-/// The text after `/....cc:LINE signature(...)`: the signature ends where its first parenthesis
-/// closes (parameter lists nest: `std::function<void(int)>`), so a reason holding parentheses of
-/// its own keeps them.
-fn after_source_location(detail: &str) -> Option<&str> {
-    if !detail.starts_with('/') {
+/// The text before and after `/....cc:LINE signature(...)`: the location is the first source file
+/// named with a line number, starting at the `/` that begins its word; the signature ends where its
+/// first parenthesis closes (parameter lists nest: `std::function<void(int)>`), so a reason holding
+/// parentheses of its own keeps them.
+fn around_source_location(detail: &str) -> Option<(&str, &str)> {
+    let location = [".cc:", ".h:", ".cpp:", ".hpp:"].iter().filter_map(|ext| detail.find(ext)).min()?;
+    let word = detail[..location].rfind(|c: char| c.is_whitespace() || c == ':').map_or(0, |i| i + 1);
+    if !detail[word..].starts_with('/') {
         return None;
     }
-    // `file.cc:187 ` or `file.h:46 `: the first source file named with a line number.
-    let location = [".cc:", ".h:", ".cpp:", ".hpp:"].iter().filter_map(|ext| detail.find(ext)).min()?;
     let signature = &detail[location..];
     let signature = &signature[signature.find(' ')? + 1..];
     let mut depth = 0usize;
@@ -46,7 +49,7 @@ fn after_source_location(detail: &str) -> Option<&str> {
             ')' if depth > 0 => {
                 depth -= 1;
                 if depth == 0 {
-                    return Some(signature[i + 1..].trim_start());
+                    return Some((&detail[..word], signature[i + 1..].trim_start()));
                 }
             }
             _ => {}
@@ -68,14 +71,22 @@ impl ModelSession {
     /// Loads the graph at `path` once per lane and reads its metadata. `lanes` is how many row
     /// groups of a batch run at once (one thread each).
     pub fn load(path: &str, lanes: usize) -> Result<ModelSession, ModelLoadError> {
-        if !std::path::Path::new(path).is_file() {
-            return Err(ModelLoadError(format!("The model file {path} does not exist.")));
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => return Err(ModelLoadError(format!("The model file {path} is not a regular file."))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ModelLoadError(format!("The model file {path} does not exist.")))
+            }
+            Err(e) => return Err(ModelLoadError(format!("The model file {path} cannot be read: {e}."))),
         }
         let fail = |e: &dyn std::fmt::Display| ModelLoadError(format!("The model file {path} could not be loaded: {}.", runtime_reason(&e.to_string(), path)));
         let open = || {
             Session::builder()
                 .map_err(|e| fail(&e))?
                 .with_optimization_level(GraphOptimizationLevel::Level3)
+                // Every failure the runtime would log is also returned, and reported in one
+                // sentence; its own log line (coloured, with C++ locations) would be a second one.
+                .and_then(|b| b.with_log_level(LogLevel::Fatal))
                 .and_then(|b| b.with_intra_threads(1))
                 .and_then(|b| b.with_inter_threads(1))
                 .map_err(|e| fail(&e))?
@@ -104,7 +115,7 @@ impl ModelSession {
         let t = model.spec.context_multiple;
         model
             .run(&vec![0.0; t], &vec![1.0; t], 1, t)
-            .map_err(|e| ModelLoadError(format!("The model file {path} does not run: {e}.")))?;
+            .map_err(|e| ModelLoadError(format!("The model file {path} does not run: {}.", runtime_reason(&e, path))))?;
         Ok(model)
     }
 
@@ -168,5 +179,11 @@ mod tests {
         // A path holding " failed:" is still stripped whole.
         assert_eq!(runtime_reason("Load model from /m/x failed:y.onnx failed:Protobuf parsing failed.", "/m/x failed:y.onnx"), "Protobuf parsing failed");
         assert_eq!(runtime_reason("something\nelse went wrong.", "/m/t.onnx"), "something else went wrong");
+        // A run error: the location follows the runtime's own preamble, which stays.
+        let run = "Non-zero status code returned while running Reshape node. Name:'/Reshape_1' Status Message: /onnxruntime_src/onnxruntime/core/providers/cpu/tensor/reshape_helper.h:91 onnxruntime::ReshapeHelper::ReshapeHelper(const onnxruntime::TensorShape&, onnxruntime::TensorShapeVector&, bool) input_shape_size == requested_shape_size was false. The input tensor cannot be reshaped to the requested shape.";
+        assert_eq!(
+            runtime_reason(run, ""),
+            "Non-zero status code returned while running Reshape node. Name:'/Reshape_1' Status Message: input_shape_size == requested_shape_size was false. The input tensor cannot be reshaped to the requested shape"
+        );
     }
 }

@@ -55,6 +55,11 @@ impl ModelSpec {
         if quantiles.is_empty() || !ascending || quantiles.iter().any(|q| !(*q > 0.0 && *q < 1.0)) || !quantiles.contains(&0.5) {
             return Err("metadata property hora.quantiles must be ascending levels in (0, 1) including 0.5".into());
         }
+        // flip_average pairs quantile k of one run with quantile Q-1-k of the mirrored one, and
+        // intervals are keyed by their width: both need q_k + q_(Q-1-k) = 1.
+        if quantiles.iter().zip(quantiles.iter().rev()).any(|(lo, hi)| (lo + hi - 1.0).abs() > 1e-9) {
+            return Err("metadata property hora.quantiles must be symmetric around 0.5".into());
+        }
         let spec = ModelSpec {
             name: get("hora.name")?,
             quantiles,
@@ -133,6 +138,9 @@ mod tests {
             p.insert(key.into(), "".into());
             assert_eq!(ModelSpec::from_metadata(&p).unwrap_err(), format!("metadata property {key} is missing"));
         }
+        let mut p = props();
+        p.insert("hora.quantiles".into(), "0.02,0.05,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.95,0.99".into());
+        assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("symmetric"));
         let mut p = props();
         p.insert("hora.name".into(), "other-2".into());
         assert!(ModelSpec::from_metadata(&p).unwrap_err().contains("hora.name"));

@@ -1,0 +1,130 @@
+//! Kernels the cleaning pipeline runs on one entity's values: missing runs, imputation, the
+//! modal grid phase and outliers. No policy or report logic here, so each is tested on plain arrays.
+
+use super::options::ImputeMethod;
+
+/// Runs of NaN as `(start, len)`, in order.
+pub fn missing_runs(values: &[f64]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < values.len() {
+        if values[i].is_nan() {
+            let start = i;
+            while i < values.len() && values[i].is_nan() {
+                i += 1;
+            }
+            runs.push((start, i - start));
+        } else {
+            i += 1;
+        }
+    }
+    runs
+}
+
+/// The phase (`t mod step`) shared by most stamps; ties go to the phase of the latest stamp, so the
+/// grid lines up with the most recent data.
+pub fn modal_phase(sorted: &[i64], step: i64) -> i64 {
+    // Common case: every stamp on one phase, no sort needed.
+    if let Some(first) = sorted.first().map(|t| t.rem_euclid(step)) {
+        if sorted.iter().all(|t| t.rem_euclid(step) == first) {
+            return first;
+        }
+    }
+    let mut phases: Vec<i64> = sorted.iter().map(|t| t.rem_euclid(step)).collect();
+    let last = phases.last().copied().unwrap_or(0);
+    phases.sort_unstable();
+    let (mut best, mut best_n, mut i) = (last, 0usize, 0usize);
+    while i < phases.len() {
+        let n = phases[i..].iter().take_while(|&&p| p == phases[i]).count();
+        if n > best_n || (n == best_n && phases[i] == last) {
+            best = phases[i];
+            best_n = n;
+        }
+        i += n;
+    }
+    best
+}
+
+/// Fills the interior run `(start, len)` (finite neighbours on both sides) by `method`.
+pub fn fill_run(values: &mut [f64], run: (usize, usize), method: ImputeMethod, period: usize) {
+    let (s, len) = run;
+    let (left, right) = (values[s - 1], values[s + len]);
+    for k in 0..len {
+        let i = s + k;
+        values[i] = match method {
+            ImputeMethod::Locf => left,
+            ImputeMethod::Seasonal if period > 0 && i >= period && values[i - period].is_finite() => values[i - period],
+            _ => left + (right - left) * (k + 1) as f64 / (len + 1) as f64,
+        };
+    }
+}
+
+/// Indices of observed values whose robust z-score (median and MAD) exceeds `z`.
+pub fn outliers(values: &[f64], observed: &[bool], z: f64) -> Vec<usize> {
+    let mut obs: Vec<f64> = values.iter().zip(observed).filter(|(v, o)| **o && v.is_finite()).map(|(v, _)| *v).collect();
+    if obs.len() < 8 {
+        return Vec::new();
+    }
+    let median = median_in_place(&mut obs);
+    let mut dev: Vec<f64> = obs.iter().map(|v| (v - median).abs()).collect();
+    let mad = median_in_place(&mut dev) * 1.4826;
+    if mad <= 0.0 || !mad.is_finite() {
+        return Vec::new();
+    }
+    (0..values.len()).filter(|&i| observed[i] && values[i].is_finite() && ((values[i] - median) / mad).abs() > z).collect()
+}
+
+/// Median by selection (linear time; the order of `v` is lost).
+fn median_in_place(v: &mut [f64]) -> f64 {
+    let n = v.len();
+    let (lower, mid, _) = v.select_nth_unstable_by(n / 2, |a, b| a.total_cmp(b));
+    let mid = *mid;
+    if n % 2 == 1 {
+        mid
+    } else {
+        let below = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (below + mid) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn missing_runs_finds_each_run_of_nan() {
+        let v = [f64::NAN, 1.0, f64::NAN, f64::NAN, 2.0, f64::NAN];
+        assert_eq!(missing_runs(&v), vec![(0, 1), (2, 2), (5, 1)]);
+    }
+
+    #[test]
+    fn linear_imputation_fills_between_neighbours() {
+        let mut v = vec![f64::NAN, 1.0, f64::NAN, f64::NAN, 4.0, f64::NAN];
+        fill_run(&mut v, (2, 2), ImputeMethod::Linear, 0);
+        assert_eq!((v[2], v[3]), (2.0, 3.0));
+        assert!(v[0].is_nan() && v[5].is_nan());
+    }
+
+    #[test]
+    fn seasonal_imputation_copies_one_period_back_and_falls_back_to_linear() {
+        let mut v = vec![1.0, 5.0, 2.0, f64::NAN, 3.0];
+        fill_run(&mut v, (3, 1), ImputeMethod::Seasonal, 2);
+        assert_eq!(v[3], 5.0);
+        let mut w = vec![1.0, f64::NAN, 3.0];
+        fill_run(&mut w, (1, 1), ImputeMethod::Seasonal, 2);
+        assert_eq!(w[1], 2.0);
+    }
+
+    #[test]
+    fn modal_phase_prefers_the_majority_then_the_latest_stamp() {
+        assert_eq!(modal_phase(&[0, 10, 20, 35], 10), 0);
+        assert_eq!(modal_phase(&[1, 12], 10), 2);
+    }
+
+    #[test]
+    fn outliers_are_found_by_robust_z_score() {
+        let mut v: Vec<f64> = (0..20).map(|i| (i % 3) as f64).collect();
+        v[7] = 1000.0;
+        let obs = vec![true; v.len()];
+        assert_eq!(outliers(&v, &obs, 6.0), vec![7]);
+    }
+}
