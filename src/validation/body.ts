@@ -8,8 +8,8 @@ import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
 
 const topLevel = Compile(TopLevelFields);
 
-/** The message of an unknown field; the addon says the same of the top-level ones (ingest/body.rs). */
-const UNKNOWN_FIELD = 'is not a field of the request';
+/** The message of an unknown field: the addon's, which it gives the top-level ones. */
+const UNKNOWN_FIELD = REQUEST_SHAPE.unknownFieldMessage;
 
 interface Issue {
   keyword: string;

@@ -34,6 +34,8 @@ pub struct RequestShape {
     pub max_covariate_columns: u32,
     /// Entries of `details.errors[]` at most.
     pub max_listed_errors: u32,
+    /// The message of an unknown field.
+    pub unknown_field_message: String,
     /// The value lists and ranges of the options the engine reads.
     pub presets: Vec<String>,
     pub impute_methods: Vec<String>,
@@ -62,6 +64,7 @@ pub fn request_shape() -> RequestShape {
         model_options_fields: strings(hora_core::ingest::MODEL_OPTIONS_FIELDS),
         max_covariate_columns: hora_core::ingest::MAX_COVARIATE_COLUMNS as u32,
         max_listed_errors: hora_core::ingest::MAX_LISTED_ERRORS as u32,
+        unknown_field_message: hora_core::ingest::UNKNOWN_FIELD.to_string(),
         presets: strings(&Preset::ALL.map(Preset::as_str)),
         impute_methods: strings(&ImputeMethod::ALL.map(ImputeMethod::as_str)),
         nonnegative_values: strings(&Nonnegative::ALL.map(Nonnegative::as_str)),

@@ -38,8 +38,8 @@ pub const CLEANING_FIELDS: &[&str] = &[
 pub const BOUNDS_FIELDS: &[&str] = &["lower", "upper"];
 pub const MODEL_OPTIONS_FIELDS: &[&str] = &["nonnegative", "flip_average"];
 
-/// The message of an unknown field; `src/validation/body.ts` says the same of the nested ones.
-pub(crate) const UNKNOWN_FIELD: &str = "is not a field of the request";
+/// The message of an unknown field (the service reads it for the nested ones it checks).
+pub const UNKNOWN_FIELD: &str = "is not a field of the request";
 
 /// A parsed body: the rows as columns, the small fields as JSON, and what was wrong with them.
 #[derive(Debug, Default)]
