@@ -139,6 +139,8 @@ describe('npx hora', () => {
       ['key', 'create', '--account', 'ghost', '--name', 'n', '--preset', 'bogus'],
       ['key', 'create', '--account', 'ghost', '--name', 'n', '--scopes', 'a b'],
       ['key', 'create', '--account', 'bad name', '--name', 'n'],
+      ['key', 'revoke', 'bad id!!'],
+      ['key', 'revoke', ''],
     ];
     for (const args of cases) {
       const r = await hora(...args);
@@ -147,6 +149,7 @@ describe('npx hora', () => {
     }
     // A well-formed name that is not there is still "could not be done": exit 1.
     expect((await hora('key', 'create', '--account', 'ghost', '--name', 'n')).code).toBe(1);
+    expect((await hora('key', 'revoke', 'key_0123456789abcdef')).code).toBe(1);
   });
 
   it('unknown commands and options fail with a JSON error', async () => {

@@ -113,7 +113,7 @@ describe('serving', () => {
     expect(freeText.forecast).toEqual(free.forecast);
   });
 
-  it('nonnegative: auto judges the whole history sent, also the part a long gap split drops', async () => {
+  it('nonnegative: auto judges every row sent, also those a long gap split or dedupe drops', async () => {
     const r = rng(7);
     // Negative values, a gap of about 26 days (the split keeps only what follows), then sparse
     // nonnegative demand whose lower quantiles fall below 0 unclipped.
@@ -128,6 +128,11 @@ describe('serving', () => {
     expect(auto.forecast).toEqual((await forecast({ ...body, model_options: { nonnegative: false } })).forecast);
     // The recent part alone is a nonnegative history: clipped.
     expect(lowest(await forecast({ ...body, series: recent }))).toBe(0);
+    // A negative value in a duplicate row that dedupe drops (the last row sent is kept) was sent too.
+    const duplicated = [{ ...recent[100], y: -5 }, ...recent];
+    const dedup = await forecast({ ...body, series: duplicated });
+    expect(lowest(dedup)).toBeLessThan(0);
+    expect(dedup.forecast).toEqual((await forecast({ ...body, series: duplicated, model_options: { nonnegative: false } })).forecast);
   });
 
   it('a long horizon is rolled forward and stays bounded on a pure sine', async () => {

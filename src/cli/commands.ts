@@ -1,7 +1,7 @@
 // The operator commands of `npx hora` (operator-interface.md). Each returns the one JSON object
 // printed on stdout, or throws CliError.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { generateKey, REQUIRED_SCOPE } from '../store/keys.js';
+import { generateKey, KEY_ID_PATTERN, REQUIRED_SCOPE } from '../store/keys.js';
 import { POLICY_VERSIONS, PRESETS, type PolicyVersion, type Preset } from '../policy/table.js';
 import {
   ENDPOINTS,
@@ -228,6 +228,7 @@ async function key(ctx: CliContext, verb: string | undefined, args: string[]): P
   }
   if (verb === 'revoke') {
     const { positionals } = parse(args, {}, 1);
+    if (!KEY_ID_PATTERN.test(positionals[0]!)) throw new CliError('invalid_value', `KEY_ID must be key_ and 16 hex characters: "${positionals[0]}"`);
     const revoked = await ctx.store.revokeKey(positionals[0]!);
     if (!revoked) throw new CliError('not_found', `key "${positionals[0]}" does not exist`);
     return { key_id: revoked.keyId, revoked: true };

@@ -31,6 +31,9 @@ export default fp(
         }
       }
       if (api.status >= 500 && api.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err }, 'unexpected error');
+      // The model failing is the operator's to see too: ONNX Runtime's own log is off (one sentence
+      // at start-up), so its reason, which the 503 carries, goes to the log here.
+      else if (api.code === 'SERVICE_UNAVAILABLE' && api.details?.stage === 'inference') req.log.error({ reason: api.message }, 'inference failed');
       // A success refused while it was being sent (its outcome or bill not written) set its stages.
       reply.removeHeader('Server-Timing');
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);

@@ -15,9 +15,13 @@ export function digestKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
+const KEY_ID_BYTES = 8;
+/** A key id as generateKey makes it: `key_` and 16 hex characters. */
+export const KEY_ID_PATTERN = new RegExp(`^key_[0-9a-f]{${2 * KEY_ID_BYTES}}$`);
+
 export function generateKey(prefix: string): GeneratedKey {
   const key = `${prefix}_live_${randomBytes(32).toString('base64url')}`;
-  return { key, keyId: `key_${randomBytes(8).toString('hex')}`, digest: digestKey(key) };
+  return { key, keyId: `key_${randomBytes(KEY_ID_BYTES).toString('hex')}`, digest: digestKey(key) };
 }
 
 /** Constant-time comparison of two hex digests. */

@@ -76,8 +76,8 @@ pub struct CleanEntity {
     pub forecast_stamps: Vec<i64>,
     /// This entity's `model_input[]` entry.
     pub model_input: serde_json::Value,
-    /// Every observed value of the history sent is nonnegative (`nonnegative: auto`), before a
-    /// gap split dropped any of it.
+    /// Every observed value of the history sent is nonnegative (`nonnegative: auto`): every row,
+    /// also those a repair dropped (a duplicate, a stamp off the grid, a gap split).
     pub history_nonnegative: bool,
 }
 

@@ -93,7 +93,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     });
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());
     let mut entities = Vec::with_capacity(prepared.len());
-    for (p, done) in prepared.iter().zip(per_entity) {
+    for (e, (p, done)) in prepared.iter().zip(per_entity).enumerate() {
         let (pre, mut o, columns, exog) = done;
         if o.forecast_stamps.len() < req.h && !o.grid.is_empty() {
             return Err(horizon_past_calendar(&p.unique_id));
@@ -111,7 +111,8 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
             stamps: o.grid.clone(),
             forecast_stamps: o.forecast_stamps.clone(),
             model_input: report::model_input(&p.unique_id, &o, columns),
-            history_nonnegative: super::all_nonnegative(&p.y),
+            // Every row sent: a duplicate dedupe dropped, or a stamp off the grid, counts too.
+            history_nonnegative: super::all_nonnegative(table.entity_y(e)),
         });
         outcomes.push(o);
     }
