@@ -67,12 +67,18 @@ function isJsonMediaType(req: FastifyRequest): boolean {
   return type.split(';', 1)[0].trim().toLowerCase() === 'application/json';
 }
 
+/** Why a body under each coding header is refused. */
+const CODING_REFUSED = {
+  'Content-Encoding': 'The request body must be sent uncompressed (no Content-Encoding, or identity).',
+  'Transfer-Encoding': 'The request body must be sent uncompressed (Transfer-Encoding: chunked only).',
+} as const;
+
 /**
  * The header declaring a coding the parser does not undo, if any: a content coding other than
  * `identity`, or a transfer coding other than `chunked` (Node's parser removes only the chunking,
  * so `Transfer-Encoding: gzip, chunked` would hand it gzip bytes).
  */
-function encodingHeader(req: FastifyRequest): 'Content-Encoding' | 'Transfer-Encoding' | null {
+function encodingHeader(req: FastifyRequest): keyof typeof CODING_REFUSED | null {
   const content = req.headers['content-encoding']?.trim().toLowerCase();
   if (content !== undefined && content !== '' && content !== 'identity') return 'Content-Encoding';
   const transfer = req.headers['transfer-encoding'];
@@ -100,8 +106,7 @@ export default fp(
         if (err) return done(err, undefined);
         // A compressed body read as text would be a misleading MALFORMED_JSON (or, worse, plain
         // JSON labelled gzip would pass): the coding is refused by name, once the bytes are in.
-        if (encoded === 'Content-Encoding') return done(headerValidationError(encoded, 'The request body must be sent uncompressed (no Content-Encoding, or identity).'), undefined);
-        if (encoded) return done(headerValidationError(encoded, 'The request body must be sent uncompressed (Transfer-Encoding: chunked only).'), undefined);
+        if (encoded) return done(headerValidationError(encoded, CODING_REFUSED[encoded]), undefined);
         req.rawBody = body as Buffer;
         done(null, undefined);
       });

@@ -83,20 +83,3 @@ impl std::error::Error for HoraError {}
 
 pub type Result<T> = std::result::Result<T, HoraError>;
 
-/// `a, b or c`: a field's allowed values, for its error message.
-pub fn one_of(values: &[&str]) -> String {
-    match values {
-        [] => String::new(),
-        [only] => (*only).to_string(),
-        [init @ .., last] => format!("{} or {last}", init.join(", ")),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn allowed_values_read_as_a_list() {
-        assert_eq!(super::one_of(&["mask"]), "mask");
-        assert_eq!(super::one_of(&["linear", "seasonal", "locf"]), "linear, seasonal or locf");
-    }
-}

@@ -2,6 +2,7 @@
 //!
 //! Pure Rust with no N-API types, so the same engine can serve other hosts.
 
+pub mod choice;
 pub mod clean;
 pub mod error;
 pub mod forecast;

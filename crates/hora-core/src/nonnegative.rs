@@ -1,6 +1,8 @@
 //! `nonnegative`, which both `options.cleaning` (bounds on imputed values) and `model_options`
 //! (clipping the forecast) take, with the same three values.
 
+use crate::choice::Choice;
+
 /// `"auto"`, `"true"` or `"false"` (a JSON boolean is read as its string form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Nonnegative {
@@ -10,19 +12,15 @@ pub enum Nonnegative {
     Never,
 }
 
-impl Nonnegative {
-    pub const ALL: [Nonnegative; 3] = [Nonnegative::Auto, Nonnegative::Always, Nonnegative::Never];
+impl Choice for Nonnegative {
+    const ALL: &'static [Nonnegative] = &[Nonnegative::Auto, Nonnegative::Always, Nonnegative::Never];
 
-    pub fn as_str(self) -> &'static str {
+    fn as_str(self) -> &'static str {
         match self {
             Nonnegative::Auto => "auto",
             Nonnegative::Always => "true",
             Nonnegative::Never => "false",
         }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|v| v.as_str() == s)
     }
 }
 
@@ -32,7 +30,7 @@ mod tests {
 
     #[test]
     fn every_value_reads_back_as_itself() {
-        for v in Nonnegative::ALL {
+        for &v in Nonnegative::ALL {
             assert_eq!(Nonnegative::parse(v.as_str()), Some(v));
         }
         assert_eq!(Nonnegative::parse("yes"), None);

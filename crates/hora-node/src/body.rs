@@ -6,6 +6,7 @@ use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
+use hora_core::choice::Choice;
 use hora_core::clean::options::{self, ImputeMethod, Preset};
 use hora_core::clean::EntityStamps;
 use hora_core::model::{Nonnegative, QuantilePolicy};
@@ -65,11 +66,11 @@ pub fn request_shape() -> RequestShape {
         max_covariate_columns: hora_core::ingest::MAX_COVARIATE_COLUMNS as u32,
         max_listed_errors: hora_core::ingest::MAX_LISTED_ERRORS as u32,
         unknown_field_message: hora_core::ingest::UNKNOWN_FIELD.to_string(),
-        presets: strings(&Preset::ALL.map(Preset::as_str)),
-        impute_methods: strings(&ImputeMethod::ALL.map(ImputeMethod::as_str)),
-        nonnegative_values: strings(&Nonnegative::ALL.map(Nonnegative::as_str)),
+        presets: strings(&Preset::names()),
+        impute_methods: strings(&ImputeMethod::names()),
+        nonnegative_values: strings(&Nonnegative::names()),
         long_gap_values: strings(&options::LONG_GAP_VALUES),
-        quantile_policies: strings(&QuantilePolicy::ALL.map(QuantilePolicy::as_str)),
+        quantile_policies: strings(&QuantilePolicy::names()),
         seasonal_period_min: options::SEASONAL_PERIOD_MIN,
         seasonal_period_max: options::SEASONAL_PERIOD_MAX,
         max_decision_ids: options::MAX_DECISION_IDS as u32,

@@ -8,7 +8,7 @@ use hora_core::forecast::{clean_for_forecast, forecast_cleaned, CleanedForecast,
 use hora_core::model::{plan_quantiles, ForecastOptions, ModelSession, Nonnegative, QuantilePolicy, QuantileRequest};
 use crate::options::CleaningParams;
 use hora_core::clean::CleanOptions;
-use hora_core::error::one_of;
+use hora_core::choice::Choice;
 use hora_core::{ErrorCode, HoraError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -68,18 +68,12 @@ pub struct ForecastOutcome {
 // The service validated these strings already; a value it let through by mistake is refused
 // here by name rather than read as a default.
 fn quantile_request(p: &ForecastParams) -> std::result::Result<QuantileRequest, HoraError> {
-    let policy = QuantilePolicy::parse(&p.quantile_policy).ok_or_else(|| {
-        let allowed = one_of(&QuantilePolicy::ALL.map(QuantilePolicy::as_str));
-        HoraError::field("quantile_policy", format!("must be {allowed}, not {:?}", p.quantile_policy))
-    })?;
+    let policy = QuantilePolicy::read("quantile_policy", &p.quantile_policy)?;
     Ok(QuantileRequest { levels: p.level.clone(), point_quantile: p.point_quantile, policy })
 }
 
 fn to_request(p: &ForecastParams) -> std::result::Result<ForecastRequest, HoraError> {
-    let nonnegative = Nonnegative::parse(&p.nonnegative).ok_or_else(|| {
-        let allowed = one_of(&Nonnegative::ALL.map(Nonnegative::as_str));
-        HoraError::field("model_options.nonnegative", format!("must be {allowed}, not {:?}", p.nonnegative))
-    })?;
+    let nonnegative = Nonnegative::read("model_options.nonnegative", &p.nonnegative)?;
     let clean = CleanOptions::from(&p.cleaning);
     Ok(ForecastRequest {
         h: p.h as usize,

@@ -1,6 +1,7 @@
 //! Per-entity stages on the grid: long gaps, short-gap imputation, trailing nulls, blocking rules,
 //! outliers and the value knobs, in that order (docs/cleaning-policy.md).
 
+use crate::choice::Choice;
 use serde_json::{json, Value};
 
 use super::blocking::{self, Block};
@@ -264,7 +265,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         let nonneg = match knobs.nonnegative {
             Nonnegative::Always => true,
             Nonnegative::Never => false,
-            Nonnegative::Auto => values[lo..end].iter().filter(|v| v.is_finite()).all(|v| *v >= 0.0),
+            Nonnegative::Auto => super::all_nonnegative(&values[lo..end]),
         };
         let lower = knobs.bounds.and_then(|b| b.lower).into_iter().chain(nonneg.then_some(0.0)).fold(f64::NEG_INFINITY, f64::max);
         let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);

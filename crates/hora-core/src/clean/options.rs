@@ -5,7 +5,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::policy::{self, Policy};
-use crate::error::{one_of, ErrorCode, HoraError, Result};
+use crate::choice::Choice;
+use crate::choice::one_of;
+use crate::error::{ErrorCode, HoraError, Result};
 pub use crate::nonnegative::Nonnegative;
 
 /// Options of one cleaning run, with the contract's field names. `preset` and `version` are the
@@ -53,15 +55,10 @@ pub enum Preset {
     Raw,
 }
 
-impl Preset {
-    /// The contract's presets, in its order.
-    pub const ALL: [Preset; 3] = [Preset::Default, Preset::Strict, Preset::Raw];
+impl Choice for Preset {
+    const ALL: &'static [Preset] = &[Preset::Default, Preset::Strict, Preset::Raw];
 
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.as_str() == s)
-    }
-
-    pub fn as_str(self) -> &'static str {
+    fn as_str(self) -> &'static str {
         match self {
             Preset::Default => "default",
             Preset::Strict => "strict",
@@ -77,14 +74,10 @@ pub enum ImputeMethod {
     Locf,
 }
 
-impl ImputeMethod {
-    pub const ALL: [ImputeMethod; 3] = [ImputeMethod::Linear, ImputeMethod::Seasonal, ImputeMethod::Locf];
+impl Choice for ImputeMethod {
+    const ALL: &'static [ImputeMethod] = &[ImputeMethod::Linear, ImputeMethod::Seasonal, ImputeMethod::Locf];
 
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == s)
-    }
-
-    pub fn as_str(self) -> &'static str {
+    fn as_str(self) -> &'static str {
         match self {
             ImputeMethod::Linear => "linear",
             ImputeMethod::Seasonal => "seasonal",
@@ -160,7 +153,7 @@ impl CleanOptions {
         let preset = self.preset.as_deref().unwrap_or(Preset::Default.as_str());
         let preset = Preset::parse(preset).ok_or_else(|| {
             unsupported("preset", format!("unknown cleaning preset '{preset}'"))
-                .with("allowed", json!(Preset::ALL.map(Preset::as_str)))
+                .with("allowed", json!(Preset::names()))
         })?;
         let version = self.version.as_deref().unwrap_or(policy::DEFAULT_VERSION);
         let policy = policy::find(version).ok_or_else(|| {
@@ -185,7 +178,7 @@ impl CleanOptions {
         }
         let nonnegative = self.nonnegative_value()?;
         if !policy.knobs {
-            if let Some(v) = nonnegative.as_deref().filter(|v| !policy.nonnegative_values.contains(v)) {
+            if let Some(v) = nonnegative.map(Nonnegative::as_str).filter(|v| !policy.nonnegative_values.contains(v)) {
                 return Err(unsupported("nonnegative", format!("nonnegative '{v}' is not supported under {version}"))
                     .with("options", json!([v]))
                     .with("supported", json!(policy.nonnegative_values))
@@ -210,30 +203,26 @@ impl CleanOptions {
             clean_series: self.clean_series.unwrap_or(true),
             clean_exog: self.clean_exog.unwrap_or(true),
             gap_split_min_steps: self.gap_split_min_steps,
-            knobs: self.knobs(nonnegative.as_deref())?,
+            knobs: self.knobs(nonnegative)?,
             accept: distinct(&self.accept),
             decline: distinct(&self.decline),
         })
     }
 
-    fn nonnegative_value(&self) -> Result<Option<String>> {
-        let value = match &self.nonnegative {
+    /// A boolean is read as its string form.
+    fn nonnegative_value(&self) -> Result<Option<Nonnegative>> {
+        let text = match &self.nonnegative {
             None => return Ok(None),
-            Some(Value::Bool(b)) => Some(b.to_string()),
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => None,
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
         };
-        value.filter(|v| Nonnegative::parse(v).is_some()).map(Some).ok_or_else(|| {
-            HoraError::field("options.cleaning.nonnegative", format!("must be {}", one_of(&Nonnegative::ALL.map(Nonnegative::as_str))))
-        })
+        Nonnegative::read("options.cleaning.nonnegative", &text).map(Some)
     }
 
-    fn knobs(&self, nonnegative: Option<&str>) -> Result<Knobs> {
+    fn knobs(&self, nonnegative: Option<Nonnegative>) -> Result<Knobs> {
         let impute = match self.impute_method.as_deref() {
             None => ImputeMethod::Linear,
-            Some(m) => ImputeMethod::parse(m).ok_or_else(|| {
-                HoraError::field("options.cleaning.impute_method", format!("must be {}", one_of(&ImputeMethod::ALL.map(ImputeMethod::as_str))))
-            })?,
+            Some(m) => ImputeMethod::read("options.cleaning.impute_method", m)?,
         };
         if let Some(p) = self.seasonal_period {
             if !(SEASONAL_PERIOD_MIN..=SEASONAL_PERIOD_MAX).contains(&p) {
@@ -259,7 +248,7 @@ impl CleanOptions {
         Ok(Knobs {
             impute,
             seasonal_period: self.seasonal_period.map(|p| p as usize),
-            nonnegative: nonnegative.and_then(Nonnegative::parse).unwrap_or(Nonnegative::Auto),
+            nonnegative: nonnegative.unwrap_or(Nonnegative::Auto),
             bounds: self.bounds,
             structural_zero: self.structural_zero.unwrap_or(false),
             business_days: self.business_days.unwrap_or(false),

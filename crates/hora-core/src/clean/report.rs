@@ -1,6 +1,7 @@
 //! `cleaning_report/1`, `data_quality` and `model_input[]` built from the per-entity outcomes.
 //! Field meanings: docs/cleaning-report.md; schema: docs/cleaning-report.schema.json.
 
+use crate::choice::Choice;
 use serde_json::{json, Map, Value};
 
 use super::blocking::Block;

@@ -1,5 +1,6 @@
 //! Mapping requested levels and `point_quantile` onto the model's native quantiles.
 
+use crate::choice::Choice;
 use crate::error::{ErrorCode, HoraError};
 use serde_json::{json, Value};
 
@@ -11,18 +12,14 @@ pub enum QuantilePolicy {
     Strict,
 }
 
-impl QuantilePolicy {
-    pub const ALL: [QuantilePolicy; 2] = [QuantilePolicy::Nearest, QuantilePolicy::Strict];
+impl Choice for QuantilePolicy {
+    const ALL: &'static [QuantilePolicy] = &[QuantilePolicy::Nearest, QuantilePolicy::Strict];
 
-    pub fn as_str(self) -> &'static str {
+    fn as_str(self) -> &'static str {
         match self {
             QuantilePolicy::Nearest => "nearest",
             QuantilePolicy::Strict => "strict",
         }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.as_str() == s)
     }
 }
 
