@@ -224,6 +224,22 @@ describe('validation order steps 3 to 6', () => {
     expect(level.json.error.details.errors).toEqual([{ field: 'level[1]', message: 'is a number beyond the range of a double' }]);
   });
 
+  it('a number beyond f64 in a body that is not valid JSON is still 400 MALFORMED_JSON', async () => {
+    for (const body of ['{"h": 1e400, "series": [{"unique_id": "a"', '{"series": [{"unique_id": "a", "ds": "2024-01-01", "y": 1e400}]} ,', '{"h": 1e400}{}']) {
+      expectError(await post(body), 400, 'MALFORMED_JSON');
+    }
+  });
+
+  it('a small field holding more than 10,000 values is one VALIDATION_ERROR naming it, not one error per item', async () => {
+    const row = '"series": [{"unique_id": "a", "ds": "2024-01-01T00:00:00Z", "y": 1}]';
+    const level = await post(`{${row}, "h": 1, "level": [${Array(10_001).fill(0).join(',')}]}`);
+    expectError(level, 422, 'VALIDATION_ERROR');
+    expect(level.json.error.details.errors).toEqual([{ field: 'level', message: 'must hold at most 10000 array items and object members in all' }]);
+    // An oversized h is refused as such, not also reported missing.
+    const h = await post(`{${row}, "h": [${Array(10_001).fill(1).join(',')}]}`);
+    expect(h.json.error.details.errors.map((e: { field: string }) => e.field)).toEqual(['h']);
+  });
+
   it('future covariate rows with y are FUTURE_COVARIATES_INVALID; future-only columns are COVARIATE_COLUMN_MISMATCH', async () => {
     const series = seasonalRows('a', 24).map((r) => ({ ...r, temp: 1 }));
     const future = [{ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 2)), temp: 2, y: 3 }];

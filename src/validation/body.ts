@@ -81,7 +81,8 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
   const rowErrors = parsed.fieldErrors;
   // The addon reports a non-object body itself; schema-checking {} again would add noise.
   if (!rowErrors.some((e) => e.field === 'body')) errors.push(...topLevelErrors(top));
-  if (forecast && !('h' in top) && !rowErrors.some((e) => e.field === 'body')) errors.push({ field: 'h', message: 'is required' });
+  // An `h` the addon refused (too many values) is left out of `top` but is not missing.
+  if (forecast && !('h' in top) && !rowErrors.some((e) => e.field === 'body' || e.field === 'h')) errors.push({ field: 'h', message: 'is required' });
   // Above 2048 is HORIZON_EXCEEDS_MODEL wherever a model is judged (step 6); /clean without a
   // model judges none, so there it is the field's range.
   if (!forecast && !('model' in top) && typeof top.h === 'number' && top.h > H_FIELD_MAX) {

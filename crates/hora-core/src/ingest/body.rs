@@ -3,11 +3,10 @@
 use super::errors::FieldErrors;
 use super::rows::{Cursor, RowKind, RowsSeed, TableBuilder};
 use super::table::RowTable;
-use super::value::StrictValue;
+use super::value::{too_many_values, FieldRead, StrictValue};
 use crate::error::{ErrorCode, HoraError};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
-use std::cell::RefCell;
 use std::fmt;
 
 /// Every top-level field of the forecast request (the contract's request body table).
@@ -56,12 +55,27 @@ pub struct ParsedBody {
     pub future_only: Vec<String>,
     /// Whether the body was a JSON object at all.
     pub is_object: bool,
+    /// Top-level fields refused for holding too many values (`MAX_FIELD_VALUES`), kept out of `top`.
+    pub(crate) oversized: Vec<String>,
 }
 
 impl ParsedBody {
     /// `series` plus `future_covariates` rows (the contract's row cap counts both).
     pub fn row_count(&self) -> usize {
         self.series.row_count() + self.future.as_ref().map_or(0, |f| f.row_count())
+    }
+
+    /// Keeps top-level field `key` once: a repeat is a duplicate key, and a field that held too
+    /// many values is refused and left out of `top`, so the service never unpacks it.
+    fn keep_top_level(&mut self, key: String, value: Value, over: bool) {
+        if self.top.contains_key(&key) || self.oversized.contains(&key) {
+            self.errors.push(|| key, "duplicate key");
+        } else if over {
+            self.errors.push(|| key.clone(), too_many_values());
+            self.oversized.push(key);
+        } else {
+            self.top.insert(key, value);
+        }
     }
 }
 
@@ -100,7 +114,7 @@ fn parse_text(text: &str) -> Result<ParsedBody, HoraError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let result = (BodySeed { out: &mut out, cursor: &mut cursor }).deserialize(&mut de).and_then(|_| de.end());
     if let Err(e) = result {
-        return Err(map_json_error(e, &cursor));
+        return Err(map_json_error(e, &cursor, text));
     }
     if !out.is_object {
         out.errors.push(|| "body".into(), "must be a JSON object");
@@ -118,27 +132,31 @@ fn parse_text(text: &str) -> Result<ParsedBody, HoraError> {
     Ok(out)
 }
 
-fn map_json_error(e: serde_json::Error, cursor: &Cursor) -> HoraError {
-    use serde_json::error::Category;
+fn map_json_error(e: serde_json::Error, cursor: &Cursor, text: &str) -> HoraError {
     // Our visitors never fail, so the only non-syntax refusal is a number beyond f64, which
     // serde_json reports as a syntax error with this fixed message.
-    let out_of_range = e.to_string().starts_with("number out of range");
-    match e.classify() {
-        Category::Data | Category::Syntax if out_of_range => {
-            let path = cursor.path();
-            HoraError::field(path, "is a number beyond the range of a double")
-        }
-        _ => {
-            // serde_json puts an end of input at the start of a line (an empty body, one cut just
-            // after a newline) at column 0; positions are 1-based (docs/decisions.md).
-            let (line, column) = (e.line(), e.column().max(1));
-            let what = e.to_string();
-            let what = what.rsplit_once(" at line ").map_or(what.as_str(), |(head, _)| head);
-            HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid JSON: {what} at line {line} column {column}"))
-                .with("line", line)
-                .with("column", column)
-        }
+    if !e.to_string().starts_with("number out of range") {
+        return malformed_json(&e);
     }
+    // serde_json stopped at that number, but the body is well formed only if the rest is too
+    // (a body cut off after `1e400` is MALFORMED_JSON). A skipped value's numbers are scanned,
+    // never converted, so this pass checks the syntax alone.
+    let mut de = serde_json::Deserializer::from_str(text);
+    match <IgnoredAny as serde::Deserialize>::deserialize(&mut de).and_then(|_| de.end()) {
+        Err(syntax) => malformed_json(&syntax),
+        Ok(()) => HoraError::field(cursor.path(), "is a number beyond the range of a double"),
+    }
+}
+
+fn malformed_json(e: &serde_json::Error) -> HoraError {
+    // serde_json puts an end of input at the start of a line (an empty body, one cut just after
+    // a newline) at column 0; positions are 1-based (docs/decisions.md).
+    let (line, column) = (e.line(), e.column().max(1));
+    let what = e.to_string();
+    let what = what.rsplit_once(" at line ").map_or(what.as_str(), |(head, _)| head);
+    HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid JSON: {what} at line {line} column {column}"))
+        .with("line", line)
+        .with("column", column)
 }
 
 struct BodySeed<'a> {
@@ -179,15 +197,11 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
                     *slot = Some(builder);
                 }
                 k if TOP_LEVEL_FIELDS.contains(&k) => {
-                    let reading = RefCell::new(String::new());
-                    let read = map.next_value_seed(StrictValue::top_level(&key, &mut out.errors, &reading));
+                    let field = FieldRead::new();
+                    let read = map.next_value_seed(StrictValue::top_level(&key, &mut out.errors, &field));
                     // A parse error inside names the path being read (`options.cleaning.bounds.upper`).
-                    let value = read.inspect_err(|_| self.cursor.key = reading.take())?;
-                    if out.top.contains_key(&key) {
-                        out.errors.push(|| key.clone(), "duplicate key");
-                    } else {
-                        out.top.insert(key, value);
-                    }
+                    let value = read.inspect_err(|_| self.cursor.key = field.reading.take())?;
+                    out.keep_top_level(key, value, field.over());
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -232,6 +246,8 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ingest::value::MAX_FIELD_VALUES;
+    use crate::ingest::MAX_LISTED_ERRORS;
 
     fn fields(body: &ParsedBody) -> Vec<&str> {
         body.errors.listed.iter().map(|e| e.field.as_str()).collect()
@@ -393,6 +409,55 @@ mod tests {
     fn a_top_level_number_beyond_f64_names_its_field() {
         let e = parse_body(br#"{"series": [], "h": 1e400}"#).unwrap_err();
         assert_eq!(e.details["errors"][0]["field"], "h");
+    }
+
+    #[test]
+    fn a_number_beyond_f64_in_a_body_that_is_not_json_is_malformed_json() {
+        let cut = br#"{"h": 1e400, "series": [{"unique_id": "a""#;
+        let rows_then_garbage = br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1e400}]} ,,,"#;
+        let two_objects = br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1e400}]}{}"#;
+        let nan_later = br#"{"h": 1e400, "series": [{"unique_id": "a", "ds": "d", "y": NaN}]}"#;
+        for body in [&cut[..], rows_then_garbage, two_objects, nan_later] {
+            let e = parse_body(body).unwrap_err();
+            assert_eq!(e.code, ErrorCode::MalformedJson, "{}", String::from_utf8_lossy(body));
+        }
+        // Where the rest is well formed it stays the field's error.
+        let e = parse_body(br#"{"h": 1e400, "series": [{"unique_id": "a", "ds": "d", "y": 1}]}"#).unwrap_err();
+        assert_eq!((e.code, e.details["errors"][0]["field"].as_str()), (ErrorCode::ValidationError, Some("h")));
+    }
+
+    #[test]
+    fn a_field_with_more_values_than_the_cap_is_refused_and_left_out() {
+        let row = r#""series": [{"unique_id": "a", "ds": "d", "y": 1}]"#;
+        let zeros = vec!["0"; MAX_FIELD_VALUES + 1].join(",");
+        for (field, body) in [
+            ("level", format!(r#"{{{row}, "level": [{zeros}]}}"#)),
+            // Nested arrays count every item, members of objects too.
+            ("options", format!(r#"{{{row}, "options": {{"cleaning": {{"accept": [[{zeros}]]}}}}}}"#)),
+        ] {
+            let p = parse_body(body.as_bytes()).unwrap();
+            assert_eq!(fields(&p), vec![field]);
+            assert_eq!(p.errors.listed[0].message, too_many_values());
+            assert!(!p.top.contains_key(field), "{field} is not handed over");
+        }
+        // At the cap it is read whole; a repeat of a refused field is still a duplicate.
+        let at_cap = vec!["1"; MAX_FIELD_VALUES].join(",");
+        let p = parse_body(format!(r#"{{{row}, "level": [{at_cap}]}}"#).as_bytes()).unwrap();
+        assert!(p.errors.is_empty());
+        assert_eq!(p.top["level"].as_array().map(Vec::len), Some(MAX_FIELD_VALUES));
+        let p = parse_body(format!(r#"{{{row}, "level": [{zeros}], "level": [1]}}"#).as_bytes()).unwrap();
+        assert_eq!(p.errors.listed.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(), vec![too_many_values().as_str(), "duplicate key"]);
+    }
+
+    #[test]
+    fn many_distinct_unknown_keys_in_a_closed_object_are_named_once_each_up_to_the_listing_cap() {
+        // A list scanned per key made this quadratic (80,000 keys took 17 s).
+        let keys: Vec<String> = (0..4_000).map(|i| format!(r#""k{i}": 0, "k{i}": 0"#)).collect();
+        let body = format!(r#"{{"series": [{{"unique_id": "a", "ds": "d", "y": 1}}], "model_options": {{{}}}}}"#, keys.join(","));
+        let p = parse_body(body.as_bytes()).unwrap();
+        assert_eq!(p.errors.total, 4_000);
+        assert_eq!(p.errors.listed.len(), MAX_LISTED_ERRORS);
+        assert_eq!(p.errors.listed[0].field, "model_options.k0");
     }
 
     #[test]

@@ -4,13 +4,50 @@
 use super::errors::FieldErrors;
 use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::fmt;
 
 /// Containers nested deeper than this are not read into the value. No field of the contract
 /// nests past a few levels, and serde_json's own limit (128) would make a deep but well-formed
 /// value a syntax error: `"h": [[[...]]]` must be `h must be integer`, not `MALFORMED_JSON`.
 const MAX_DEPTH: usize = 64;
+
+/// Array items and object members one top-level field other than the rows may hold. The largest
+/// the contract allows is 200 (`accept`, `decline`); without a bound a 10 MB `level` array costs
+/// gigabytes once the service has turned it into objects and checked every item.
+pub const MAX_FIELD_VALUES: usize = 10_000;
+
+/// The state of reading one top-level field: the path being read (for a parse error) and how
+/// many more items and members it may hold.
+pub(crate) struct FieldRead {
+    pub reading: RefCell<String>,
+    values_left: Cell<usize>,
+    over: Cell<bool>,
+}
+
+impl FieldRead {
+    pub fn new() -> Self {
+        FieldRead { reading: RefCell::new(String::new()), values_left: Cell::new(MAX_FIELD_VALUES), over: Cell::new(false) }
+    }
+
+    /// Whether the field held more than `MAX_FIELD_VALUES` items and members; the rest were skipped.
+    pub fn over(&self) -> bool {
+        self.over.get()
+    }
+
+    /// Counts one more item or member: false once the field has used them all.
+    fn take_one(&self) -> bool {
+        let left = self.values_left.get();
+        self.values_left.set(left.saturating_sub(1));
+        left > 0
+    }
+}
+
+/// The error of a field over `MAX_FIELD_VALUES`.
+pub(crate) fn too_many_values() -> String {
+    format!("must hold at most {MAX_FIELD_VALUES} array items and object members in all")
+}
 
 pub(crate) struct StrictValue<'e> {
     pub path: String,
@@ -24,26 +61,43 @@ pub(crate) struct StrictValue<'e> {
     pub depth: usize,
     /// The path of the value being read, kept up to date for a parse error: serde_json refuses a
     /// number beyond f64 before any visitor sees it, and the error must name its own path.
-    reading: Option<&'e RefCell<String>>,
+    /// The top-level field being read (None for the digest, which reads whole bodies).
+    field: Option<&'e FieldRead>,
 }
 
 impl<'e> StrictValue<'e> {
     pub fn new(path: String, errors: Option<&'e mut FieldErrors>) -> Self {
-        StrictValue { path, errors, depth: 0, reading: None }
+        StrictValue { path, errors, depth: 0, field: None }
     }
 
     /// The value of top-level field `key` of a request (its objects' keys checked as `keys_of`
-    /// says), with `reading` following the path being read.
-    pub fn top_level(key: &str, errors: &'e mut FieldErrors, reading: &'e RefCell<String>) -> Self {
-        reading.replace(key.to_string());
-        StrictValue { path: key.to_string(), errors: Some(errors), depth: 0, reading: Some(reading) }
+    /// says), with `field.reading` following the path being read. Past `MAX_FIELD_VALUES` items
+    /// and members the rest of each container is skipped and `field.over()` is true.
+    pub fn top_level(key: &str, errors: &'e mut FieldErrors, field: &'e FieldRead) -> Self {
+        field.reading.replace(key.to_string());
+        StrictValue { path: key.to_string(), errors: Some(errors), depth: 0, field: Some(field) }
     }
 
     fn child(&mut self, path: String) -> StrictValue<'_> {
-        if let Some(r) = self.reading {
-            r.replace(path.clone());
+        if let Some(f) = self.field {
+            f.reading.replace(path.clone());
         }
-        StrictValue { path, errors: self.errors.as_deref_mut(), depth: self.depth + 1, reading: self.reading }
+        StrictValue { path, errors: self.errors.as_deref_mut(), depth: self.depth + 1, field: self.field }
+    }
+
+    /// Counts one more item or member of the top-level field; false once it holds too many,
+    /// and then the field is marked as over the cap.
+    fn take_one(&self) -> bool {
+        let room = self.field.is_none_or(FieldRead::take_one);
+        if let (false, Some(f)) = (room, self.field) {
+            f.over.set(true);
+        }
+        room
+    }
+
+    /// Whether the field has room for one more item; it is counted once the item is seen.
+    fn has_room(&self) -> bool {
+        self.field.is_none_or(|f| f.values_left.get() > 0)
     }
 
     /// Whether this container is past `MAX_DEPTH`: Ok(true) to skip it, an error without `errors`.
@@ -131,9 +185,19 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
         }
         let mut out = Vec::new();
         loop {
+            if !self.has_room() {
+                // Only an item past the cap makes the field too large.
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    self.take_one();
+                }
+                return Ok(Value::Array(out));
+            }
             let path = if self.errors.is_some() { format!("{}[{}]", self.path, out.len()) } else { String::new() };
             match seq.next_element_seed(self.child(path))? {
-                Some(v) => out.push(v),
+                Some(v) => {
+                    self.take_one();
+                    out.push(v)
+                }
                 None => return Ok(Value::Array(out)),
             }
         }
@@ -147,8 +211,13 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
         let mut out = Map::new();
         // Only a request's body is read with paths (`errors`); the digest reads every key.
         let keys = if self.errors.is_some() { keys_of(&self.path) } else { None };
-        let mut refused: Vec<String> = Vec::new();
+        // A set, not a list: a closed object with 80,000 unknown keys made the scan quadratic.
+        let mut refused: HashSet<String> = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
+            if !self.take_one() {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
             if let Some(keys) = keys.as_ref().filter(|k| !k.known.contains(&key.as_str())) {
                 map.next_value::<IgnoredAny>()?;
                 // A repeated unknown key is named once.
@@ -156,7 +225,7 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
                     if let Some(e) = self.errors.as_deref_mut() {
                         e.push(|| format!("{}.{}", self.path, key), super::body::UNKNOWN_FIELD);
                     }
-                    refused.push(key);
+                    refused.insert(key);
                 }
                 continue;
             }
