@@ -10,7 +10,7 @@ import idempotencyPlugin from './plugins/idempotency.js';
 import limitsPlugin from './plugins/limits.js';
 import requestIdPlugin, { newRequestId } from './plugins/request-id.js';
 import storePlugin from './plugins/store.js';
-import { clientErrorHandler, frameworkErrors, ignoreUnknownExpectations, refuseConnect, requireHost } from './plugins/transport-errors.js';
+import { clientErrorHandler, frameworkErrors, ignoreUnknownExpectations, refuseConnect, refuseHttp10Chunking, requireHost } from './plugins/transport-errors.js';
 import type { Clock } from './plugins/types.js';
 import cleanRoute from './routes/v1/clean.js';
 import forecastRoute from './routes/v1/forecast.js';
@@ -73,6 +73,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   ignoreUnknownExpectations(app);
   trackConnections(app);
   requireHost(app);
+  refuseHttp10Chunking(app);
   app.decorate('clock', overrides.clock ?? { now: () => Date.now() });
 
   await app.register(errorsPlugin);

@@ -134,21 +134,33 @@ export class ApiError extends Error {
   }
 }
 
-/** The Host refusals made, told apart from other errors on an unopened path. */
-const hostRefusals = new WeakSet<ApiError>();
+/** Refusals of the request's framing (Host, HTTP/1.0 chunking), told apart from other errors on an unopened path. */
+const framingRefusals = new WeakSet<ApiError>();
 
-/**
- * 400 VALIDATION_ERROR for an HTTP/1.1 request without one valid Host; it closes the connection.
- * The one error answered on an unopened path instead of its plain 404 (RFC 9112 §3.2).
- */
-export function hostRefusal(): ApiError {
-  const err = new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { field: 'Host' }, { Connection: 'close' }, 400);
-  hostRefusals.add(err);
+/** An error answered on any path, opened or not, that closes the connection after it. */
+function framingRefusal(err: ApiError): ApiError {
+  framingRefusals.add(err);
   return err;
 }
 
-export function isHostRefusal(err: unknown): boolean {
-  return err instanceof ApiError && hostRefusals.has(err);
+/**
+ * 400 VALIDATION_ERROR for an HTTP/1.1 request without one valid Host; it closes the connection.
+ * Answered on an unopened path instead of its plain 404 (RFC 9112 §3.2).
+ */
+export function hostRefusal(): ApiError {
+  return framingRefusal(new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { field: 'Host' }, { Connection: 'close' }, 400));
+}
+
+/**
+ * 400 MALFORMED_JSON for an HTTP/1.0 request with Transfer-Encoding, whose framing RFC 9112 §6.1
+ * calls faulty; it closes the connection, on any path.
+ */
+export function http10ChunkingRefusal(): ApiError {
+  return framingRefusal(new ApiError('MALFORMED_JSON', 'The request could not be read: an HTTP/1.0 request cannot use Transfer-Encoding.', undefined, { Connection: 'close' }));
+}
+
+export function isFramingRefusal(err: unknown): boolean {
+  return err instanceof ApiError && framingRefusals.has(err);
 }
 
 /** 400 VALIDATION_ERROR about a request header; `details.field` names the header. */

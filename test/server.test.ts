@@ -127,6 +127,17 @@ describe('over a listening server', () => {
     }
   });
 
+  it('two Content-Type headers are 400 VALIDATION_ERROR naming Content-Type, whichever comes first', async () => {
+    const body = '{"a":1}';
+    for (const [first, second] of [['application/json', 'text/plain'], ['text/plain', 'application/json'], ['application/json', 'application/json']]) {
+      const text = await rawExchange(
+        `POST ${TEST_CLEAN} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: ${first}\r\ncontent-type: ${second}\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      expect(text.split('\r\n')[0], `${first}, ${second}`).toBe('HTTP/1.1 400 Bad Request');
+      expect(JSON.parse(text.split('\r\n\r\n')[1]).error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'Content-Type' } });
+    }
+  });
+
   it('unopened paths are a plain 404', async () => {
     const r = await fetch(`${base}/cn/v1/forecast`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(404);
@@ -274,6 +285,30 @@ describe('bytes the HTTP parser refuses', () => {
     expect(second.startsWith('400 Bad Request')).toBe(true);
     expect(JSON.parse(second.split('\r\n\r\n')[1]).error.code).toBe('MALFORMED_JSON');
     expect(text.split('HTTP/1.1 ').length - 1).toBe(2);
+  });
+
+  it('a malformed request line is refused as such, not blamed on the body framing', async () => {
+    for (const line of ['POST v1/forecast HTTP/1.1', 'POST /v1/forecast HTTP/1.2']) {
+      const text = await rawExchange(`${line}\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}`);
+      expect(text.split('\r\n')[0], line).toBe('HTTP/1.1 400 Bad Request');
+      expect(JSON.parse(text.split('\r\n\r\n')[1]).error.message, line).toBe('The request line (method, path, HTTP version) could not be read.');
+    }
+  });
+
+  it('an HTTP/1.0 request with Transfer-Encoding is refused and its connection closed: a request in its chunks never runs', async () => {
+    const hidden = JSON.stringify({ gate: 'never' });
+    const inner = `POST ${TEST_CLEAN} HTTP/1.0\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${hidden.length}\r\n\r\n${hidden}`;
+    const chunk = `${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`;
+    const runs = t.control.runs;
+    const text = await rawExchange(
+      `POST ${TEST_FORECAST} HTTP/1.0\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n${chunk}${inner}`,
+    );
+    expect(text.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(text.split('\r\n\r\n')[1]).error.code).toBe('MALFORMED_JSON');
+    expect(text.toLowerCase()).toContain('connection: close');
+    // One answer only: neither the chunks nor the request after them ran.
+    expect(text.split('HTTP/1.1 ').length - 1).toBe(1);
+    expect(t.control.runs).toBe(runs);
   });
 
   it('a URL that cannot be decoded is an unopened path: the plain 404, with the ids every response carries', async () => {

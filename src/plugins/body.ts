@@ -10,6 +10,7 @@ import { errorCodes, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Readable } from 'node:stream';
 import { headerValidationError } from '../errors.js';
+import { rawHeaderValues } from '../raw-headers.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -59,8 +60,17 @@ export function readBody(req: FastifyRequest, payload: Readable, limit: number, 
   payload.resume();
 }
 
+/**
+ * Content-Type is a singleton (RFC 9110 §8.3): with two, which one counts would depend on their
+ * order (Node keeps the first), so the body has no one media type.
+ */
+function hasSeveralMediaTypes(req: FastifyRequest): boolean {
+  return rawHeaderValues(req.raw.rawHeaders, 'content-type').length > 1;
+}
+
 /** The media type the parser takes: `application/json`, any parameters, any case. */
 function isJsonMediaType(req: FastifyRequest): boolean {
+  if (hasSeveralMediaTypes(req)) return false;
   const type = req.headers['content-type'];
   // Without Content-Type only an empty body gets through (Fastify parses nothing then).
   if (type === undefined) return !(Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined);
@@ -107,6 +117,7 @@ export default fp(
         // A compressed body read as text would be a misleading MALFORMED_JSON (or, worse, plain
         // JSON labelled gzip would pass): the coding is refused by name, once the bytes are in.
         if (encoded) return done(headerValidationError(encoded, CODING_REFUSED[encoded]), undefined);
+        if (hasSeveralMediaTypes(req)) return done(headerValidationError('Content-Type', 'The request body must be sent with one Content-Type header, application/json.'), undefined);
         req.rawBody = body as Buffer;
         done(null, undefined);
       });

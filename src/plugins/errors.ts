@@ -2,7 +2,7 @@
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { MAX_ROWS } from '../config.js';
-import { type ApiError, envelopeJson, isHostRefusal, toApiError } from '../errors.js';
+import { type ApiError, envelopeJson, isFramingRefusal, toApiError } from '../errors.js';
 
 /** The contract's error envelope as the response (headers such as Retry-After set by the caller). */
 export function sendEnvelope(reply: FastifyReply, api: ApiError, requestId: string): FastifyReply {
@@ -20,7 +20,7 @@ export default fp(
     app.setErrorHandler(async (err, req, reply) => {
       // An unopened path is the plain 404 whatever was found wrong on the way to it (QUERY
       // without a Content-Type, a compressed body); only the Host refusal keeps its answer.
-      if (req.is404 && !isHostRefusal(err)) return sendNotFound(reply);
+      if (req.is404 && !isFramingRefusal(err)) return sendNotFound(reply);
       let api = toApiError(err, limits);
       // A chunked body cut at the size limit counts toward the per-minute limit first (step 2).
       if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

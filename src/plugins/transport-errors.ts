@@ -6,7 +6,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIPv6, type Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, envelopeJson, headerValidationError, hostRefusal } from '../errors.js';
+import { ApiError, envelopeJson, headerValidationError, hostRefusal, http10ChunkingRefusal } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
 import { rawHeaderValues } from '../raw-headers.js';
 import { clientRequestId, newRequestId, setRequestIds } from './request-id.js';
@@ -14,6 +14,8 @@ import { connectionsOf } from '../shutdown.js';
 
 /** Parser errors about the header block; the others concern the body's framing. */
 const HEADER_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'HPE_CR_EXPECTED']);
+/** Parser errors about the request line (a path without its slash, `HTTP/1.2`, an HTTP/2 preface). */
+const REQUEST_LINE_ERRORS = new Set(['HPE_INVALID_URL', 'HPE_INVALID_VERSION', 'HPE_INVALID_CONSTANT']);
 
 /**
  * The contract error for bytes Node's parser refused, or a request that never arrived in full;
@@ -27,6 +29,7 @@ function parserError(code: string | undefined): ApiError | null {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError('MALFORMED_JSON', 'The request did not arrive in full within the request timeout; send it again whole.');
   if (code === 'HPE_HEADER_OVERFLOW') return headerValidationError('headers', 'The request headers are too large.');
   if (code !== undefined && HEADER_ERRORS.has(code)) return headerValidationError('headers', 'A request header could not be read.');
+  if (code !== undefined && REQUEST_LINE_ERRORS.has(code)) return new ApiError('MALFORMED_JSON', 'The request line (method, path, HTTP version) could not be read.');
   return new ApiError('MALFORMED_JSON', 'The request could not be read: its Content-Length, Transfer-Encoding or chunks are malformed.');
 }
 
@@ -141,6 +144,24 @@ export function requireHost(app: FastifyInstance): void {
     connectionsOf(req.raw.socket)?.markLast(req.raw.socket);
     setRequestIds(req, reply);
     done(hostRefusal());
+  });
+}
+
+/**
+ * RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing, even with a
+ * Content-Length, and the connection is closed after the answer (an HTTP/1.0 intermediary would
+ * not have read the chunks as the body, so a request hidden in them must never run). Node's
+ * parser reads the chunks; this root hook refuses the request first, as `requireHost` does.
+ */
+export function refuseHttp10Chunking(app: FastifyInstance): void {
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.raw.httpVersion !== '1.0' || req.headers['transfer-encoding'] === undefined) {
+      done();
+      return;
+    }
+    connectionsOf(req.raw.socket)?.markLast(req.raw.socket);
+    setRequestIds(req, reply);
+    done(http10ChunkingRefusal());
   });
 }
 
