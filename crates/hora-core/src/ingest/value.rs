@@ -2,7 +2,7 @@
 //! the last one (serde_json's `Value` does that), so no field of a request is ever dropped unseen.
 
 use super::errors::FieldErrors;
-use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -51,62 +51,50 @@ pub(crate) fn too_many_values() -> String {
 
 pub(crate) struct StrictValue<'e> {
     pub path: String,
-    /// Where each duplicate key is reported with its path. None: the first one fails the read,
-    /// and no paths are built (the idempotency digest reads whole bodies this way).
-    pub errors: Option<&'e mut FieldErrors>,
+    /// Where each duplicate key is reported with its path.
+    pub errors: &'e mut FieldErrors,
     /// Containers around this value. A container at `MAX_DEPTH` is skipped without recursion and
     /// read as `null`, which every field's own check then refuses (and an unknown key under
-    /// `options` is ignored, as the contract says); without `errors` it fails the read instead,
-    /// so two bodies that differ only down there never share a digest.
+    /// `options` is ignored, as the contract says).
     pub depth: usize,
-    /// The path of the value being read, kept up to date for a parse error: serde_json refuses a
-    /// number beyond f64 before any visitor sees it, and the error must name its own path.
-    /// The top-level field being read (None for the digest, which reads whole bodies).
-    field: Option<&'e FieldRead>,
+    /// The top-level field being read: the path being read, kept up to date for a parse error
+    /// (serde_json refuses a number beyond f64 before any visitor sees it, and the error must name
+    /// its own path), and the items and members left.
+    field: &'e FieldRead,
 }
 
 impl<'e> StrictValue<'e> {
-    pub fn new(path: String, errors: Option<&'e mut FieldErrors>) -> Self {
-        StrictValue { path, errors, depth: 0, field: None }
-    }
-
     /// The value of top-level field `key` of a request (its objects' keys checked as `keys_of`
     /// says), with `field.reading` following the path being read. Past `MAX_FIELD_VALUES` items
     /// and members the rest of each container is skipped and `field.over()` is true.
     pub fn top_level(key: &str, errors: &'e mut FieldErrors, field: &'e FieldRead) -> Self {
         field.reading.replace(key.to_string());
-        StrictValue { path: key.to_string(), errors: Some(errors), depth: 0, field: Some(field) }
+        StrictValue { path: key.to_string(), errors, depth: 0, field }
     }
 
     fn child(&mut self, path: String) -> StrictValue<'_> {
-        if let Some(f) = self.field {
-            f.reading.replace(path.clone());
-        }
-        StrictValue { path, errors: self.errors.as_deref_mut(), depth: self.depth + 1, field: self.field }
+        self.field.reading.replace(path.clone());
+        StrictValue { path, errors: &mut *self.errors, depth: self.depth + 1, field: self.field }
     }
 
     /// Counts one more item or member of the top-level field; false once it holds too many,
     /// and then the field is marked as over the cap.
     fn take_one(&self) -> bool {
-        let room = self.field.is_none_or(FieldRead::take_one);
-        if let (false, Some(f)) = (room, self.field) {
-            f.over.set(true);
+        let room = self.field.take_one();
+        if !room {
+            self.field.over.set(true);
         }
         room
     }
 
     /// Whether the field has room for one more item; it is counted once the item is seen.
     fn has_room(&self) -> bool {
-        self.field.is_none_or(|f| f.values_left.get() > 0)
+        self.field.values_left.get() > 0
     }
 
-    /// Whether this container is past `MAX_DEPTH`: Ok(true) to skip it, an error without `errors`.
-    fn too_deep<E: Error>(&self) -> Result<bool, E> {
-        match (self.depth >= MAX_DEPTH, self.errors.is_some()) {
-            (false, _) => Ok(false),
-            (true, true) => Ok(true),
-            (true, false) => Err(E::custom("nested too deeply")),
-        }
+    /// Whether this container is past `MAX_DEPTH`, to be skipped.
+    fn too_deep(&self) -> bool {
+        self.depth >= MAX_DEPTH
     }
 }
 
@@ -178,7 +166,7 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
-        if self.too_deep()? {
+        if self.too_deep() {
             // serde_json skips an ignored value without recursing, at any depth.
             while seq.next_element::<IgnoredAny>()?.is_some() {}
             return Ok(Value::Null);
@@ -192,7 +180,7 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
                 }
                 return Ok(Value::Array(out));
             }
-            let path = if self.errors.is_some() { format!("{}[{}]", self.path, out.len()) } else { String::new() };
+            let path = format!("{}[{}]", self.path, out.len());
             match seq.next_element_seed(self.child(path))? {
                 Some(v) => {
                     self.take_one();
@@ -204,13 +192,12 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
     }
 
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
-        if self.too_deep()? {
+        if self.too_deep() {
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             return Ok(Value::Null);
         }
         let mut out = Map::new();
-        // Only a request's body is read with paths (`errors`); the digest reads every key.
-        let keys = if self.errors.is_some() { keys_of(&self.path) } else { None };
+        let keys = keys_of(&self.path);
         // A set, not a list: a closed object with 80,000 unknown keys made the scan quadratic.
         let mut refused: HashSet<String> = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
@@ -222,27 +209,18 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
                 map.next_value::<IgnoredAny>()?;
                 // A repeated unknown key is named once.
                 if keys.refuse_others && !refused.contains(&key) {
-                    if let Some(e) = self.errors.as_deref_mut() {
-                        e.push(|| format!("{}.{}", self.path, key), super::body::UNKNOWN_FIELD);
-                    }
+                    self.errors.push(|| format!("{}.{}", self.path, key), super::body::UNKNOWN_FIELD);
                     refused.insert(key);
                 }
                 continue;
             }
-            let path = match self.errors {
-                None => String::new(),
-                Some(_) if self.path.is_empty() => key.clone(),
-                Some(_) => format!("{}.{}", self.path, key),
-            };
+            let path = if self.path.is_empty() { key.clone() } else { format!("{}.{}", self.path, key) };
             let value = map.next_value_seed(self.child(path.clone()))?;
             if !out.contains_key(&key) {
                 out.insert(key, value);
                 continue;
             }
-            match self.errors.as_deref_mut() {
-                Some(e) => e.push(|| path, "duplicate key"),
-                None => return Err(A::Error::custom("duplicate key")),
-            }
+            self.errors.push(|| path, "duplicate key");
         }
         Ok(Value::Object(out))
     }
