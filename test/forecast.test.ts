@@ -156,6 +156,11 @@ describe('validation order steps 3 to 6', () => {
     expect(fields).toEqual(expect.arrayContaining(['series[3].y', 'series[5].ds', 'options.cleaning.imputer', 'extra']));
     const many = seasonalRows('a', 30).map((row) => ({ ...row, y: 'x' }));
     expect((await post(base({}, many as any))).json.error.details.errors).toHaveLength(10);
+    // Ten row errors from the parser plus field errors found after it still list 10, fields first.
+    const { h: _h, ...noH } = base({ point_quantile: 0.12345 }, many as any);
+    const both = (await post(noH)).json.error.details.errors;
+    expect(both).toHaveLength(10);
+    expect(both.slice(0, 2).map((e: any) => e.field)).toEqual(['h', 'point_quantile']);
   });
 
   it('wrong types of small fields are VALIDATION_ERROR naming them', async () => {
@@ -385,6 +390,12 @@ describe('validation order steps 3 to 6', () => {
     const raw = await post({ series: seasonalRows('a', 24), h: 2, options: { cleaning: { preset: 'raw' } } });
     expectError(raw, 422, 'VALIDATION_ERROR');
     expect(raw.json.error.details.errors[0].field).toBe('freq');
+    // Step 5 comes before the model checks (step 6): an unknown model or a horizon too long is not reported.
+    for (const extra of [{ model: 'nope' }, { h: 2000 }]) {
+      const first = await post({ series: seasonalRows('a', 24), h: 2, ...extra, options: { cleaning: { preset: 'raw' } } });
+      expectError(first, 422, 'VALIDATION_ERROR');
+      expect(first.json.error.details.errors).toEqual([{ field: 'freq', message: 'is required with the raw preset' }]);
+    }
   });
 
   it('model checks: MODEL_NOT_AVAILABLE, HORIZON_EXCEEDS_MODEL, strict QUANTILE_UNSUPPORTED', async () => {

@@ -162,6 +162,8 @@ describe('time zones', () => {
     expect(json.freq).toBe('MS');
     expect(fds(json)).toEqual(['2025-03-01T05:00:00Z', '2025-04-01T04:00:00Z', '2025-05-01T04:00:00Z']);
     expect(series0(json).timezone).toMatchObject({ used: 'America/New_York', source: 'option', naive_rows: 26 });
+    // Naive stamps read in options.timezone assumed nothing: no UTC-fallback issue.
+    expect(issueCodes(json)).not.toContain('naive_timestamps_assumed_utc');
   });
 
   it('Berlin month starts exported in UTC with Z step on options.timezone, as the same instants in Unix time do', async () => {
