@@ -17,9 +17,25 @@ describe('config', () => {
       dailyPoints: 50_000_000,
       cleanCapacity: availableParallelism(),
       requestBudgetMs: 30_000,
+      inferenceSlots: 1,
+      inferenceQueue: 16,
+      inferenceWaitMs: 5_000,
       inferenceThreads: 2,
       bodyLimitBytes: 256 * 1024 * 1024,
+      logLevel: 'info',
     });
+    // The wait's default is min(5000, budget).
+    expect(loadConfig({ HORA_REQUEST_BUDGET_MS: '1200' }).inferenceWaitMs).toBe(1_200);
+  });
+
+  it('an empty value means the default, as an unset one does', () => {
+    const names = ['PORT', 'HORA_FORECAST_RPM', 'HORA_CLEAN_RPM', 'HORA_DAILY_POINTS', 'HORA_REQUEST_BUDGET_MS', 'HORA_INFERENCE_QUEUE', 'HORA_INFERENCE_WAIT_MS', 'HORA_KEY_PREFIX', 'HORA_LOG_LEVEL'];
+    expect(loadConfig(Object.fromEntries(names.map((n) => [n, ''])))).toEqual(loadConfig({}));
+  });
+
+  it('HORA_KEY_PREFIX is 1 to 32 letters or digits', () => {
+    expect(loadConfig({ HORA_KEY_PREFIX: 'A1'.repeat(16) }).keyPrefix).toBe('A1'.repeat(16));
+    expect(() => loadConfig({ HORA_KEY_PREFIX: 'a'.repeat(33) })).toThrow(/HORA_KEY_PREFIX/);
   });
 
   it('reads every HORA_* variable, HOST and PORT', () => {

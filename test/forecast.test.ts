@@ -146,6 +146,16 @@ describe('a successful forecast', () => {
 });
 
 describe('validation order steps 3 to 6', () => {
+  it('usage.latency_ms is the server time from receipt to the assembled forecast: above 0, at most what the caller waited', async () => {
+    const series = Array.from({ length: 20 }, (_, e) => seasonalRows(`e${e}`, 400, e)).flat();
+    const started = performance.now();
+    const { res, json } = await post({ series, h: 48, freq: 'h', level: [80] });
+    const waited = performance.now() - started;
+    expect(res.statusCode).toBe(200);
+    expect(json.usage.latency_ms).toBeGreaterThan(0);
+    expect(json.usage.latency_ms).toBeLessThanOrEqual(waited);
+  });
+
   it('errors name fields as paths, at most 10, for the rows and the small fields together', async () => {
     const series: any[] = seasonalRows('a', 20);
     series[3].y = 'high';
@@ -303,6 +313,20 @@ describe('validation order steps 3 to 6', () => {
     expect(await reason([{ unique_id: 'a', ds: at(0), t: 1 }, { unique_id: 'a', ds: at(1), t: 2 }])).toBe('model_unsupported');
     expect(await reason([{ unique_id: 'a', ds: at(0), t: true }, { unique_id: 'a', ds: at(1), t: 'hot' }])).toBe('not_numeric');
     expect(await reason([{ unique_id: 'a', ds: at(0), t: 1 }, { unique_id: 'a', ds: at(1), t: 2 }, { unique_id: 'a', ds: at(1), t: null }])).toBe('future_values_missing');
+  });
+
+  it('clean_exog defaults to true: a short covariate gap is filled and recorded, with false the column is unusable for its gaps', async () => {
+    const history = hourlyRows('a', 48, (i) => 10 + (i % 24)).map((r, i) => ({ ...r, t: i === 20 ? null : i }));
+    const future = [0, 1].map((k) => ({ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 1, 48 + k)), t: k }));
+    const run = async (extra: Record<string, unknown>) => {
+      const r = await post({ series: history, h: 2, freq: 'h', future_covariates: future, ...extra });
+      expect(r.res.statusCode, JSON.stringify(r.json).slice(0, 300)).toBe(200);
+      const filled = r.json.cleaning_report.decisions.filter((d: { id: string }) => d.id === 'exog.impute');
+      return { reason: r.json.model_input[0].covariates[0].reason, filled: filled.length };
+    };
+    expect(await run({})).toEqual({ reason: 'model_unsupported', filled: 1 });
+    expect(await run({ clean_exog: true })).toEqual({ reason: 'model_unsupported', filled: 1 });
+    expect(await run({ clean_exog: false })).toEqual({ reason: 'gaps', filled: 0 });
   });
 
   it('a string in one entity makes the covariate not_numeric for that entity only, rows shuffled or not', async () => {

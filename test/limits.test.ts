@@ -425,10 +425,15 @@ describe('capacity', () => {
   });
 
   it('a run past HORA_REQUEST_BUDGET_MS is 504 GATEWAY_TIMEOUT: not stored, not billed, quota released', async () => {
-    t = await makeTestApp({ HORA_REQUEST_BUDGET_MS: '50', HORA_DAILY_POINTS: '100' });
+    t = await makeTestApp({ HORA_REQUEST_BUDGET_MS: '200', HORA_DAILY_POINTS: '100' });
+    const started = performance.now();
     const res = await post({ reserve: 100, infer_gate: 'late', settle: { input: 90, forecast: 10 } }, { 'idempotency-key': 'slow-1' });
+    const waited = performance.now() - started;
     expect(res.statusCode).toBe(504);
-    expect(res.json().error).toMatchObject({ code: 'GATEWAY_TIMEOUT', category: 'server', retryable: true });
+    expect(res.json().error).toMatchObject({ code: 'GATEWAY_TIMEOUT', category: 'server', retryable: true, details: { budget_ms: 200 } });
+    // Answered when the budget runs out, not long after: a gate that never opens would wait forever.
+    expect(waited).toBeGreaterThanOrEqual(190);
+    expect(waited).toBeLessThan(3_000);
     expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0 });
     const day = new Date(t.clock.now()).toISOString().slice(0, 10);
     expect(await t.store.quotaUsed('acct', day)).toBe(0);

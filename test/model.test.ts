@@ -95,6 +95,17 @@ describe('serving', () => {
     });
   });
 
+  it('flip_average defaults to true: an omitted one forecasts as true does, not as false', async () => {
+    const r = rng(17);
+    const series = hourlyRows('a', 200, (i) => 5 + i * 0.05 + 3 * Math.sin(i / 4) + r());
+    const body = (model_options?: Record<string, unknown>) => ({ series, h: 16, freq: 'h', level: [80], ...(model_options ? { model_options } : {}) });
+    const omitted = await forecast(body());
+    const on = await forecast(body({ flip_average: true }));
+    const off = await forecast(body({ flip_average: false }));
+    expect(omitted.forecast).toEqual(on.forecast);
+    expect(off.forecast).not.toEqual(on.forecast);
+  });
+
   it('nonnegative: auto clips a nonnegative history at 0, true clips always, false never', async () => {
     const r = rng(5);
     // Intermittent demand: mostly zeros, the lower quantiles would fall below 0 without clipping.

@@ -28,12 +28,12 @@ describe('request ids', () => {
   });
 
   it('client ids outside ^[A-Za-z0-9_-]{8,64}$ are ignored: the header is carried empty, as without one', async () => {
-    for (const id of ['short', 'a'.repeat(65), 'has space in it', 'dots.are.not.ok', 'ünïcode-id-00']) {
+    for (const id of ['short', 'a'.repeat(7), 'a'.repeat(65), 'has space in it', 'dots.are.not.ok', 'ünïcode-id-00']) {
       const res = await post({ 'x-request-id': id });
       expect(res.headers['x-client-request-id'], id).toBe('');
     }
     expect((await post({})).headers['x-client-request-id']).toBe('');
-    expect((await post({ 'x-request-id': 'a'.repeat(64) })).headers['x-client-request-id']).toBe('a'.repeat(64));
+    for (const id of ['a'.repeat(8), 'a'.repeat(64)]) expect((await post({ 'x-request-id': id })).headers['x-client-request-id']).toBe(id);
   });
 
   it('error responses carry both ids too', async () => {

@@ -208,4 +208,19 @@ describe('sqlite store', () => {
     expect(await store.rpmPeek('a', 'p', 0)).toBe(0);
     expect(await store.quotaUsed('a', '2020-01-01')).toBe(0);
   });
+
+  it('sweep keeps the current minute window, unexpired records and the days from the oldest kept one', async () => {
+    const { store } = await open();
+    const now = 1_000_000;
+    const window = now - (now % 60_000);
+    await store.rpmConsume('a', 'p', window, 5);
+    await store.quotaReserve('a', '2020-01-02', 5, 10, now, 60_000);
+    const live = { keyId: 'k', route: 'r', idempotencyKey: 'live' };
+    await store.idempotencyBegin(live, 'd', now, 10);
+    await store.idempotencyComplete(live, { status: 200, contentType: 'text/plain', body: Buffer.from('x'), requestId: 'req_x' }, now, 86_400_000);
+    await store.sweep(now, '2020-01-02');
+    expect(await store.rpmPeek('a', 'p', window)).toBe(1);
+    expect(await store.quotaUsed('a', '2020-01-02')).toBe(5);
+    expect(await store.idempotencyBegin(live, 'd', now + 1, 10)).toMatchObject({ state: 'completed' });
+  });
 });
