@@ -65,10 +65,14 @@ describe('npx hora', () => {
     expect(r.out).toMatchObject({ org: 'acme', preset: 'strict', version: '2026-12', suspended: false, pending_deletion: false });
   });
 
-  it('creating an existing org fails with an error object on stderr and a non-zero exit', async () => {
+  it('creating an existing org or account could not be done: exit 1 with an error object on stderr', async () => {
     const r = await hora('org', 'create', 'acme');
-    expect(r.code).not.toBe(0);
-    expect(r.err.error).toBeDefined();
+    expect(r.code).toBe(1);
+    expect(r.err.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+    expect((await hora('account', 'create', 'dup-acct', '--org', 'acme')).code).toBe(0);
+    const again = await hora('account', 'create', 'dup-acct', '--org', 'acme');
+    expect(again.code).toBe(1);
+    expect(again.err.error.code).toBe(r.err.error.code);
   });
 
   it('org update changes flags and defaults', async () => {

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, ERROR_CODES, envelope, envelopeJson, fromEngineError, isRetryableStatus, jsonPointerToPath } from '../src/errors.js';
@@ -129,6 +130,19 @@ describe('error handling over HTTP', () => {
     const res = await post('{"pad":"' + 'x'.repeat(5000) + '"}');
     expect(res.statusCode).toBe(422);
     expect(res.json().error).toMatchObject({ code: 'POINTS_EXCEEDED', category: 'limit_exceeded', details: { cap: 200000, max_body_bytes: 4096 } });
+  });
+
+  it('a body of exactly HORA_BODY_LIMIT_BYTES is read, one byte more is POINTS_EXCEEDED, declared or streamed', async () => {
+    const body = (bytes: number) => '{"pad":"' + 'x'.repeat(bytes - 10) + '"}';
+    expect(body(4096)).toHaveLength(4096);
+    expect((await post(body(4096))).statusCode).toBe(200);
+    expect((await post(body(4097))).json().error.code).toBe('POINTS_EXCEEDED');
+    // Without Content-Length the body is counted as it arrives.
+    const streamed = (bytes: number) =>
+      t.app.inject({ method: 'POST', url: TEST_FORECAST, headers: { ...bearer(t.key), 'content-type': 'application/json' }, payload: Readable.from([body(bytes)]) });
+    const atLimit = await streamed(4096);
+    expect(atLimit.statusCode, atLimit.body.slice(0, 200)).toBe(200);
+    expect((await streamed(4097)).json().error.code).toBe('POINTS_EXCEEDED');
   });
 
   it('a body sent without the JSON content type is 400 VALIDATION_ERROR naming Content-Type', async () => {

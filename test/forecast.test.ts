@@ -39,6 +39,7 @@ describe('a successful forecast', () => {
     const series = [...seasonalRows('a', 72), ...seasonalRows('b', 48, 2)];
     const { res, json } = await post({ series, h: 5, freq: 'h' }, { 'x-request-id': 'trace-forecast-0001' });
     expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(forecastShape.Check(json), JSON.stringify([...forecastShape.Errors(json)].slice(0, 3))).toBe(true);
     expect(json.request_id).toBe(res.headers['x-request-id']);
     expect(json.model_used).toBe('hora-1.0');

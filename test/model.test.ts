@@ -156,6 +156,18 @@ describe('serving', () => {
       expect(row.intervals!['98'].hi - row.intervals!['98'].lo).toBeLessThan(20);
     }
   });
+
+  it('each rolled-forward block continues from the one before, from a full context too: the median keeps the phase of a pure sine', async () => {
+    // Period 24 does not divide the 64-step native block: a block that repeated the first, or a
+    // context that kept its oldest points once the rollout pushed it past 4096, would be out of phase.
+    for (const length of [512, 4096]) {
+      const sine = hourlyRows('sine', length, (i) => Math.sin((2 * Math.PI * i) / 24));
+      const f = await forecast({ series: sine, h: 1024, freq: 'h' });
+      const errors = f.forecast.map((row, k) => Math.abs(row.y_hat - Math.sin((2 * Math.PI * (length + k)) / 24)));
+      const blockMae = Array.from({ length: 16 }, (_, b) => errors.slice(b * 64, b * 64 + 64).reduce((a, e) => a + e, 0) / 64);
+      expect(Math.max(...blockMae), `${length}: ${blockMae.map((m) => m.toFixed(2))}`).toBeLessThan(0.25);
+    }
+  });
 });
 
 describe('interval calibration by frequency family', () => {

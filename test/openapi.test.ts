@@ -77,6 +77,14 @@ describe('the OpenAPI document', () => {
     expect([tolerant.validate(report, grown), exact.validate(committed, grown)]).toEqual([true, false]);
   });
 
+  it('every operation requires the Authorization: Bearer key', () => {
+    expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
+    for (const op of [forecastOp(), cleanOp()]) {
+      const security = (op as { security?: unknown }).security ?? doc.security;
+      expect(security).toEqual([{ bearer: [] }]);
+    }
+  });
+
   it('lists the status codes the contract gives each route', () => {
     expect(Object.keys(forecastOp().responses).sort()).toEqual(['200', '400', '401', '403', '409', '422', '429', '500', '503', '504']);
     expect(Object.keys(cleanOp().responses).sort()).toEqual(['200', '400', '401', '403', '422', '429', '500', '503']);
