@@ -153,6 +153,7 @@ describe('real responses match the OpenAPI document', () => {
     for (const options of [{}, { cleaning: { preset: 'raw' } }]) {
       const res = await post('/v1/forecast', { series, h: 3, freq: 'h', level: [80], options });
       expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      expect(String(res.headers['server-timing']).split(', ').map((s) => s.split(';')[0])).toEqual(['parse', 'clean', 'inference', 'serialize', 'total']);
       expectBodyDeclared(forecastOp(), res);
       expectHeadersDeclared(forecastOp(), res);
     }

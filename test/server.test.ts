@@ -331,6 +331,12 @@ describe('bytes the HTTP parser refuses', () => {
     expect(headers.toLowerCase()).toContain(`x-request-id: ${error.request_id}`);
     expect(headers.toLowerCase()).toContain('x-client-request-id: no-host-1');
     expect(headers.toLowerCase()).toContain('connection: close');
+    // On every path, an unopened one too: the Host rule comes before routing.
+    const unopened = await rawExchange(`GET /nowhere HTTP/1.1\r\nX-Request-Id: no-host-2\r\n\r\n`);
+    const [unopenedHeaders, unopenedJson] = unopened.split('\r\n\r\n');
+    expect(unopenedHeaders.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(unopenedHeaders.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(unopenedJson).error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'Host' } });
     // HTTP/1.0 has no Host requirement.
     const old = await rawExchange(`GET /openapi.json HTTP/1.0\r\n\r\n`);
     expect(old.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
