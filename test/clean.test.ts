@@ -62,6 +62,8 @@ describe('POST /v1/clean', () => {
       ['gap.impute', 'applied', 3],
     ]);
     expect(json.data_quality).toMatchObject({ status: 'cleaned', imputed_points: 3, outlier_points_suppressed: 0, inferred_freq: null });
+    // warnings is omitted when empty, as on the forecast.
+    expect(json).not.toHaveProperty('warnings');
     expect(res.headers['x-ratelimit-policy']).toBe('clean-rpm');
     const after = await t.hora('usage', 'acct');
     expect(after.billed_points).toBe(before.billed_points);
@@ -361,6 +363,18 @@ describe('the cleaning stage inside the forecast', () => {
     expect(ok.res.statusCode).toBe(200);
     expect(ok.json.data_quality).toEqual({ status: 'ok', missing_ratio: 0 });
     expect(ok.json.cleaning_report).toBeUndefined();
+  });
+
+  it('h sent to /clean makes the report cover the forecast stamps: future rows for them are not unused', async () => {
+    const series = seasonalRows('a', 48).map((r, i) => ({ ...r, temp: i }));
+    const future = [0, 1].map((k) => ({ unique_id: 'a', ds: isoZ(START + (48 + k) * HOUR), temp: 1 }));
+    const unused = (json: Record<string, any>) => (json.warnings ?? []).filter((w: { code: string }) => w.code === 'future_rows_unused');
+    const withH = await clean({ series, future_covariates: future, freq: 'h', h: 2 });
+    expect(withH.res.statusCode).toBe(200);
+    expect(unused(withH.json)).toEqual([]);
+    const withoutH = await clean({ series, future_covariates: future, freq: 'h' });
+    expect(withoutH.res.statusCode).toBe(200);
+    expect(unused(withoutH.json)).toMatchObject([{ unique_id: 'a', count: 2 }]);
   });
 
   it('covariates are reported per column; hora-1.0 uses none', async () => {

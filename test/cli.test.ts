@@ -162,7 +162,7 @@ describe('npx hora', () => {
   });
 
   it('--help (anywhere) and no arguments print the usage as one JSON object, exit 0', async () => {
-    for (const args of [['--help'], ['org', 'create', '--help'], []]) {
+    for (const args of [['--help'], ['-h'], ['help'], ['org', 'create', '--help'], []]) {
       const r = await hora(...args);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.out.usage).toContain('hora org create ORG [--preset P] [--version V]');
