@@ -151,6 +151,12 @@ describe('npx hora', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.err.error.code, args.join(' ')).toBe('invalid_value');
     }
+    // Org and account names: 1 to 64 of letters, digits, `_ . @ -`, starting with a letter or digit.
+    for (const name of ['_lead', '.dot', '@at', 'a'.repeat(65), 'a#b']) {
+      const r = await hora('org', 'create', name);
+      expect([r.code, r.err?.error.code], name).toEqual([2, 'invalid_value']);
+    }
+    for (const name of ['a'.repeat(64), '0a_b.c@d-e']) expect((await hora('org', 'create', name)).code, name).toBe(0);
     // A well-formed name that is not there is still "could not be done": exit 1.
     expect((await hora('key', 'create', '--account', 'ghost', '--name', 'n')).code).toBe(1);
     expect((await hora('key', 'revoke', 'key_0123456789abcdef')).code).toBe(1);

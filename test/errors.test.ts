@@ -98,6 +98,8 @@ describe('error registry', () => {
     expect(jsonPointerToPath('/series/3/y')).toBe('series[3].y');
     expect(jsonPointerToPath('/options/cleaning')).toBe('options.cleaning');
     expect(jsonPointerToPath('')).toBe('');
+    // RFC 6901 escapes are decoded: ~1 is '/', ~0 is '~'.
+    expect(jsonPointerToPath('/options/cleaning/a~1b~0c')).toBe('options.cleaning.a/b~c');
   });
 });
 

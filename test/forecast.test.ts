@@ -282,6 +282,12 @@ describe('validation order steps 3 to 6', () => {
     expect(garbage.json.error.details.errors[0].field).toBe('future_covariates[2].ds');
   });
 
+  it('an unknown key holding / or ~ is named as sent', async () => {
+    const r = await post({ ...base(), options: { cleaning: { 'a/b': 1, 'c~d': 2 } } });
+    expectError(r, 422, 'VALIDATION_ERROR');
+    expect(r.json.error.details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['options.cleaning.a/b', 'options.cleaning.c~d']);
+  });
+
   it('a __proto__ key is a key like any other: refused in closed objects, ignored under options, never a prototype', async () => {
     const rows = JSON.stringify(seasonalRows('a', 48));
     const send = (extra: string) => post(`{"h":3,"freq":"h","series":${rows},${extra}}`);
@@ -427,6 +433,8 @@ describe('validation order steps 3 to 6', () => {
     const m = await post(base({ model: 'gpt-ts' }));
     expectError(m, 422, 'MODEL_NOT_AVAILABLE');
     expect(m.json.error.details).toEqual({ model: 'gpt-ts', available: ['hora-1.0', 'hora'] });
+    // The model is judged before its horizon: an unknown model with a horizon too long names the model.
+    expectError(await post(base({ model: 'gpt-ts', h: 1500 })), 422, 'MODEL_NOT_AVAILABLE');
     const h = await post(base({ h: 1025 }));
     expectError(h, 422, 'HORIZON_EXCEEDS_MODEL');
     expect(h.json.error.details).toEqual({ model: 'hora-1.0', h: 1025, max_horizon: 1024 });

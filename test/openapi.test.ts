@@ -104,6 +104,9 @@ describe('the OpenAPI document', () => {
   it("/v1/clean's 503 does not list MODEL_BUSY: it never calls the model", () => {
     expect(cleanOp().responses['503'].description).not.toContain('MODEL_BUSY');
     expect(forecastOp().responses['503'].description).toContain('MODEL_BUSY');
+    // Every 503 the service sends carries Retry-After (MODEL_BUSY, a paused endpoint, capacity).
+    expect(forecastOp().responses['503'].headers['Retry-After']).toBeDefined();
+    expect(cleanOp().responses['503'].headers['Retry-After']).toBeDefined();
   });
 
   it("carries the contract's defaults and the knobs' ranges", () => {

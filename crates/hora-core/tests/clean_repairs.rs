@@ -204,3 +204,41 @@ fn outliers_are_flagged_and_never_modified() {
     let issues = &out.report.unwrap()["series"][0]["issues"];
     assert!(issues.as_array().unwrap().iter().any(|i| i["code"] == "outliers_flagged" && i["count"] == 1));
 }
+
+/// The `count` of the series' issue `code`, if it was written.
+fn issue_count(out: &hora_core::clean::Cleaned, code: &str) -> Option<u64> {
+    let report = out.report.as_ref().unwrap();
+    report["series"][0]["issues"].as_array().unwrap().iter().find(|i| i["code"] == code).and_then(|i| i["count"].as_u64())
+}
+
+#[test]
+fn bounds_clamp_imputed_values_at_both_ends_and_only_flag_observed_ones() {
+    // y = 10 + k with slots 20..23 missing: a linear fill gives 30, 31, 32.
+    let t = table(&with_gap("a", 60, 20..23));
+    let run_with = |lower: f64, upper: f64| {
+        run(&t, Some("h"), 1, &opts(json!({"impute_method": "linear", "bounds": {"lower": lower, "upper": upper}}))).unwrap()
+    };
+    let lifted = run_with(31.5, 1000.0);
+    assert_eq!(lifted.entities[0].values[20..23], [31.5, 31.5, 32.0]);
+    let lowered = run_with(-1000.0, 30.5);
+    assert_eq!(lowered.entities[0].values[20..23], [30.0, 30.5, 30.5]);
+    // Observed values outside the bounds stay as sent and are flagged: 10..=31 below 31.5 (20 of
+    // them observed), 31..=69 above 30.5 (37 observed).
+    assert_eq!((lifted.entities[0].values[0], lowered.entities[0].values[59]), (10.0, 69.0));
+    assert_eq!(issue_count(&lifted, "values_out_of_bounds"), Some(20));
+    assert_eq!(issue_count(&lowered, "values_out_of_bounds"), Some(37));
+}
+
+#[test]
+fn nonnegative_true_clamps_imputed_values_at_zero_and_flags_observed_negatives_unchanged() {
+    // y = k - 30 with slots 10..13 missing: a linear fill gives -20, -19, -18.
+    let rows: Vec<Row> = with_gap("a", 60, 10..13).into_iter().map(|(u, ds, y)| (u, ds, y.map(|v| v - 40.0))).collect();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"impute_method": "linear", "nonnegative": true}))).unwrap();
+    assert_eq!(out.entities[0].values[10..13], [0.0, 0.0, 0.0]);
+    assert_eq!(out.entities[0].values[0], -30.0);
+    // -30..=-1 observed except the 3 missing slots.
+    assert_eq!(issue_count(&out, "negative_values"), Some(27));
+    let free = run(&table(&rows), Some("h"), 1, &opts(json!({"impute_method": "linear", "nonnegative": false}))).unwrap();
+    assert_eq!(free.entities[0].values[10..13], [-20.0, -19.0, -18.0]);
+    assert_eq!(issue_count(&free, "negative_values"), None);
+}
