@@ -62,6 +62,7 @@ describe('POST /v1/clean', () => {
       ['gap.impute', 'applied', 3],
     ]);
     expect(json.data_quality).toMatchObject({ status: 'cleaned', imputed_points: 3, outlier_points_suppressed: 0, inferred_freq: null });
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     // warnings is omitted when empty, as on the forecast.
     expect(json).not.toHaveProperty('warnings');
     expect(res.headers['x-ratelimit-policy']).toBe('clean-rpm');

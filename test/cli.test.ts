@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { digestKey } from '../src/store/keys.js';
+import { DB_FILE_NAME } from '../src/store/sqlite.js';
 import { tempDataDir } from './helpers/app.js';
 import { testRoutes, TestControl, TEST_FORECAST } from './helpers/routes.js';
 
@@ -160,6 +161,22 @@ describe('npx hora', () => {
     // A well-formed name that is not there is still "could not be done": exit 1.
     expect((await hora('key', 'create', '--account', 'ghost', '--name', 'n')).code).toBe(1);
     expect((await hora('key', 'revoke', 'key_0123456789abcdef')).code).toBe(1);
+  });
+
+  it('a store that cannot be opened is exit 1, one JSON error on stderr', async () => {
+    const dir = tempDataDir();
+    try {
+      writeFileSync(join(dir, DB_FILE_NAME), 'this is not a database, it only has the name of one');
+      const failed = await run(process.execPath, [BIN, 'org', 'create', 'x'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir } }).then(
+        () => null,
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stdout).toBe('');
+      expect(JSON.parse(failed!.stderr.trim()).error.message).toEqual(expect.any(String));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('unknown commands and options fail with a JSON error', async () => {

@@ -389,6 +389,25 @@ describe('capacity', () => {
     expect((await b).statusCode).toBe(200);
   });
 
+  it('a slot handed to a waiting run stays taken: the next run waits behind it, never beside it', async () => {
+    t = await makeTestApp({ HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '2' });
+    const a = post({ infer_gate: 'hand-a' });
+    await waitFor(() => t.app.capacity.inference.running === 1);
+    const b = post({ infer_gate: 'hand-b' });
+    await waitFor(() => t.app.capacity.inference.waiting === 1);
+    t.control.open('hand-a');
+    expect((await a).statusCode).toBe(200);
+    // b now holds the one slot (handed over when a's run ended); c must queue.
+    expect([t.app.capacity.inference.running, t.app.capacity.inference.waiting]).toEqual([1, 0]);
+    const c = post({ infer_ms: 1 });
+    await waitFor(() => t.app.capacity.inference.waiting === 1);
+    expect(t.app.capacity.inference.running).toBe(1);
+    t.control.open('hand-b');
+    expect((await b).statusCode).toBe(200);
+    expect((await c).statusCode).toBe(200);
+    expect(t.app.capacity.inference.running).toBe(0);
+  });
+
   it('with the model busy, data the cleaning refuses still gets its 422 (step 8 before step 9)', async () => {
     t = await makeTestApp({ HORA_INFERENCE_SLOTS: '1', HORA_INFERENCE_QUEUE: '0' });
     const held = post({ infer_gate: 'hold' });

@@ -24,6 +24,15 @@ fn a_long_gap_keeps_only_the_latest_segment() {
 }
 
 #[test]
+fn with_two_long_gaps_the_segment_after_the_last_one_is_kept() {
+    let rows = drop_range(drop_range(hourly("a", 300), 150..210), 50..110);
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 90);
+    assert_eq!(out.entities[0].values[0], 220.0);
+    assert_eq!(out.data_quality["imputed_points"], 0);
+}
+
+#[test]
 fn a_split_proposed_or_declined_leaves_the_report_counting_every_row() {
     // 140 rows, a gap of 60 slots: the split would drop 50 rows.
     let rows = drop_range(hourly("a", 200), 50..110);
