@@ -415,6 +415,9 @@ describe('bytes the HTTP parser refuses', () => {
       expect(body).toBe('Not Found');
       expect(headers).toMatch(/\r\nX-Request-Id: req_[0-9a-f]+\r\n/);
     }
+    // The caller's own id is echoed there too.
+    const connect = await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: trace-connect-1\r\n\r\n');
+    expect(connect.split('\r\n\r\n')[0]).toMatch(/\r\nX-Client-Request-Id: trace-connect-1\r\n/);
   });
 });
 
