@@ -33,6 +33,11 @@ describe('config', () => {
     expect(loadConfig(Object.fromEntries(names.map((n) => [n, ''])))).toEqual(loadConfig({}));
   });
 
+  it('HORA_INFERENCE_THREADS is 1 to 64', () => {
+    expect(loadConfig({ HORA_INFERENCE_THREADS: '64' }).inferenceThreads).toBe(64);
+    expect(() => loadConfig({ HORA_INFERENCE_THREADS: '65' })).toThrow(/HORA_INFERENCE_THREADS/);
+  });
+
   it('HORA_KEY_PREFIX is 1 to 32 letters or digits', () => {
     expect(loadConfig({ HORA_KEY_PREFIX: 'A1'.repeat(16) }).keyPrefix).toBe('A1'.repeat(16));
     expect(() => loadConfig({ HORA_KEY_PREFIX: 'a'.repeat(33) })).toThrow(/HORA_KEY_PREFIX/);
