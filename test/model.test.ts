@@ -202,6 +202,19 @@ describe('interval calibration by frequency family', () => {
     // would hold trivially at a factor of 1.
     expect(ratio).toBeGreaterThan(1);
   });
+
+  it('a widened quarterly forecast is clipped at 0 after its calibration, not before', async () => {
+    // Intermittent quarterly demand: the lower quantiles sit at or below 0 before the clip.
+    const sparse = values.map((_, k) => (k % 3 === 0 ? 5 + (k % 4) : 0));
+    const series = stamps(3).map((row, k) => ({ ...row, y: sparse[k] }));
+    const f = await forecast({ series, freq: 'QS', h: 8, level: [80, 98], model_options: { nonnegative: true } });
+    for (const row of f.forecast) {
+      expect(row.intervals!['98'].lo, JSON.stringify(row)).toBeGreaterThanOrEqual(0);
+      expect(row.intervals!['80'].lo).toBeGreaterThanOrEqual(0);
+    }
+    // Some lower bound does reach 0, so the clip was needed.
+    expect(f.forecast.some((row) => row.intervals!['98'].lo === 0)).toBe(true);
+  });
 });
 
 describe('hard inputs return finite, monotone quantiles in the right scale', () => {

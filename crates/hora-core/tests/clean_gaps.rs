@@ -33,6 +33,19 @@ fn with_two_long_gaps_the_segment_after_the_last_one_is_kept() {
 }
 
 #[test]
+fn weekly_data_splits_only_past_two_years_of_gap() {
+    // Weekly data's seasonal period is 52 (steps per year), so the automatic split needs a gap of
+    // 104 steps: one of 60 weeks is filled, one of 110 splits.
+    let week = |k: i64| (chrono::NaiveDate::from_ymd_opt(2020, 1, 5).unwrap() + chrono::Duration::weeks(k)).format("%Y-%m-%d").to_string();
+    let weekly: Vec<Row> = (0..400).map(|k| ("a".to_string(), week(k), Some(10.0 + (k % 7) as f64))).collect();
+    let filled = run(&table(&drop_range(weekly.clone(), 200..260)), Some("W"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(filled.entities[0].values.len(), 400);
+    assert_eq!(filled.data_quality["imputed_points"], 60);
+    let split = run(&table(&drop_range(weekly, 200..310)), Some("W"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(split.entities[0].values.len(), 90);
+}
+
+#[test]
 fn a_split_proposed_or_declined_leaves_the_report_counting_every_row() {
     // 140 rows, a gap of 60 slots: the split would drop 50 rows.
     let rows = drop_range(hourly("a", 200), 50..110);
