@@ -242,3 +242,31 @@ fn nonnegative_true_clamps_imputed_values_at_zero_and_flags_observed_negatives_u
     assert_eq!(free.entities[0].values[10..13], [-20.0, -19.0, -18.0]);
     assert_eq!(issue_count(&free, "negative_values"), None);
 }
+
+#[test]
+fn outliers_are_flagged_above_a_robust_z_score_of_6_only() {
+    // y cycles 10..=14: median 12, MAD 1 x 1.4826. 19 scores 4.7 and stays unflagged; 23 scores 7.4.
+    let mut rows: Vec<Row> = hourly("a", 40).into_iter().enumerate().map(|(k, (u, ds, _))| (u, ds, Some(10.0 + (k % 5) as f64))).collect();
+    rows[25].2 = Some(19.0);
+    rows[30].2 = Some(23.0);
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(issue_count(&out, "outliers_flagged"), Some(1));
+    assert_eq!((out.entities[0].values[25], out.entities[0].values[30]), (19.0, 23.0));
+}
+
+#[test]
+fn a_sent_freq_accepts_up_to_10_percent_of_stamps_off_its_grid() {
+    // Every tenth stamp moved half an hour: 10 of 100 off the grid is allowed, 11 is not.
+    let shifted = |moved: &[usize]| -> Vec<Row> {
+        hourly("a", 100)
+            .into_iter()
+            .enumerate()
+            .map(|(k, (u, ds, y))| if moved.contains(&k) { (u, ds.replace(":00:00Z", ":30:00Z"), y) } else { (u, ds, y) })
+            .collect()
+    };
+    let ten: Vec<usize> = (0..10).map(|i| 5 + 10 * i).collect();
+    assert!(run(&table(&shifted(&ten)), Some("h"), 1, &opts(json!({}))).is_ok());
+    let eleven: Vec<usize> = ten.iter().copied().chain([52]).collect();
+    let err = run(&table(&shifted(&eleven)), Some("h"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::FreqInferenceFailed);
+}
