@@ -96,3 +96,16 @@ fn quarter_and_year_frequencies_are_calendar_quarters_and_years() {
     let out = run(&table(&december), Some("YE"), 1, &opts(json!({}))).unwrap();
     assert_eq!(out.entities[0].forecast_stamps, vec![micros_of("2020-12-31T00:00:00Z")]);
 }
+
+#[test]
+fn a_first_stamp_off_the_month_grid_is_dropped_and_the_grid_starts_at_the_next_one() {
+    // The origin is the best of the first stamps: a stray noon first row must not put every later
+    // midnight row off the grid.
+    let mut rows: Vec<Row> = vec![("a".to_string(), "2024-01-01T12:00:00Z".to_string(), Some(-1.0))];
+    rows.extend((1..21).map(|m| ("a".to_string(), format!("{}-{:02}-01T00:00:00Z", 2024 + m / 12, m % 12 + 1), Some(m as f64))));
+    let out = run(&table(&rows), Some("MS"), 1, &opts(json!({}))).unwrap();
+    let e = &out.entities[0];
+    assert_eq!(e.values, (1..21).map(|m| m as f64).collect::<Vec<_>>());
+    let dropped = decisions(out.report.as_ref().unwrap(), "grid.drop_off_grid");
+    assert_eq!(dropped[0]["count"], 1);
+}

@@ -115,6 +115,15 @@ fn locf_and_seasonal_impute_methods_fill_as_named() {
 }
 
 #[test]
+fn a_seasonal_fill_longer_than_its_period_repeats_the_slots_it_filled() {
+    // Slots 10..17 missing, period 3: 10..12 copy observed 7..9 (17, 18, 19), and 13..16 copy the
+    // fills three slots before them rather than falling back to a straight line.
+    let rows: Vec<Row> = hourly("a", 40).into_iter().enumerate().filter(|(k, _)| !(10..17).contains(k)).map(|(_, r)| r).collect();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"impute_method": "seasonal", "seasonal_period": 3}))).unwrap();
+    assert_eq!(&out.entities[0].values[10..17], &[17.0, 18.0, 19.0, 17.0, 18.0, 19.0, 17.0]);
+}
+
+#[test]
 fn bounds_clamp_imputed_values_and_flag_observed_ones() {
     let mut rows = gapped();
     rows[0].2 = Some(-5.0);
