@@ -46,6 +46,19 @@ fn weekly_data_splits_only_past_two_years_of_gap() {
 }
 
 #[test]
+fn daily_data_splits_at_the_16_step_floor_not_at_two_weeks() {
+    // Daily data's period is 7, and two periods (14) are below the floor of 16 steps: a gap of 15
+    // days is filled, one of 16 splits.
+    let day = |k: i64| (chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + chrono::Days::new(k as u64)).format("%Y-%m-%d").to_string();
+    let daily: Vec<Row> = (0..100).map(|k| ("a".to_string(), day(k), Some(10.0 + (k % 7) as f64))).collect();
+    let filled = run(&table(&drop_range(daily.clone(), 40..55)), Some("D"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(filled.entities[0].values.len(), 100);
+    assert_eq!(filled.data_quality["imputed_points"], 15);
+    let split = run(&table(&drop_range(daily, 40..56)), Some("D"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(split.entities[0].values.len(), 44);
+}
+
+#[test]
 fn a_split_proposed_or_declined_leaves_the_report_counting_every_row() {
     // 140 rows, a gap of 60 slots: the split would drop 50 rows.
     let rows = drop_range(hourly("a", 200), 50..110);
