@@ -205,6 +205,23 @@ fn outliers_are_flagged_and_never_modified() {
     assert!(issues.as_array().unwrap().iter().any(|i| i["code"] == "outliers_flagged" && i["count"] == 1));
 }
 
+#[test]
+fn value_issues_are_warnings_with_their_count_and_stamps() {
+    // docs/cleaning-report.md: outliers_flagged, values_out_of_bounds and negative_values are
+    // warnings with `count` and the first 20 `stamps`.
+    let mut rows = hourly("a", 40);
+    rows[25].2 = Some(1.0e6);
+    rows[3].2 = Some(-5.0);
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"nonnegative": true, "bounds": {"lower": -10.0, "upper": 100.0}}))).unwrap();
+    let issues = out.report.unwrap()["series"][0]["issues"].clone();
+    let issue = |code: &str| issues.as_array().unwrap().iter().find(|i| i["code"] == code).cloned().unwrap_or_else(|| panic!("{code}"));
+    for (code, k) in [("outliers_flagged", 25), ("values_out_of_bounds", 25), ("negative_values", 3)] {
+        let i = issue(code);
+        assert_eq!((&i["level"], &i["count"]), (&json!("warning"), &json!(1)), "{code}");
+        assert_eq!(i["stamps"], json!([hour_stamp(k)]), "{code}");
+    }
+}
+
 /// The `count` of the series' issue `code`, if it was written.
 fn issue_count(out: &hora_core::clean::Cleaned, code: &str) -> Option<u64> {
     let report = out.report.as_ref().unwrap();
