@@ -100,10 +100,15 @@ fn strict_preset_answers_timestamp_irregular_for_unsorted_rows() {
 }
 
 #[test]
-fn clean_series_false_detects_without_repairing() {
+fn clean_series_false_detects_without_repairing_and_accept_still_applies() {
     let t = table(&with_gap("a", 40, 10..12));
     let err = run(&t, Some("h"), 1, &opts(json!({"clean_series": false}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    // docs/cleaning-policy.md: clean_series false is strict, and `accept` applies what it names.
+    let accepted = run(&t, Some("h"), 1, &opts(json!({"clean_series": false, "accept": ["grid.regrid", "gap.impute"]}))).unwrap();
+    let report = accepted.report.unwrap();
+    assert_eq!(decisions(&report, "gap.impute")[0]["status"], "applied");
+    assert_eq!(accepted.entities[0].values.len(), 40);
     let clean = table(&hourly("a", 40));
     assert!(run(&clean, Some("h"), 1, &opts(json!({"clean_series": false}))).is_ok());
 }
