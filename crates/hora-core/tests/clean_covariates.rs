@@ -106,6 +106,23 @@ fn clean_exog_fills_short_covariate_gaps_and_false_makes_them_unusable() {
 }
 
 #[test]
+fn the_short_gap_limit_is_47_hourly_steps_and_a_gap_at_either_edge_is_never_filled() {
+    // The limit is the automatic split threshold (48 for hourly data) minus one.
+    let reason_with = |gap: std::ops::Range<usize>| {
+        let mut vals = vec![Some(1.0); 120];
+        vals[gap].iter_mut().for_each(|v| *v = None);
+        let t = table_with(&hourly("a", 120), &[("temp", vals)]);
+        let out = run_future(&t, &future("a", 120, 1, "temp", Some(1.0)), Some("h"), 1, &opts(json!({}))).unwrap();
+        let filled = decisions(out.report.as_ref().unwrap(), "exog.impute").first().map(|d| d["count"].clone());
+        (column(&out, "temp")["reason"].clone(), filled)
+    };
+    assert_eq!(reason_with(30..77), (json!("model_unsupported"), Some(json!(47))));
+    assert_eq!(reason_with(30..78), (json!("long_gaps"), None));
+    assert_eq!(reason_with(0..2), (json!("long_gaps"), None), "a gap at the start");
+    assert_eq!(reason_with(118..120), (json!("long_gaps"), None), "a gap at the end");
+}
+
+#[test]
 fn a_covariate_fill_that_is_only_proposed_leaves_the_column_with_gaps() {
     let mut vals: Vec<Option<f64>> = (0..30).map(|k| Some(k as f64)).collect();
     vals[10] = None;
