@@ -176,6 +176,7 @@ fn declining_the_masked_tail_is_trailing_gap_too_long() {
     let err = run(&table(&rows), Some("h"), 1, &opts(json!({"decline": ["gap.masked_tail"]}))).unwrap_err();
     assert_eq!(err.details["reason"], "trailing_gap_too_long");
     assert_eq!(err.details["count"], 1);
+    assert_eq!(err.details["max_steps"], 3);
 }
 
 #[test]
