@@ -57,6 +57,38 @@ fn raw_preset_reads_a_leap_second_as_a_ds_format_violation() {
 }
 
 #[test]
+fn raw_preset_reads_up_to_six_fractional_second_digits() {
+    // The contract's shape is YYYY-MM-DDTHH:MM[:SS[.ffffff]]: a seventh digit is a ds_format violation.
+    let mut rows = hourly("a", 20);
+    rows[5].1 = "2026-01-01T05:00:00.000000Z".into();
+    assert!(run(&table(&rows), Some("h"), 1, &raw()).is_ok());
+    rows[5].1 = "2026-01-01T05:00:00.0000000Z".into();
+    let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+    assert_eq!(err.details["violations"][0], json!({"unique_id": "a", "index": 5, "reason": "ds_format"}));
+}
+
+#[test]
+fn raw_preset_accepts_exactly_the_minimum_context_and_refuses_one_row_less() {
+    assert!(run(&table(&hourly("a", 16)), Some("h"), 1, &raw()).is_ok());
+    let err = run(&table(&hourly("a", 15)), Some("h"), 1, &raw()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesTooShort);
+    assert_eq!((err.details["points"].clone(), err.details["min_context"].clone()), (json!(15), json!(16)));
+}
+
+#[test]
+fn raw_preset_stops_at_20_violations_when_a_row_has_two() {
+    // One violation in row 0, then two per row (stamp and value): the 20th lands mid-row.
+    let mut rows = hourly("a", 30);
+    rows[0].1 = "2026-01-01 00:00:00Z".into();
+    for r in &mut rows[1..] {
+        r.1 = r.1.replace('T', " ");
+        r.2 = None;
+    }
+    let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+    assert_eq!(err.details["violations"].as_array().unwrap().len(), 20);
+}
+
+#[test]
 fn raw_preset_refuses_calendar_and_unknown_freq() {
     let t = table(&hourly("a", 20));
     let err = run(&t, Some("MS"), 1, &raw()).unwrap_err();
