@@ -53,6 +53,9 @@ fn z_stamps_step_on_the_zone_option_unless_they_sit_on_utcs_clock() {
     let p = parse(&months);
     assert_eq!(p.zone.name(), "Europe/Berlin");
     assert_eq!(time::infer_freq(&p.instants, p.zone, false).unwrap().freq.canonical(), "MS");
+    // `-00:00` (RFC 3339 section 4.3: UTC known, local offset unknown) is clockless like `Z`.
+    let unknown_local: Vec<String> = months.iter().map(|m| m.replace('Z', "-00:00")).collect();
+    assert_eq!(parse(&unknown_local).zone.name(), "Europe/Berlin");
     // Daily data at 00:00Z across the spring change keeps UTC's clock: Berlin's would move it.
     let days: Vec<String> = (1..=28).map(|d| format!("2024-03-{d:02}T00:00:00Z")).collect();
     assert_eq!(parse(&days).zone.name(), "UTC");
