@@ -70,6 +70,11 @@ fn z_stamps_step_on_the_zone_option_unless_they_sit_on_utcs_clock() {
     let mut stray = days.clone();
     stray[5] = "2024-03-06T00:30:00Z".into();
     assert_eq!(parse(&stray).zone.name(), "UTC");
+    // A commonest time of day held by fewer than half of the stamps decides nothing either: 10 of
+    // 25 at 00:00Z across the change, the rest at times of their own, keep the zone.
+    let mut mostly_spread: Vec<String> = (25..=31).chain(1..=3).map(|d| format!("2024-{}-{d:02}T00:00:00Z", if d > 3 { "03" } else { "04" })).collect();
+    mostly_spread.extend((1..=15).map(|k| format!("2024-03-{:02}T05:{k:02}:00Z", 10 + k)));
+    assert_eq!(parse(&mostly_spread).zone.name(), "Europe/Berlin");
     // Both clocks keep one time of day and the zone's is not midnight: UTC's month ends.
     let kolkata = Some(zone_of("Asia/Kolkata"));
     let ends: Vec<String> = ["2024-01-31", "2024-02-29", "2024-03-31", "2024-04-30"].iter().map(|d| format!("{d}T23:59:59Z")).collect();
