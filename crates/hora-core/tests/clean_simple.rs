@@ -89,3 +89,12 @@ fn naive_stamps_read_in_utc_under_another_name_are_not_normalized() {
         assert_eq!(out.data_quality["timezone_normalized"], normalized, "{zone}");
     }
 }
+
+#[test]
+fn stamps_written_in_utc_are_not_timezone_normalized() {
+    for suffix in ["Z", "+00:00", "-00:00"] {
+        let rows: Vec<Row> = (0..20).map(|k| ("a".to_string(), format!("2026-01-01T{k:02}:00:00{suffix}"), Some(k as f64))).collect();
+        let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+        assert_eq!(out.data_quality["timezone_normalized"], false, "{suffix}");
+    }
+}
