@@ -124,6 +124,27 @@ fn a_seasonal_fill_longer_than_its_period_repeats_the_slots_it_filled() {
 }
 
 #[test]
+fn bounds_with_lower_equal_to_upper_pin_the_imputed_values() {
+    let out = run(&table(&gapped()), Some("h"), 1, &opts(json!({"bounds": {"lower": 15.0, "upper": 15.0}}))).unwrap();
+    assert_eq!(&out.entities[0].values[10..12], &[15.0, 15.0]);
+}
+
+#[test]
+fn accept_and_decline_take_at_most_200_ids_of_at_most_200_characters() {
+    let t = table(&hourly("a", 30));
+    let ids = |n: usize| (0..n).map(|k| format!("x{k}")).collect::<Vec<_>>();
+    for field in ["accept", "decline"] {
+        assert!(run(&t, Some("h"), 1, &opts(json!({field: ids(200)}))).is_ok(), "{field}");
+        assert!(run(&t, Some("h"), 1, &opts(json!({field: ["y".repeat(200)]}))).is_ok(), "{field}");
+        for too_many in [json!(ids(201)), json!(["y".repeat(201)])] {
+            let err = run(&t, Some("h"), 1, &opts(json!({field: too_many}))).unwrap_err();
+            assert_eq!(err.code, ErrorCode::ValidationError, "{field}");
+            assert_eq!(err.details["errors"][0]["field"], format!("options.cleaning.{field}"), "{field}");
+        }
+    }
+}
+
+#[test]
 fn bounds_clamp_imputed_values_and_flag_observed_ones() {
     let mut rows = gapped();
     rows[0].2 = Some(-5.0);
