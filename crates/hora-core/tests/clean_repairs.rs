@@ -36,6 +36,28 @@ fn duplicate_stamps_keep_the_last_row_sent() {
 }
 
 #[test]
+fn ds_sort_counts_the_rows_it_moved() {
+    // Two neighbours swapped: two rows change place, the other 28 do not.
+    let mut rows = hourly("a", 30);
+    rows.swap(10, 11);
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "ds.sort")[0]["count"], 2);
+}
+
+#[test]
+fn a_stamp_sent_three_times_in_order_is_one_listed_stamp_two_dropped_rows_and_no_sort() {
+    let mut rows = hourly("a", 30);
+    rows.insert(4, ("a".into(), hour_stamp(3), Some(98.0)));
+    rows.insert(5, ("a".into(), hour_stamp(3), Some(99.0)));
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].values[3], 99.0);
+    let report = out.report.unwrap();
+    let d = decisions(&report, "ds.dedupe");
+    assert_eq!((d[0]["count"].clone(), d[0]["stamps"].clone()), (json!(2), json!([hour_stamp(3)])));
+    assert!(decisions(&report, "ds.sort").is_empty(), "rows already in time order are not sorted");
+}
+
+#[test]
 fn gaps_are_regridded_and_imputed_linearly_without_touching_observed_values() {
     let rows = with_gap("a", 40, 10..13);
     let out = run(&table(&rows), Some("h"), 2, &opts(json!({}))).unwrap();
