@@ -150,6 +150,20 @@ mod tests {
     }
 
     #[test]
+    fn quantiles_and_limits_that_serving_cannot_use_are_refused() {
+        let refused = |key: &str, value: &str| {
+            let mut p = props();
+            p.insert(key.into(), value.into());
+            ModelSpec::from_metadata(&p).unwrap_err()
+        };
+        // A repeated level, or none at the median, would break y_hat and the interval pairs.
+        assert!(refused("hora.quantiles", "0.1,0.1,0.5,0.9,0.9").contains("ascending"));
+        assert!(refused("hora.quantiles", "0.1,0.9").contains("including 0.5"));
+        assert_eq!(refused("hora.max_horizon", "0"), "metadata property hora.max_horizon is not a positive integer");
+        assert!(refused("hora.min_context", "5000").contains("exceeds hora.max_context"));
+    }
+
+    #[test]
     fn spread_scale_is_optional_and_read_when_present() {
         use super::super::calibration::FreqFamily;
         assert_eq!(ModelSpec::from_metadata(&props()).unwrap().spread_scale, SpreadScale::default());
