@@ -32,30 +32,29 @@ fn with_two_long_gaps_the_segment_after_the_last_one_is_kept() {
     assert_eq!(out.data_quality["imputed_points"], 0);
 }
 
+/// `n` rows stepping `step_days` from 2020-01-05 (a Sunday), with the gap `filled` dropped and
+/// then the gap `split` dropped: (grid length and imputed points of the first, grid length of
+/// the second).
+fn fill_then_split(freq: &str, step_days: u64, n: i64, filled: std::ops::Range<i64>, split: std::ops::Range<i64>) -> (usize, serde_json::Value, usize) {
+    let day = |k: i64| (chrono::NaiveDate::from_ymd_opt(2020, 1, 5).unwrap() + chrono::Days::new(k as u64 * step_days)).format("%Y-%m-%d").to_string();
+    let rows: Vec<Row> = (0..n).map(|k| ("a".to_string(), day(k), Some(10.0 + (k % 7) as f64))).collect();
+    let a = run(&table(&drop_range(rows.clone(), filled)), Some(freq), 1, &opts(json!({}))).unwrap();
+    let b = run(&table(&drop_range(rows, split)), Some(freq), 1, &opts(json!({}))).unwrap();
+    (a.entities[0].values.len(), a.data_quality["imputed_points"].clone(), b.entities[0].values.len())
+}
+
 #[test]
 fn weekly_data_splits_only_past_two_years_of_gap() {
     // Weekly data's seasonal period is 52 (steps per year), so the automatic split needs a gap of
     // 104 steps: one of 60 weeks is filled, one of 110 splits.
-    let week = |k: i64| (chrono::NaiveDate::from_ymd_opt(2020, 1, 5).unwrap() + chrono::Duration::weeks(k)).format("%Y-%m-%d").to_string();
-    let weekly: Vec<Row> = (0..400).map(|k| ("a".to_string(), week(k), Some(10.0 + (k % 7) as f64))).collect();
-    let filled = run(&table(&drop_range(weekly.clone(), 200..260)), Some("W"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(filled.entities[0].values.len(), 400);
-    assert_eq!(filled.data_quality["imputed_points"], 60);
-    let split = run(&table(&drop_range(weekly, 200..310)), Some("W"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(split.entities[0].values.len(), 90);
+    assert_eq!(fill_then_split("W", 7, 400, 200..260, 200..310), (400, json!(60), 90));
 }
 
 #[test]
 fn daily_data_splits_at_the_16_step_floor_not_at_two_weeks() {
     // Daily data's period is 7, and two periods (14) are below the floor of 16 steps: a gap of 15
     // days is filled, one of 16 splits.
-    let day = |k: i64| (chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + chrono::Days::new(k as u64)).format("%Y-%m-%d").to_string();
-    let daily: Vec<Row> = (0..100).map(|k| ("a".to_string(), day(k), Some(10.0 + (k % 7) as f64))).collect();
-    let filled = run(&table(&drop_range(daily.clone(), 40..55)), Some("D"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(filled.entities[0].values.len(), 100);
-    assert_eq!(filled.data_quality["imputed_points"], 15);
-    let split = run(&table(&drop_range(daily, 40..56)), Some("D"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(split.entities[0].values.len(), 44);
+    assert_eq!(fill_then_split("D", 1, 100, 40..55, 40..56), (100, json!(15), 44));
 }
 
 #[test]
