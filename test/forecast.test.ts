@@ -318,7 +318,8 @@ describe('validation order steps 3 to 6', () => {
       return r.json.model_input[0].covariates[0].reason;
     };
     expect(await reason([{ unique_id: 'a', ds: at(0), t: 1 }, { unique_id: 'a', ds: at(1), t: 2 }])).toBe('model_unsupported');
-    expect(await reason([{ unique_id: 'a', ds: at(0), t: true }, { unique_id: 'a', ds: at(1), t: 'hot' }])).toBe('not_numeric');
+    expect(await reason([{ unique_id: 'a', ds: at(0), t: true }, { unique_id: 'a', ds: at(1), t: 2 }])).toBe('not_numeric');
+    expect(await reason([{ unique_id: 'a', ds: at(0), t: 1 }, { unique_id: 'a', ds: at(1), t: 'hot' }])).toBe('not_numeric');
     expect(await reason([{ unique_id: 'a', ds: at(0), t: 1 }, { unique_id: 'a', ds: at(1), t: 2 }, { unique_id: 'a', ds: at(1), t: null }])).toBe('future_values_missing');
   });
 

@@ -336,6 +336,16 @@ mod tests {
     }
 
     #[test]
+    fn a_boolean_covariate_value_is_non_numeric_like_a_string() {
+        let body = br#"{"series": [{"unique_id": "a", "ds": "2024-01-01T00:00:00Z", "y": 1, "open": true},
+            {"unique_id": "a", "ds": "2024-01-01T01:00:00Z", "y": 2, "open": 1}]}"#;
+        let p = parse_body(body).unwrap();
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(p.series.covariates[0].non_numeric, vec![0]);
+        assert!(p.series.covariates[0].values[0].is_nan());
+    }
+
+    #[test]
     fn wrong_row_types_are_named_by_path() {
         let body = br#"{"series": [{"unique_id": 5, "ds": null, "y": "x"}, {"unique_id": "a", "ds": "d"}]}"#;
         let p = parse_body(body).unwrap();
