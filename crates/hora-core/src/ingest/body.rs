@@ -354,8 +354,10 @@ mod tests {
 
     #[test]
     fn unknown_top_level_fields_and_duplicate_keys_are_validation_errors() {
-        let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1, "y": 2}], "foo": 1, "h": 1, "h": 2}"#).unwrap();
-        assert_eq!(fields(&p), vec!["series[0].y", "foo", "h"]);
+        let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1, "y": 2}], "foo": 1, "h": 1, "h": 2,
+            "options": {"timezone": "UTC", "cleaning": {"bounds": {"lower": 0, "lower": 1, "upper": 2}}, "timezone": "Asia/Tokyo"}}"#).unwrap();
+        // A repeated key inside a small field is named by its own path too (docs/decisions.md).
+        assert_eq!(fields(&p), vec!["series[0].y", "foo", "h", "options.cleaning.bounds.lower", "options.timezone"]);
     }
 
     #[test]
