@@ -46,8 +46,13 @@ async function expectOnlyDigestStored(key: string) {
 }
 
 async function hora(...args: string[]): Promise<{ code: number; out: any; err: any }> {
+  return horaIn(dataDir, ...args);
+}
+
+/** `npx hora ...args` against the store in `dir`: one JSON line on stdout, or one on stderr. */
+async function horaIn(dir: string, ...args: string[]): Promise<{ code: number; out: any; err: any }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir } });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir } });
     expect(stderr).toBe('');
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -167,13 +172,9 @@ describe('npx hora', () => {
     const dir = tempDataDir();
     try {
       writeFileSync(join(dir, DB_FILE_NAME), 'this is not a database, it only has the name of one');
-      const failed = await run(process.execPath, [BIN, 'org', 'create', 'x'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir } }).then(
-        () => null,
-        (e: { code: number; stdout: string; stderr: string }) => e,
-      );
-      expect(failed?.code).toBe(1);
-      expect(failed?.stdout).toBe('');
-      expect(JSON.parse(failed!.stderr.trim()).error.message).toEqual(expect.any(String));
+      const failed = await horaIn(dir, 'org', 'create', 'x');
+      expect(failed.code).toBe(1);
+      expect(failed.err.error.message).toEqual(expect.any(String));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

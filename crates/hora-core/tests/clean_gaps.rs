@@ -5,10 +5,6 @@ use clean_common::*;
 use hora_core::ErrorCode;
 use serde_json::json;
 
-fn drop_range(rows: Vec<Row>, gap: std::ops::Range<i64>) -> Vec<Row> {
-    rows.into_iter().enumerate().filter(|(k, _)| !gap.contains(&(*k as i64))).map(|(_, r)| r).collect()
-}
-
 #[test]
 fn a_long_gap_keeps_only_the_latest_segment() {
     // Hourly: default period 24, automatic split at 48 steps.

@@ -7,7 +7,7 @@ use hora_core::ErrorCode;
 use serde_json::json;
 
 fn gapped() -> Vec<Row> {
-    hourly("a", 40).into_iter().enumerate().filter(|(k, _)| !(10..12).contains(k)).map(|(_, r)| r).collect()
+    with_gap("a", 40, 10..12)
 }
 
 #[test]
@@ -118,8 +118,7 @@ fn locf_and_seasonal_impute_methods_fill_as_named() {
 fn a_seasonal_fill_longer_than_its_period_repeats_the_slots_it_filled() {
     // Slots 10..17 missing, period 3: 10..12 copy observed 7..9 (17, 18, 19), and 13..16 copy the
     // fills three slots before them rather than falling back to a straight line.
-    let rows: Vec<Row> = hourly("a", 40).into_iter().enumerate().filter(|(k, _)| !(10..17).contains(k)).map(|(_, r)| r).collect();
-    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"impute_method": "seasonal", "seasonal_period": 3}))).unwrap();
+    let out = run(&table(&with_gap("a", 40, 10..17)), Some("h"), 1, &opts(json!({"impute_method": "seasonal", "seasonal_period": 3}))).unwrap();
     assert_eq!(&out.entities[0].values[10..17], &[17.0, 18.0, 19.0, 17.0, 18.0, 19.0, 17.0]);
 }
 
@@ -145,21 +144,45 @@ fn accept_and_decline_take_at_most_200_ids_of_at_most_200_characters() {
 }
 
 #[test]
-fn bounds_clamp_imputed_values_and_flag_observed_ones() {
+fn bounds_clamp_imputed_values_at_both_ends_and_only_flag_observed_ones() {
+    // y = 10 + k with slots 20..23 missing: a linear fill gives 30, 31, 32.
+    let t = table(&with_gap("a", 60, 20..23));
+    let run_with = |lower: f64, upper: f64| {
+        run(&t, Some("h"), 1, &opts(json!({"impute_method": "linear", "bounds": {"lower": lower, "upper": upper}}))).unwrap()
+    };
+    let lifted = run_with(31.5, 1000.0);
+    assert_eq!(lifted.entities[0].values[20..23], [31.5, 31.5, 32.0]);
+    let lowered = run_with(-1000.0, 30.5);
+    assert_eq!(lowered.entities[0].values[20..23], [30.0, 30.5, 30.5]);
+    // Observed values outside the bounds stay as sent and are flagged: 10..=31 below 31.5 (20 of
+    // them observed), 31..=69 above 30.5 (37 observed).
+    assert_eq!((lifted.entities[0].values[0], lowered.entities[0].values[59]), (10.0, 69.0));
+    assert_eq!(issue(&lifted, "values_out_of_bounds").unwrap()["count"], 20);
+    assert_eq!(issue(&lowered, "values_out_of_bounds").unwrap()["count"], 37);
+    // One observed value below the range, the gap filled above it.
     let mut rows = gapped();
     rows[0].2 = Some(-5.0);
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({"bounds": {"lower": 0.0, "upper": 20.0}}))).unwrap();
     let v = &out.entities[0].values;
     assert_eq!(v[0], -5.0, "observed values are never modified");
     assert_eq!(&v[10..12], &[20.0, 20.0]);
-    let issues = &out.report.unwrap()["series"][0]["issues"];
-    let oob = issues.as_array().unwrap().iter().find(|i| i["code"] == "values_out_of_bounds").unwrap();
     let expected = rows.iter().filter(|r| r.2.is_some_and(|y| !(0.0..=20.0).contains(&y))).count();
-    assert_eq!(oob["count"], json!(expected));
+    assert_eq!(issue(&out, "values_out_of_bounds").unwrap()["count"], json!(expected));
 }
 
 #[test]
-fn nonnegative_true_clamps_imputed_values_at_zero() {
+fn nonnegative_true_clamps_imputed_values_at_zero_and_flags_observed_negatives_unchanged() {
+    // y = k - 30 with slots 10..13 missing: a linear fill gives -20, -19, -18.
+    let rows: Vec<Row> = with_gap("a", 60, 10..13).into_iter().map(|(u, ds, y)| (u, ds, y.map(|v| v - 40.0))).collect();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"impute_method": "linear", "nonnegative": true}))).unwrap();
+    assert_eq!(out.entities[0].values[10..13], [0.0, 0.0, 0.0]);
+    assert_eq!(out.entities[0].values[0], -30.0);
+    // -30..=-1 observed except the 3 missing slots.
+    assert_eq!(issue(&out, "negative_values").unwrap()["count"], 27);
+    let free = run(&table(&rows), Some("h"), 1, &opts(json!({"impute_method": "linear", "nonnegative": false}))).unwrap();
+    assert_eq!(free.entities[0].values[10..13], [-20.0, -19.0, -18.0]);
+    assert_eq!(issue(&free, "negative_values"), None);
+    // A one-slot gap beside an observed negative.
     let rows: Vec<Row> = (0..30).filter(|k| *k != 11).map(|k| ("a".into(), hour_stamp(k), Some(if k == 12 { -10.0 } else { 1.0 }))).collect();
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({"nonnegative": true}))).unwrap();
     assert_eq!(out.entities[0].values[11], 0.0);

@@ -27,10 +27,10 @@ fn days(dates: &[chrono::NaiveDate]) -> Vec<i64> {
 fn a_step_is_inferred_when_it_separates_half_of_the_neighbouring_stamps_and_not_below() {
     // 10 of 20 intervals one hour apart: exactly half, so `h` holds.
     let half: Vec<i64> = [[1; 10], [2; 10]].concat();
-    assert_eq!(time::infer_freq(&hours_apart(&half), ZoneRule::Iana(chrono_tz::UTC), false).unwrap().freq.canonical(), "h");
+    assert_eq!(time::infer_freq(&hours_apart(&half), ZoneRule::UTC, false).unwrap().freq.canonical(), "h");
     // 9 of 20 (45 %), the rest 2 and 3 hours: no step is supported.
     let under: Vec<i64> = [vec![1; 9], vec![2; 6], vec![3; 5]].concat();
-    let err = time::infer_freq(&hours_apart(&under), ZoneRule::Iana(chrono_tz::UTC), false).unwrap_err();
+    let err = time::infer_freq(&hours_apart(&under), ZoneRule::UTC, false).unwrap_err();
     assert_eq!(err.code, ErrorCode::FreqInferenceFailed);
 }
 
@@ -39,9 +39,9 @@ fn daily_data_with_a_saturday_is_not_business_days() {
     let start = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap(); // a Monday
     let weekdays: Vec<chrono::NaiveDate> =
         (0..42).map(|k| start + chrono::Days::new(k)).filter(|d| chrono::Datelike::weekday(d).num_days_from_monday() < 5).collect();
-    assert_eq!(time::infer_freq(&days(&weekdays), ZoneRule::Iana(chrono_tz::UTC), true).unwrap().freq.canonical(), "B");
+    assert_eq!(time::infer_freq(&days(&weekdays), ZoneRule::UTC, true).unwrap().freq.canonical(), "B");
     let mut with_saturday = weekdays.clone();
     with_saturday.push(start + chrono::Days::new(12)); // Saturday 2024-01-13
     with_saturday.sort();
-    assert_eq!(time::infer_freq(&days(&with_saturday), ZoneRule::Iana(chrono_tz::UTC), true).unwrap().freq.canonical(), "d");
+    assert_eq!(time::infer_freq(&days(&with_saturday), ZoneRule::UTC, true).unwrap().freq.canonical(), "d");
 }

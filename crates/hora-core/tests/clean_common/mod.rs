@@ -67,6 +67,16 @@ pub fn hourly(u: &str, n: i64) -> Vec<Row> {
     (0..n).map(|k| (u.to_string(), hour_stamp(k), Some(10.0 + k as f64))).collect()
 }
 
+/// `rows` without those at positions `gap`.
+pub fn drop_range(rows: Vec<Row>, gap: std::ops::Range<i64>) -> Vec<Row> {
+    rows.into_iter().enumerate().filter(|(k, _)| !gap.contains(&(*k as i64))).map(|(_, r)| r).collect()
+}
+
+/// `hourly(u, n)` without the rows of hours `gap`.
+pub fn with_gap(u: &str, n: i64, gap: std::ops::Range<i64>) -> Vec<Row> {
+    drop_range(hourly(u, n), gap)
+}
+
 pub fn opts(json: Value) -> CleanOptions {
     serde_json::from_value(json).expect("options")
 }
@@ -86,4 +96,9 @@ pub fn report_of(err: &HoraError) -> &Value {
 /// Decision records with this id.
 pub fn decisions<'a>(report: &'a Value, id: &str) -> Vec<&'a Value> {
     report["decisions"].as_array().unwrap().iter().filter(|d| d["id"] == id).collect()
+}
+
+/// The first entity's issue `code` in the report, if it was written.
+pub fn issue<'a>(out: &'a Cleaned, code: &str) -> Option<&'a Value> {
+    out.report.as_ref()?["series"][0]["issues"].as_array()?.iter().find(|i| i["code"] == code)
 }
