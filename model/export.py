@@ -2,6 +2,11 @@
 
     model/.venv/bin/python model/export.py [--checkpoint model/runs/checkpoint.pt]
     model/.venv/bin/python model/export.py --stamp models/hora-1.0.onnx   # calibration only
+    model/.venv/bin/python model/export.py --weights-from models/hora-1.0.onnx  # same weights, current graph code
+
+`--weights-from` reads the weights of an exported file back into the network and exports them
+again with the current code (a change to the graph alone needs no retraining); the new file must
+answer exactly as the old one, or nothing is written over it.
 
 The interval calibration (`hora.spread_scale`) comes from calibration.json, which realcheck.py
 writes from real series after training; `--stamp` rewrites that one property of an exported file
@@ -103,6 +108,58 @@ def parity(wrapper, path, patch):
             raise SystemExit(f"ONNX export differs from torch at batch {b}, time {t}: {err:g}")
 
 
+def module_path(node_name):
+    """`/blocks.0/qkv/MatMul` -> `blocks.0.qkv`; a scope inside a Sequential repeats its parent's
+    name (`/blocks.0/ff/ff.0/MatMul` -> `blocks.0.ff.0`)."""
+    path = ""
+    for scope in node_name.strip("/").split("/")[:-1]:
+        parent, _, last = path.rpartition(".") if "." in path else ("", "", path)
+        if last and scope.startswith(last + "."):
+            path = f"{parent}.{scope}" if parent else scope
+        else:
+            path = f"{path}.{scope}" if path else scope
+    return path
+
+
+def weights_from_onnx(net, path):
+    """The network's weights from a file this script exported: `net.*` initializers by name, and
+    the constant-folded ones (a Linear's transposed weight, the query tokens) by the node that
+    reads them (`/blocks.2/qkv/MatMul` -> `blocks.2.qkv.weight`)."""
+    from onnx import numpy_helper
+    graph = onnx.load(str(path)).graph
+    readers = {}
+    for node in graph.node:
+        for name in node.input:
+            readers.setdefault(name, node)
+    state = {}
+    for init in graph.initializer:
+        value = torch.from_numpy(numpy_helper.to_array(init).copy())
+        if init.name.startswith("net."):
+            state[init.name[len("net."):]] = value
+        elif readers.get(init.name) is not None and readers[init.name].op_type == "MatMul":
+            state[f"{module_path(readers[init.name].name)}.weight"] = value.T.contiguous()
+        elif readers.get(init.name) is not None and readers[init.name].op_type == "Expand":
+            state["query"] = value[0]
+    net.load_state_dict(state)  # strict: every parameter found, nothing left over
+    return net
+
+
+def same_answers(old, new, patch):
+    """Every quantile of `new` equals `old`'s, bit for bit, on series with gaps and padding."""
+    import numpy as np
+    import onnxruntime as ort
+    a, b = (ort.InferenceSession(str(p), providers=["CPUExecutionProvider"]) for p in (old, new))
+    rng = np.random.default_rng(0)
+    for rows, n in ((1, 1), (3, 8), (50, 16), (4, 128)):
+        t = n * patch
+        mask = (rng.random((rows, t)) > 0.1).astype(np.float32)
+        mask[0, : t // 3] = 0.0
+        ctx = (rng.standard_normal((rows, t)).cumsum(axis=1) * 100 + 1000).astype(np.float32) * mask
+        feed = {"context": ctx, "mask": mask}
+        if not np.array_equal(a.run(["quantiles"], feed)[0], b.run(["quantiles"], feed)[0]):
+            raise SystemExit(f"{new} does not answer as {old} at {rows} rows of {t} points")
+
+
 def stamp(path):
     """Writes calibration.json into an exported file's `hora.spread_scale`, nothing else."""
     model, scale = onnx.load(str(path)), spread_scale()
@@ -118,6 +175,7 @@ def stamp(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stamp", metavar="ONNX", help="only rewrite this file's hora.spread_scale")
+    ap.add_argument("--weights-from", metavar="ONNX", help="re-export this file's weights with the current graph code")
     ap.add_argument("--config", default=str(HERE / "config.json"))
     ap.add_argument("--checkpoint", default=str(HERE / "runs" / "checkpoint.pt"))
     ap.add_argument("--steps", type=int, help="first-phase step count the checkpoint was trained for")
@@ -128,8 +186,19 @@ def main():
         return stamp(args.stamp)
     cfg = json.loads(Path(args.config).read_text())
     net = HoraNet(**cfg["model"])
-    net.load_state_dict(torch.load(args.checkpoint))
     long_steps = cfg["long_context"]["steps"] if args.long_steps is None else args.long_steps
+    if args.weights_from:
+        import shutil
+        import tempfile
+        weights_from_onnx(net, args.weights_from)
+        with tempfile.TemporaryDirectory() as tmp:
+            fresh = Path(tmp) / "fresh.onnx"
+            export(net, cfg, fresh, args.steps or cfg["train"]["steps"], long_steps)
+            same_answers(args.weights_from, fresh, cfg["model"]["patch"])
+            shutil.copyfile(fresh, args.out)
+        print(f"wrote {args.out}: the same answers as {args.weights_from}", flush=True)
+        return
+    net.load_state_dict(torch.load(args.checkpoint))
     export(net, cfg, args.out, args.steps or cfg["train"]["steps"], long_steps)
 
 
