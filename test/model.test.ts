@@ -157,6 +157,27 @@ describe('serving', () => {
     }
   });
 
+  it('a rolled-forward block starts at least as wide as the block before it ended: the uncertainty accumulates', async () => {
+    // A random walk: the model's own spread one step after a rolled-forward median is a one-step
+    // spread, far narrower than the 64-step spread reached at the end of the block before.
+    const r = rng(7);
+    let level = 100;
+    const walk = hourlyRows('walk', 512, () => (level += r() - 0.5));
+    const f = await forecast({ series: walk, h: 256, freq: 'h', level: [80, 98], model_options: { nonnegative: false } });
+    expectFiniteMonotone(f);
+    const distance = (k: number, lv: string, side: 'lo' | 'hi') => Math.abs(f.forecast[k].intervals![lv][side] - f.forecast[k].y_hat);
+    for (const start of [64, 128, 192]) {
+      for (const lv of ['80', '98']) {
+        for (const side of ['lo', 'hi'] as const) {
+          expect(distance(start, lv, side), `step ${start + 1}, ${lv} ${side}`).toBeGreaterThanOrEqual(distance(start - 1, lv, side));
+        }
+      }
+    }
+    // Accumulated: the last block's interval is wider than the first block's end.
+    const width = (k: number) => f.forecast[k].intervals!['80'].hi - f.forecast[k].intervals!['80'].lo;
+    expect(width(255)).toBeGreaterThan(width(63));
+  });
+
   it('each rolled-forward block continues from the one before, from a full context too: the median keeps the phase of a pure sine', async () => {
     // Period 24 does not divide the 64-step native block: a block that repeated the first, or a
     // context that kept its oldest points once the rollout pushed it past 4096, would be out of phase.

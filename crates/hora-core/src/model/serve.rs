@@ -71,6 +71,9 @@ pub fn forecast(model: &ModelSession, entities: &[ModelContext], h: usize, famil
         };
         for step in forecast.chunks_mut(q) {
             step.sort_by(|a, b| a.total_cmp(b));
+        }
+        accumulate_rollout_spread(forecast, q, spec.native_horizon, median);
+        for step in forecast.chunks_mut(q) {
             if spread != 1.0 {
                 // About the median, after sorting: a positive factor keeps the order.
                 let m = step[median];
@@ -91,6 +94,35 @@ pub fn forecast(model: &ModelSession, entities: &[ModelContext], h: usize, famil
         }
     }
     Ok(out)
+}
+
+/// A rolled-forward block reads the median path before it as observed data, so its quantiles hold
+/// that block's own uncertainty alone (held-out generated series: 80 % intervals covered 54 % of
+/// steps 65 to 128 and 21 % of steps 257 to 512). The uncertainty reached at the end of the block
+/// before is added in quadrature, quantile by quantile, as for independent errors: each distance
+/// from the median at a later step becomes the hypotenuse of its own and that of the previous
+/// block's last step (already widened, so it accumulates). Steps must be sorted; the order is kept
+/// (both distances shrink toward the median) and the median never moves.
+fn accumulate_rollout_spread(forecast: &mut [f64], q: usize, native_horizon: usize, median: usize) {
+    let steps = forecast.len() / q;
+    let mut start = native_horizon;
+    while start < steps {
+        let end = (start + native_horizon).min(steps);
+        let last = &forecast[(start - 1) * q..start * q];
+        let carried: Vec<f64> = last.iter().map(|v| v - last[median]).collect();
+        for step in forecast[start * q..end * q].chunks_mut(q) {
+            let m = step[median];
+            for (k, v) in step.iter_mut().enumerate() {
+                let d = (*v - m).hypot(carried[k]);
+                *v = match k.cmp(&median) {
+                    std::cmp::Ordering::Less => m - d,
+                    std::cmp::Ordering::Equal => m,
+                    std::cmp::Ordering::Greater => m + d,
+                };
+            }
+        }
+        start = end;
+    }
 }
 
 /// A history at the edge of f64 (1.7e308) can forecast just past it: the nearest representable
@@ -195,6 +227,24 @@ fn run_round(model: &ModelSession, work: &[Vec<f64>], flip: bool, deadline: Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn later_rollout_blocks_add_the_spread_reached_before_them_in_quadrature() {
+        // Three quantiles (median at 1), native horizon 2, five steps: blocks [0,1], [2,3], [4].
+        let mut f = vec![
+            -1.0, 0.0, 2.0, //
+            -3.0, 0.0, 4.0, // end of block 1: distances 3 and 4
+            6.0, 10.0, 10.0, // its own distances 4 and 0
+            -10.0, -10.0, -10.0, // a degenerate step: it takes the carried spread alone
+            1.0, 1.0, 2.0,
+        ];
+        accumulate_rollout_spread(&mut f, 3, 2, 1);
+        assert_eq!(&f[..6], &[-1.0, 0.0, 2.0, -3.0, 0.0, 4.0], "the first block is as the model gave it");
+        assert_eq!(&f[6..9], &[5.0, 10.0, 14.0], "hypot(4, 3) below, hypot(0, 4) above");
+        assert_eq!(&f[9..12], &[-13.0, -10.0, -6.0]);
+        // The third block carries the widened end of the second (3 and 4), not the first's.
+        assert_eq!(&f[12..], &[1.0 - 3.0, 1.0, 1.0 + 1f64.hypot(4.0)]);
+    }
 
     #[test]
     fn the_range_exponent_is_nonzero_only_outside_f32_comfort() {
