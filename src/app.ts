@@ -69,6 +69,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     frameworkErrors,
   });
   app.decorate('config', config);
+  // A client that half-closes after its request (shuts down its write side, as `nc -N` does)
+  // still reads. Node's default aborts such a request and ends the socket, so the request ran and
+  // was billed with no answer; with this the answer is written, then the connection ends. The
+  // property is undocumented but read by Node's HTTP server since 0.x (20 and 22 included).
+  Object.assign(app.server, { httpAllowHalfOpen: true });
   app.server.on('connect', refuseConnect);
   ignoreUnknownExpectations(app);
   trackConnections(app);

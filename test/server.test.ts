@@ -116,6 +116,21 @@ describe('over a listening server', () => {
     expect(Number((await t.hora('usage', 'acct')).billed_points)).toBe(billed + 6);
   });
 
+  it('a client that half-closes after sending its request gets the answer, and it is billed once', async () => {
+    const body = JSON.stringify({ gate: 'half-close', reserve: 10, settle: { input: 4, forecast: 2 } });
+    const runs = t.control.runs;
+    const billed = Number((await t.hora('usage', 'acct')).billed_points);
+    // The FIN reaches the server while the handler is held at its gate.
+    const exchange = rawExchange(`POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await waitFor(() => t.control.runs === runs + 1);
+    await new Promise((r) => setTimeout(r, 50));
+    t.control.open('half-close');
+    const text = await exchange;
+    expect(text.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(text.split('HTTP/1.1 ').length - 1).toBe(1);
+    expect(Number((await t.hora('usage', 'acct')).billed_points)).toBe(billed + 6);
+  });
+
   it('two Authorization headers are 401 INVALID_API_KEY, whichever comes first', async () => {
     const body = '{"a":1}';
     const send = (first: string, second: string) =>
