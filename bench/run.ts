@@ -1,25 +1,15 @@
 // `npm run bench`: every benchmark in one process, one after another, printed as markdown;
 // `npm run bench -- --write` also writes bench/RESULTS.md with the machine and the commit.
 import { execSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../src/native.js';
+import { cpuLine } from './machine.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const suites = ['forecast', 'model', 'time', 'clean'];
-
-/** The widest vector extension the CPU reports: ONNX Runtime's kernels differ with it, so model
- * timings from machines that differ here are not comparable. */
-function vectorUnits(): string {
-  try {
-    const flags = new Set(/^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1].trim().split(/\s+/) ?? []);
-    return flags.has('avx512f') ? 'AVX-512' : flags.has('avx2') ? 'AVX2' : flags.has('avx') ? 'AVX' : 'no AVX';
-  } catch {
-    return 'vector units unknown';
-  }
-}
 
 function machine(): string {
   const commit = (() => {
@@ -29,8 +19,7 @@ function machine(): string {
       return 'unknown';
     }
   })();
-  const cpu = cpus();
-  return `Machine: ${cpu[0]?.model ?? 'unknown CPU'} (${vectorUnits()}), ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; commit ${commit}; ${new Date().toISOString().slice(0, 10)}.`;
+  return `Machine: ${cpuLine()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; commit ${commit}; ${new Date().toISOString().slice(0, 10)}.`;
 }
 
 const sections = [`# Benchmark results`, '', machine(), '', 'The machine is shared and noisy: compare ratios measured in one run.', ''];

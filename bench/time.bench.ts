@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { parseDsColumn } from '../src/native.js';
 import { parseDsJs } from '../src/time/parse.js';
+import { cpuLine } from './machine.js';
 
 const N = 200_000;
 const HOUR_MS = 3_600_000;
@@ -61,7 +62,7 @@ export async function run(): Promise<string> {
   const lines = [
     '## Time engine: `ds` parse throughput',
     '',
-    `Machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}, ` +
+    `Machine: ${cpuLine()}, Node ${process.version}, ` +
       `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')} at start.`,
     '',
     '| Input | Implementation | Mean wall per parse | Stamps/s (wall) | Speed-up (wall) | CPU per parse | Speed-up (CPU) |',
