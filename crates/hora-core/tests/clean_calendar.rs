@@ -109,3 +109,86 @@ fn a_first_stamp_off_the_month_grid_is_dropped_and_the_grid_starts_at_the_next_o
     let dropped = decisions(out.report.as_ref().unwrap(), "grid.drop_off_grid");
     assert_eq!(dropped[0]["count"], 1);
 }
+
+/// Monthly rows on the 1st from 2022-01, with the stamp of row `i` replaced by `stamp`.
+fn month_starts_with(i: usize, stamp: &str) -> Vec<Row> {
+    (0..24)
+        .map(|m| {
+            let ds = if m == i { stamp.to_string() } else { format!("{}-{:02}-01", 2022 + m / 12, m % 12 + 1) };
+            ("a".to_string(), ds, Some(m as f64))
+        })
+        .collect()
+}
+
+fn dropped_stamps(out: &hora_core::clean::Cleaned) -> Vec<String> {
+    let report = out.report.as_ref().unwrap();
+    decisions(report, "grid.drop_off_grid").iter().flat_map(|d| d["stamps"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string())).collect()
+}
+
+#[test]
+fn a_first_stamp_off_its_anchor_day_is_dropped_not_made_the_grid_origin() {
+    for freq in ["MS", "M@1"] {
+        let out = run(&table(&month_starts_with(0, "2022-01-15")), Some(freq), 1, &opts(json!({}))).unwrap();
+        assert_eq!(dropped_stamps(&out), vec!["2022-01-15T00:00:00Z"], "{freq}");
+        assert_eq!(out.entities[0].values, (1..24).map(|m| m as f64).collect::<Vec<_>>(), "{freq}");
+    }
+}
+
+#[test]
+fn an_off_anchor_second_stamp_is_dropped_and_the_anchored_first_one_kept() {
+    // 2022-02-20 and 2022-01-01 each put 23 stamps on a grid through them; only the 1st is a
+    // month start, so 2022-02-20 is dropped and 2022-02-01 regridded.
+    let out = run(&table(&month_starts_with(1, "2022-02-20")), Some("MS"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(dropped_stamps(&out), vec!["2022-02-20T00:00:00Z"]);
+    let e = &out.entities[0];
+    assert_eq!((e.values.len(), e.values[0]), (24, 0.0));
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "grid.regrid")[0]["count"], 1);
+}
+
+#[test]
+fn a_saturday_before_business_days_is_off_the_business_day_grid() {
+    // 2023-12-30 is a Saturday; 2024-01-01 a Monday.
+    let mut rows: Vec<Row> = vec![("a".to_string(), "2023-12-30".to_string(), Some(-1.0))];
+    let mut d = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap();
+    while rows.len() < 26 {
+        if chrono::Datelike::weekday(&d).num_days_from_monday() < 5 {
+            rows.push(("a".to_string(), d.to_string(), Some(rows.len() as f64)));
+        }
+        d = d.succ_opt().unwrap();
+    }
+    let out = run(&table(&rows), Some("B"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(dropped_stamps(&out), vec!["2023-12-30T00:00:00Z"]);
+    assert_eq!(out.entities[0].values.len(), 25);
+}
+
+#[test]
+fn three_leading_stamps_off_the_daily_time_of_day_are_dropped_and_the_rest_cleaned() {
+    // 3 % of the stamps off the grid: under the 10 % that fails a frequency, with or without freq.
+    let rows: Vec<Row> = (0..100)
+        .map(|k| {
+            let d = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + chrono::Days::new(k);
+            ("a".to_string(), format!("{d}T{}:00Z", if k < 3 { "00:30" } else { "00:00" }), Some(k as f64))
+        })
+        .collect();
+    for freq in [None, Some("d")] {
+        let out = run(&table(&rows), freq, 1, &opts(json!({}))).unwrap();
+        assert_eq!(dropped_stamps(&out).len(), 3, "{freq:?}");
+        assert_eq!(out.entities[0].values.len(), 97, "{freq:?}");
+    }
+}
+
+#[test]
+fn daily_data_starting_on_a_skipped_wall_time_keeps_its_first_row_and_forecasts_at_the_written_time() {
+    // 2024-03-31 02:30 does not exist in Berlin (read 03:30, 01:30Z); the days after are at 02:30.
+    let rows: Vec<Row> = (0..20)
+        .map(|k| {
+            let d = chrono::NaiveDate::from_ymd_opt(2024, 3, 31).unwrap() + chrono::Days::new(k);
+            ("a".to_string(), format!("{d}T02:30:00"), Some(k as f64))
+        })
+        .collect();
+    let out = run(&table(&rows), Some("D"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
+    assert!(dropped_stamps(&out).is_empty());
+    assert_eq!(out.entities[0].values, (0..20).map(|k| k as f64).collect::<Vec<_>>());
+    // 2024-04-20 02:30 CEST.
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros_of("2024-04-20T00:30:00Z")]);
+}

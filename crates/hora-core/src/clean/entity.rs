@@ -320,12 +320,15 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
 pub(super) fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> {
     let mut out = Vec::with_capacity(ctx.h);
     let mut prev = grid[last];
+    // The base is the first slot a spring-forward did not move: a moved slot's wall time is not
+    // the grid's (02:30 read as 03:30), and steps from it would keep 03:30.
+    let base = (0..=last).find(|&i| !stamps::moved_by_gap(grid[i], ctx.zone)).unwrap_or(0);
     // Skipped whole days are rare: a bounded search, never an endless one.
-    for k in (last + 1)..=(last + 2 * ctx.h + 64) {
+    for k in (last + 1 - base)..=(last - base + 2 * ctx.h + 64) {
         if out.len() == ctx.h {
             break;
         }
-        match stamps::step(grid[0], k as i64, ctx.freq, ctx.zone) {
+        match stamps::step(grid[base], k as i64, ctx.freq, ctx.zone) {
             Some(t) if t > prev => {
                 out.push(t);
                 prev = t;

@@ -6,6 +6,7 @@ use super::options::Resolved;
 use crate::time::MAX_OFF_GRID_SHARE;
 use super::prepare::Prepared;
 use super::stamps::{self, FreqSpec, Zone};
+use std::collections::BTreeMap;
 
 /// An entity placed on its regular grid.
 #[derive(Debug, Clone)]
@@ -43,15 +44,13 @@ pub fn place(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> Result<Placed, f64> 
             };
             (grid, on, off)
         }
-        // Calendar steps: the grid runs from one of the first stamps (the one that puts the most
-        // stamps on it), built as `step(origin, k)` so a DST shift never drifts it. Quarters and
-        // years are calendar ones: only a stamp in an anchor month can be the origin.
-        None => (0..p.ts.len())
-            .filter(|&a| stamps::in_anchor_month(p.ts[a], freq, zone))
-            .take(3)
-            .map(|a| calendar_grid(p, a, freq, zone))
-            .max_by_key(|(_, on, _)| on.len())
-            .unwrap_or_else(|| (Vec::new(), Vec::new(), (0..p.ts.len()).collect())),
+        // Calendar steps: the grid runs through the first stamp of the phase most stamps share
+        // (ties: the latest stamp's), as for fixed steps. A stamp off its anchor (the 15th for
+        // `MS`, a Saturday for `B`) is on no grid, so it can never be the origin.
+        None => match calendar_origin(&p.ts, freq, zone) {
+            Some(a) => calendar_grid(p, a, freq, zone),
+            None => (Vec::new(), Vec::new(), (0..p.ts.len()).collect()),
+        },
     };
     let share = off.len() as f64 / p.ts.len() as f64;
     if share > MAX_OFF_GRID_SHARE || on.is_empty() {
@@ -71,26 +70,36 @@ pub fn place(p: &Prepared, freq: &FreqSpec, zone: &Zone) -> Result<Placed, f64> 
     Ok(Placed { grid, values, from_row, off_grid: off.iter().map(|&i| p.ts[i]).collect() })
 }
 
-/// Grid from stamp `a` to the last stamp, trimmed to the last on-grid stamp, with the on/off split.
-fn calendar_grid(p: &Prepared, a: usize, freq: &FreqSpec, zone: &Zone) -> (Vec<i64>, Vec<usize>, Vec<usize>) {
-    let origin = p.ts[a];
-    let last = p.ts[p.ts.len() - 1];
-    let mut grid = Vec::new();
-    for k in 0.. {
-        match stamps::step(origin, k, freq, zone) {
-            // A local day a zone skipped whole (Pacific/Apia, 2011-12-30) steps onto the next
-            // day's instant: the grid keeps each instant once.
-            Some(t) if t <= last => {
-                if grid.last().is_none_or(|&prev| t > prev) {
-                    grid.push(t);
-                }
-            }
-            _ => break,
-        }
+/// The stamp a calendar grid is built from: the first of the phase most stamps share (ties: the
+/// latest stamp's phase), skipping stamps a spring-forward moved, whose wall time is not the
+/// grid's. `None` when no stamp lies on any grid of `freq`.
+fn calendar_origin(ts: &[i64], freq: &FreqSpec, zone: &Zone) -> Option<usize> {
+    let phases: Vec<Option<(i64, i64)>> = ts.iter().map(|&t| stamps::calendar_phase(t, freq, zone)).collect();
+    let latest = phases.iter().rev().flatten().next()?;
+    let mut counts: BTreeMap<(i64, i64), usize> = BTreeMap::new();
+    for phase in phases.iter().flatten() {
+        *counts.entry(*phase).or_default() += 1;
     }
+    let best = counts.iter().max_by_key(|&(phase, &n)| (n, phase == latest)).map(|(phase, _)| *phase)?;
+    let of_best = |i: &usize| phases[*i] == Some(best);
+    (0..ts.len()).filter(of_best).find(|&i| !stamps::moved_by_gap(ts[i], zone)).or_else(|| (0..ts.len()).find(of_best))
+}
+
+/// Grid through stamp `a`, stepped from it both ways over the entity's stamps, trimmed to the
+/// first and last on-grid stamp, with the on/off split.
+fn calendar_grid(p: &Prepared, a: usize, freq: &FreqSpec, zone: &Zone) -> (Vec<i64>, Vec<usize>, Vec<usize>) {
+    let (origin, first, last) = (p.ts[a], p.ts[0], p.ts[p.ts.len() - 1]);
+    let mut grid: Vec<i64> = (1..).map_while(|k| stamps::step(origin, -k, freq, zone).filter(|&t| t >= first)).collect();
+    grid.reverse();
+    grid.extend((0..).map_while(|k| stamps::step(origin, k, freq, zone).filter(|&t| t <= last)));
+    // A local day a zone skipped whole (Pacific/Apia, 2011-12-30) steps onto the next day's
+    // instant: the grid keeps each instant once.
+    grid.dedup();
     let (on, off): (Vec<usize>, Vec<usize>) = (0..p.ts.len()).partition(|&i| grid.binary_search(&p.ts[i]).is_ok());
-    if let Some(&b) = on.last() {
-        grid.truncate(grid.binary_search(&p.ts[b]).map_or(grid.len(), |k| k + 1));
+    if let (Some(&a), Some(&b)) = (on.first(), on.last()) {
+        let (lo, hi) = (grid.binary_search(&p.ts[a]).unwrap_or(0), grid.binary_search(&p.ts[b]).map_or(grid.len(), |k| k + 1));
+        grid.truncate(hi);
+        grid.drain(..lo);
     }
     (grid, on, off)
 }

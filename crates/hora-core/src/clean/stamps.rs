@@ -141,9 +141,16 @@ pub fn step(t: i64, n: i64, freq: &FreqSpec, zone: &Zone) -> Option<i64> {
     time::step(t, n, &freq.freq, zone.tz)
 }
 
-/// Whether `t` lies in a month `freq` steps through (calendar quarters and years for Q and Y).
-pub fn in_anchor_month(t: i64, freq: &FreqSpec, zone: &Zone) -> bool {
-    time::in_anchor_month(t, &freq.freq, zone.tz)
+/// Which of `freq`'s calendar grids holds `t` (local time of day, position in a multiple step);
+/// `None` for a stamp no grid holds (off its anchor, a weekend day for `B`) and for sub-daily steps.
+pub fn calendar_phase(t: i64, freq: &FreqSpec, zone: &Zone) -> Option<(i64, i64)> {
+    time::calendar_phase(t, &freq.freq, zone.tz)
+}
+
+/// Whether `t` may be a wall time a spring-forward moved: its wall-clock time is not the one it
+/// was written as, so it is no base to step a grid from.
+pub fn moved_by_gap(t: i64, zone: &Zone) -> bool {
+    time::written_wall(t, zone.tz).is_some()
 }
 
 /// Grid slots from `start` to `end` inclusive, computed without allocating.

@@ -22,7 +22,7 @@ use super::civil::{
 };
 use super::freq::{Freq, FreqUnit};
 use super::step::anchor_day;
-use super::zone::{from_wall, offset_at, to_wall, LocalKind, ZoneRule};
+use super::zone::{to_wall, written_wall, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 
@@ -177,18 +177,6 @@ fn mode_of_sorted(d: &[i64]) -> Option<i64> {
     best
 }
 
-/// The wall-clock time a stamp was written as, when that time was skipped by a spring-forward:
-/// the DST rule read it forward by the gap (docs/time.md), and the grid steps it as written, so
-/// inference must count it on the grid too. None for every other stamp.
-fn written_wall(t: Micros, zone: ZoneRule) -> Option<Micros> {
-    if zone.is_utc() || matches!(zone, ZoneRule::Fixed(_)) {
-        return None;
-    }
-    let before = offset_at(t.saturating_sub(MICROS_PER_DAY), zone);
-    let w = t.saturating_add(i64::from(before) * MICROS_PER_SECOND);
-    (from_wall(w, zone) == (t, LocalKind::Skipped)).then_some(w)
-}
-
 /// Share of values on the most common phase of a grid of `step`; a value also counts when the
 /// wall time it was written as (`written`) is on that phase.
 fn phase_share(v: &[Micros], step: i64, written: &dyn Fn(usize) -> Option<Micros>) -> f64 {
@@ -306,6 +294,7 @@ fn business_candidate(wall: &[Micros], written: &dyn Fn(usize) -> Option<Micros>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::zone::from_wall;
 
     fn cand(s: &str, share: f64) -> Candidate {
         Candidate { freq: Freq::parse(s, true).unwrap(), share, support: 1.0 }

@@ -18,5 +18,5 @@ pub use civil::{format_utc, write_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_P
 pub use entity::{parse_entity, parse_stamps, DayMonthOrder, DsFormat, ParsedStamps, ZoneSource};
 pub use freq::{Freq, FreqUnit};
 pub use infer::{infer_freq, InferredFreq, MAX_OFF_GRID_SHARE, MIN_DISTINCT_STAMPS};
-pub use step::{grid_len, in_anchor_month, step};
-pub use zone::{format_offset, from_wall, parse_zone, to_wall, LocalKind, ZoneRule};
+pub use step::{calendar_phase, grid_len, step};
+pub use zone::{format_offset, from_wall, parse_zone, to_wall, written_wall, LocalKind, ZoneRule};

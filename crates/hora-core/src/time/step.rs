@@ -12,7 +12,7 @@ use super::civil::{
     civil_from_days, days_from_civil, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY,
 };
 use super::freq::{Freq, FreqUnit};
-use super::zone::{from_wall, to_wall, ZoneRule};
+use super::zone::{from_wall, to_wall, written_wall, ZoneRule};
 use super::Micros;
 
 /// `t` moved by `n` steps of `freq` (n may be negative). `None` when `t` or the result lies
@@ -57,18 +57,37 @@ fn business(t: Micros, n: i64, zone: ZoneRule) -> Option<Micros> {
     in_supported_range(wall).then(|| from_wall(wall, zone).0)
 }
 
-/// Whether `t` lies in a month that `freq` steps through in `zone`: calendar quarters for `QS`
-/// (January, April, July, October) and `QE` (March, June, September, December), January for `YS`,
-/// December for `YE`, every month for the other units.
-pub fn in_anchor_month(t: Micros, freq: &Freq, zone: ZoneRule) -> bool {
-    let (days, _) = split_day(to_wall(t, zone));
-    let (_, m, _) = civil_from_days(days);
-    match freq.unit {
+/// Whether month `m` is one `unit` steps through: calendar quarters for `QS` (January, April,
+/// July, October) and `QE` (March, June, September, December), January for `YS`, December for
+/// `YE`, every month for the other units.
+fn is_anchor_month(unit: FreqUnit, m: u32) -> bool {
+    match unit {
         FreqUnit::QuarterStart => m % 3 == 1,
         FreqUnit::QuarterEnd => m % 3 == 0,
         FreqUnit::YearStart => m == 1,
         FreqUnit::YearEnd => m == 12,
         _ => true,
+    }
+}
+
+/// Which of `freq`'s calendar grids holds `t`: two stamps with the same phase lie on one grid
+/// `step(origin, k)`. The phase is the local time of day and the position within a step of several
+/// days, weeks or months. `None` when no grid of `freq` holds `t`: a month-family stamp off its
+/// anchor day or month, a weekend day for `B`. A stamp a spring-forward moved is read at the wall
+/// time it was written as, where the grid places it. Sub-daily frequencies have no calendar phase.
+pub fn calendar_phase(t: Micros, freq: &Freq, zone: ZoneRule) -> Option<(i64, i64)> {
+    let (days, tod) = split_day(written_wall(t, zone).unwrap_or_else(|| to_wall(t, zone)));
+    let n = i64::from(freq.n);
+    match freq.unit {
+        FreqUnit::Second | FreqUnit::Minute | FreqUnit::Hour => None,
+        FreqUnit::Day => Some((tod, days.rem_euclid(n))),
+        FreqUnit::Week => Some((tod, days.rem_euclid(7 * n))),
+        FreqUnit::BusinessDay => (weekday(days) < 5).then_some((tod, 0)),
+        unit => {
+            let (y, m, d) = civil_from_days(days);
+            let on_anchor = d == anchor_day(unit, y, m) && is_anchor_month(unit, m);
+            on_anchor.then(|| (tod, (y * 12 + i64::from(m) - 1).rem_euclid(freq.months().unwrap_or(1))))
+        }
     }
 }
 

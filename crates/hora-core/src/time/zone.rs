@@ -242,6 +242,18 @@ impl WallConverter {
     }
 }
 
+/// The wall-clock time a stamp was written as, when that time was skipped by a spring-forward:
+/// the DST rule read it forward by the gap (docs/time.md), and the grid steps it as written, so
+/// inference and grid placement must read it so too. None for every other stamp.
+pub fn written_wall(t: Micros, zone: ZoneRule) -> Option<Micros> {
+    if zone.is_utc() || matches!(zone, ZoneRule::Fixed(_)) {
+        return None;
+    }
+    let before = offset_at(t.saturating_sub(MICROS_PER_DAY), zone);
+    let w = t.saturating_add(i64::from(before) * MICROS_PER_SECOND);
+    (from_wall(w, zone) == (t, LocalKind::Skipped)).then_some(w)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
