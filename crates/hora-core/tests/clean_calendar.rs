@@ -192,3 +192,26 @@ fn daily_data_starting_on_a_skipped_wall_time_keeps_its_first_row_and_forecasts_
     // 2024-04-20 02:30 CEST.
     assert_eq!(out.entities[0].forecast_stamps, vec![micros_of("2024-04-20T00:30:00Z")]);
 }
+
+#[test]
+fn a_daily_stamp_sent_twice_on_the_fall_back_day_is_a_duplicate_and_the_last_row_is_kept() {
+    // 2024-10-27 02:30 repeats in Berlin. In hourly data a second 02:30 is the repeated hour's
+    // second pass; in daily data it can only be a duplicate, so the last row sent wins.
+    for day in ["2024-10-27", "2024-10-15"] {
+        let mut rows: Vec<Row> = Vec::new();
+        for k in 0..25 {
+            let d = chrono::NaiveDate::from_ymd_opt(2024, 10, 10).unwrap() + chrono::Days::new(k);
+            rows.push(("a".to_string(), format!("{d}T02:30:00"), Some(10.0)));
+            if d.to_string() == day {
+                rows.push(("a".to_string(), format!("{d}T02:30:00"), Some(999.0)));
+            }
+        }
+        let out = run(&table(&rows), Some("D"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
+        let report = out.report.as_ref().unwrap();
+        assert!(dropped_stamps(&out).is_empty(), "{day}");
+        assert_eq!(decisions(report, "ds.dedupe")[0]["count"], 1, "{day}");
+        let e = &out.entities[0];
+        assert_eq!(e.values.len(), 25, "{day}");
+        assert_eq!(e.values.iter().filter(|v| **v == 999.0).count(), 1, "{day}");
+    }
+}

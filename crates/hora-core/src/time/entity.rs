@@ -1,7 +1,7 @@
 //! Parsing one entity's `ds` column: one format per entity, day/month order proven from the data,
 //! naive stamps read in the zone, explicit offsets always winning.
 
-use super::civil::in_supported_range;
+use super::civil::{in_supported_range, MICROS_PER_HOUR};
 use super::lex::{lex, Lexed, Shape};
 use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
@@ -202,6 +202,8 @@ struct Accumulator {
     clocked_rows: bool,
     /// Repeated wall-clock times seen so far (a fall-back's hour, a handful per entity).
     repeated_walls: Vec<i64>,
+    /// Rows read as a repeated hour's second pass: (position in `instants`, earlier instant).
+    second_pass: Vec<(usize, Micros)>,
     /// The zone's offset over one whole UTC day, when it has one (day, offset): one zone look-up
     /// a day rather than one a row.
     day_offset: (i64, Option<i32>),
@@ -229,6 +231,7 @@ impl Accumulator {
             offsets_fit_zone: true,
             clocked_rows: false,
             repeated_walls: Vec::new(),
+            second_pass: Vec::new(),
             day_offset: (i64::MIN, None),
         }
     }
@@ -265,6 +268,7 @@ impl Accumulator {
                         // A wall time sent again inside a fall-back is the repeated hour's second
                         // pass (a logger on local time writes 01:00 twice), not a duplicate.
                         if self.repeated_walls.contains(&wall) {
+                            self.second_pass.push((self.out.instants.len(), t));
                             later
                         } else {
                             self.repeated_walls.push(wall);
@@ -319,6 +323,7 @@ impl Accumulator {
 
     fn finish(mut self, format: DsFormat) -> ParsedStamps {
         self.out.format = format;
+        self.merge_second_passes_of_daily_data();
         if self.zone_given && !self.clocked_rows && self.clockless_on_utc_clock() {
             self.offsets_fit_zone = false;
         }
@@ -336,6 +341,34 @@ impl Accumulator {
             };
         }
         self.out
+    }
+}
+
+impl Accumulator {
+    /// A second pass of the repeated hour exists only for data sampled within the hour: in daily
+    /// or coarser data (most common step a day or more) a wall time sent twice on the fall-back
+    /// day is a duplicate, read as the earlier instant like the first, so the last row is kept.
+    fn merge_second_passes_of_daily_data(&mut self) {
+        if self.second_pass.is_empty() {
+            return;
+        }
+        let mut sorted = self.out.instants.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut steps: Vec<i64> = sorted.windows(2).map(|w| w[1] - w[0]).collect();
+        steps.sort_unstable();
+        let mut best = (0usize, 0i64);
+        for run in steps.chunk_by(|a, b| a == b) {
+            if run.len() > best.0 {
+                best = (run.len(), run[0]);
+            }
+        }
+        // Local days are 23 to 25 hours long across daylight saving.
+        if best.1 >= 23 * MICROS_PER_HOUR {
+            for &(i, earlier) in &self.second_pass {
+                self.out.instants[i] = earlier;
+            }
+        }
     }
 }
 
