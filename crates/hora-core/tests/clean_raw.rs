@@ -136,3 +136,43 @@ fn raw_preset_checks_rows_against_the_maximum_context_first() {
     assert_eq!(err.details["series"], json!([{"unique_id": "b", "points": 4200}, {"unique_id": "a", "points": 4100}]));
     assert_eq!(err.details["series_count"], 2);
 }
+
+#[test]
+fn raw_preset_refuses_year_0_and_offsets_beyond_18_hours_as_ds_format() {
+    // The bounds of every other preset (docs/time.md); chrono alone reads both.
+    for (stamp, expect_ok) in [
+        ("2026-01-01T05:00:00+18:00", true),
+        ("2026-01-01T05:00:00+18:30", false),
+        ("2026-01-01T05:00:00-23:59", false),
+        ("0000-06-01T05:00:00Z", false),
+    ] {
+        let mut rows = hourly("a", 20);
+        if expect_ok {
+            // Same instant as row 5, written with the largest offset allowed.
+            rows[5].1 = "2026-01-01T23:00:00+18:00".into();
+        } else {
+            rows[5].1 = stamp.into();
+        }
+        let got = run(&table(&rows), Some("h"), 1, &raw());
+        match expect_ok {
+            true => assert!(got.is_ok(), "{stamp}"),
+            false => assert_eq!(got.unwrap_err().details["violations"][0], json!({"unique_id": "a", "index": 5, "reason": "ds_format"}), "{stamp}"),
+        }
+    }
+    let rows: Vec<Row> = (0..20).map(|k| ("a".to_string(), format!("0000-01-01T{k:02}:00:00Z"), Some(1.0))).collect();
+    assert_eq!(run(&table(&rows), Some("h"), 1, &raw()).unwrap_err().code, ErrorCode::RawInputInvalid);
+}
+
+#[test]
+fn raw_preset_reads_naive_future_stamps_in_the_zone_option_as_the_other_presets_do() {
+    // History ends 2026-01-01T19:00Z; the forecast stamps are 20:00Z and 21:00Z, which are
+    // 05:00 and 06:00 on 2 January in Tokyo.
+    let t = table_with(&hourly("a", 20), &[("x", vec![Some(1.0); 20])]);
+    let rows: Vec<Row> = ["2026-01-02T05:00:00", "2026-01-02T06:00:00"].iter().map(|d| ("a".to_string(), d.to_string(), None)).collect();
+    let f = table_with(&rows, &[("x", vec![Some(2.0); 2])]);
+    for preset in ["raw", "default"] {
+        let out = run_future(&t, &f, Some("h"), 2, &opts(json!({"preset": preset, "timezone": "Asia/Tokyo"}))).unwrap();
+        let x = &out.entities[0].model_input["covariates"][0];
+        assert_eq!(x["reason"], "model_unsupported", "{preset}");
+    }
+}

@@ -11,6 +11,7 @@ use super::blocking::Block;
 use super::{covariates, entity, pipeline, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::RowTable;
+use crate::time;
 
 const MAX_VIOLATIONS: usize = 20;
 const HINT: &str = "The raw preset needs a fixed freq, every ds as YYYY-MM-DDTHH:MM[:SS[.ffffff]] with Z or \u{b1}HH:MM, \
@@ -96,9 +97,11 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
             .with("min_context", min));
     }
     covariates::validate_future(req)?;
+    // The raw preset's history stamps carry their offsets; a naive future stamp is read in
+    // `options.timezone` (else UTC), as under the other presets. No day/month order to carry over.
+    let future = covariates::read_future(req, &stamps::reading(req.options)?.0, |_| None)?;
+    // Raw steps are exact durations on UTC instants (docs/time.md), whatever the zone option.
     let zone = stamps::parse_zone(None)?;
-    // The raw preset's stamps carry their offsets: no day/month order to carry over.
-    let future = covariates::read_future(req, &zone, |_| None)?;
     let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2 };
     let mut entities = Vec::with_capacity(parsed.len());
     let mut unused = Vec::new();
@@ -190,9 +193,12 @@ pub fn strict_instant(s: &str) -> Option<i64> {
     }
     let zone = &s[i..];
     let zone_ok = zone == "Z" || (zone.len() == 6 && (zone.starts_with('+') || zone.starts_with('-')) && shape("99:99", i + 1));
-    if !zone_ok {
+    // The same bounds as every other preset (docs/time.md): offsets within ±18:00, years 1 to 9999
+    // on the wall clock and as an instant. chrono alone takes year 0 and offsets up to ±23:59.
+    let offset_ok = zone == "Z" || &zone[1..] <= "18:00";
+    if !zone_ok || !offset_ok || &s[..4] == "0000" {
         return None;
     }
     let text = format!("{}{}{}", &s[..16], seconds, zone);
-    DateTime::parse_from_rfc3339(&text).ok().map(|d| d.timestamp_micros())
+    DateTime::parse_from_rfc3339(&text).ok().map(|d| d.timestamp_micros()).filter(|&t| time::in_supported_range(t))
 }
