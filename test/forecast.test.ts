@@ -494,6 +494,21 @@ describe('validation order steps 3 to 6', () => {
     expect(json.usage.input_data_points).toBe(3000);
   });
 
+  it('under strict or clean_series false an entity whose long gap would be cut gets the proposed split, not SERIES_TOO_LONG', async () => {
+    const old = hourlyRows('gappy', 1200, (i) => 10 + Math.sin(i / 4));
+    const recent = hourlyRows('gappy', 3000, (i) => 10 + Math.sin(i / 4), Date.UTC(2024, 0, 1) + 1700 * 3_600_000);
+    for (const extra of [{ options: { cleaning: { preset: 'strict' } } }, { clean_series: false }]) {
+      const { res, json } = await post(base(extra, [...old, ...recent]));
+      expect(res.statusCode, JSON.stringify(json).slice(0, 300)).toBe(422);
+      expect(json.error.code).toBe('SERIES_DISCONTINUOUS');
+      const split = json.error.details.cleaning_report.decisions.filter((d: { id: string }) => d.id === 'gap.split');
+      expect(split.map((d: { status: string }) => d.status)).toEqual(['proposed']);
+    }
+    const { res, json } = await post(base({ options: { cleaning: { preset: 'strict', accept: ['gap.split'] } } }, [...old, ...recent]));
+    expect(res.statusCode, JSON.stringify(json).slice(0, 300)).toBe(200);
+    expect(json.model_input[0].fed_points).toBe(3000);
+  });
+
   it('gap_split_min_steps takes any integer from 0 up, and a huge one never splits', async () => {
     // The contract says only "integer >= 0": 2^32 and 1e308 mean "longer than every gap".
     const old = hourlyRows('gappy', 200, (i) => 10 + Math.sin(i / 4));

@@ -53,9 +53,11 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// Whether the long-gap split was applied, keeping only the latest segment.
-    pub fn cut_by_split(&self) -> bool {
-        self.decisions.iter().any(|x| x.id == DecisionId::Split && x.applied())
+    /// Whether the entity has a gap long enough for the long-gap split to keep only its latest
+    /// segment, whether the split was applied, proposed (`strict`, `clean_series: false`) or
+    /// declined: the cleaning then answers for the entity, with its report.
+    pub fn split_found(&self) -> bool {
+        self.decisions.iter().any(|x| x.id == DecisionId::Split)
     }
 }
 

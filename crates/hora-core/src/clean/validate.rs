@@ -37,8 +37,9 @@ pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
 }
 
 /// Validation order step 6, before the quota and the cleaning: `SERIES_TOO_LONG` when an entity
-/// has more distinct timestamps (rows under `raw`) than the maximum context, unless the cleaning's
-/// long-gap split keeps only its latest segment. Only the entities over the limit are cleaned to
+/// has more distinct timestamps (rows under `raw`) than the maximum context, unless it has a gap
+/// long enough for the cleaning's long-gap split to keep only its latest segment (applied, or
+/// proposed for the caller to accept). Only the entities over the limit are cleaned to
 /// decide, and any other finding is left to the cleaning step; an entity that cannot be cleaned
 /// (its stamps give no frequency, say) is not exempt.
 pub fn check_length(req: &CleanRequest) -> Result<()> {
@@ -73,7 +74,7 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
                 .map(|&e| {
                     let ctx = entity::Ctx { zone: &zones[e], ..ctx };
                     let split_by_cleaning = |p: &Prepared| {
-                        grid::place(p, &choice.spec, ctx.zone).is_ok_and(|placed| entity::clean(p, placed, &ctx).cut_by_split())
+                        grid::place(p, &choice.spec, ctx.zone).is_ok_and(|placed| entity::clean(p, placed, &ctx).split_found())
                     };
                     match presplit.as_ref().map(|cut| cut[e].as_ref().map(|c| &c.kept)) {
                         None => Some(prepared[e].ts.len()),
