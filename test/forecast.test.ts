@@ -265,6 +265,19 @@ describe('validation order steps 3 to 6', () => {
     expect(r.json.error.details.future_only).toEqual(['promo']);
   });
 
+  it('future rows of an entity without history are FUTURE_COVARIATES_INVALID at step 3, before a model or horizon fault', async () => {
+    const series = seasonalRows('a', 24).map((r) => ({ ...r, temp: 1 }));
+    const future = [
+      { unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 2)), temp: 2 },
+      { unique_id: 'zz', ds: isoZ(Date.UTC(2024, 0, 2)), temp: 2 },
+    ];
+    for (const fault of [{}, { model: 'nope' }, { h: 5000 }]) {
+      const r = await post({ ...base(fault, series), future_covariates: future });
+      expectError(r, 422, 'FUTURE_COVARIATES_INVALID');
+      expect(r.json.error.details.unique_id).toBe('zz');
+    }
+  });
+
   it('future rows are read like their history: ds_format or the proven day/month order; an unreadable one is VALIDATION_ERROR', async () => {
     // Daily history written D/M/YYYY; day 13 onwards proves the order by itself.
     const dmy = (d: number) => `${new Date(Date.UTC(2024, 0, d)).getUTCDate()}/${new Date(Date.UTC(2024, 0, d)).getUTCMonth() + 1}/2024`;

@@ -119,6 +119,11 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
       future_only: futureOnly,
     });
   }
+  // A step-3 fault of the body, so it comes before the model checks and the quota.
+  const orphan = parsed.futureWithoutHistory;
+  if (orphan != null) {
+    throw new ApiError('FUTURE_COVARIATES_INVALID', `future_covariates rows for '${orphan}', which has no history.`, { unique_id: orphan });
+  }
   return { parsed, top: top as TopLevelFields };
 }
 

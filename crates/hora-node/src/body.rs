@@ -146,6 +146,12 @@ impl ParsedRequest {
         self.inner.as_ref().map(|b| b.future_only.clone()).unwrap_or_default()
     }
 
+    /// The first future entity without history rows (`FUTURE_COVARIATES_INVALID`).
+    #[napi(getter)]
+    pub fn future_without_history(&self) -> Option<String> {
+        self.inner.as_ref().ok()?.future_without_history.clone()
+    }
+
     /// `series` plus `future_covariates` rows.
     #[napi(getter)]
     pub fn row_count(&self) -> u32 {

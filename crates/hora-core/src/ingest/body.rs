@@ -53,6 +53,8 @@ pub struct ParsedBody {
     pub future_invalid: Option<(String, String)>,
     /// Future columns absent from the series rows (COVARIATE_COLUMN_MISMATCH).
     pub future_only: Vec<String>,
+    /// The first future entity with no history rows (FUTURE_COVARIATES_INVALID, after the two above).
+    pub future_without_history: Option<String>,
     /// Whether the body was a JSON object at all.
     pub is_object: bool,
     /// Top-level fields refused for holding too many values (`MAX_FIELD_VALUES`), kept out of `top`.
@@ -128,6 +130,7 @@ fn parse_text(text: &str) -> Result<ParsedBody, HoraError> {
             .filter(|c| !out.series.covariates.iter().any(|s| s.name == c.name))
             .map(|c| c.name.clone())
             .collect();
+        out.future_without_history = future.entities.iter().find(|u| !out.series.entities.contains(u)).cloned();
     }
     Ok(out)
 }
@@ -501,6 +504,14 @@ mod tests {
         assert!(p.future_invalid.is_none());
         assert_eq!(p.future_only, vec!["promo"]);
         assert_eq!(p.row_count(), 2);
+    }
+
+    #[test]
+    fn the_first_future_entity_without_history_is_named() {
+        let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1}], "future_covariates": [{"unique_id": "a", "ds": "e"}, {"unique_id": "zz", "ds": "e"}]}"#).unwrap();
+        assert_eq!(p.future_without_history.as_deref(), Some("zz"));
+        let p = parse_body(br#"{"series": [{"unique_id": "a", "ds": "d", "y": 1}], "future_covariates": [{"unique_id": "a", "ds": "e"}]}"#).unwrap();
+        assert!(p.future_without_history.is_none());
     }
 
     #[test]
