@@ -278,6 +278,21 @@ describe('validation order steps 3 to 6', () => {
     }
   });
 
+  it('an unreadable future ds is VALIDATION_ERROR at step 3 beside an entity of unproven day/month order, and under raw', async () => {
+    const b = Array.from({ length: 30 }, (_, i) => ({ unique_id: 'b', ds: isoZ(Date.UTC(2024, 0, 1 + i)), y: 10 + (i % 7), x: 1 }));
+    // 1/1/2024 ... 10/1/2024 read either way: the order is unproven.
+    const a = Array.from({ length: 10 }, (_, i) => ({ unique_id: 'a', ds: `${i + 1}/1/2024`, y: i, x: 1 }));
+    const future = [{ unique_id: 'b', ds: 'nope', x: 1 }];
+    for (const [series, extra] of [
+      [[...a, ...b], {}],
+      [b, { freq: 'D', options: { cleaning: { preset: 'raw' } } }],
+    ] as const) {
+      const r = await post({ ...base({ model: 'nope', ...extra }, [...series]), future_covariates: future });
+      expectError(r, 422, 'VALIDATION_ERROR');
+      expect(JSON.stringify(r.json.error.details)).toContain('future_covariates[0].ds');
+    }
+  });
+
   it('future rows are read like their history: ds_format or the proven day/month order; an unreadable one is VALIDATION_ERROR', async () => {
     // Daily history written D/M/YYYY; day 13 onwards proves the order by itself.
     const dmy = (d: number) => `${new Date(Date.UTC(2024, 0, d)).getUTCDate()}/${new Date(Date.UTC(2024, 0, d)).getUTCMonth() + 1}/2024`;

@@ -47,15 +47,40 @@ pub type FutureRows = (Vec<i64>, Vec<u32>);
 /// never dropped in silence.
 pub fn read_future(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<Vec<Option<FutureRows>>> {
     let mut out = vec![None; req.series.entity_count()];
-    let Some(future) = req.future else { return Ok(out) };
-    let entity_of: HashMap<&str, usize> = req.series.entities.iter().enumerate().map(|(e, u)| (u.as_str(), e)).collect();
-    for (fe, u) in future.entities.iter().enumerate() {
-        // Future rows of an entity without history are refused by `validate_future`.
-        let Some(&e) = entity_of.get(u.as_str()) else { continue };
-        let parsed = stamps::parse_entity(future, fe, zone, history_order(e)).map_err(name_future_rows)?;
-        out[e] = Some((parsed.instants, future.entity_range(fe).map(|k| k as u32).collect()));
+    for (e, rows) in future_by_entity(req, zone, history_order) {
+        out[e] = Some(rows?);
     }
     Ok(out)
+}
+
+/// Validation step 3 for future stamps: the first `VALIDATION_ERROR` (an unreadable
+/// `future_covariates[i].ds`) among every entity's future rows. Rows that need a day/month order
+/// their history has not proven are left to the cleaning step, as the history is.
+pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<()> {
+    match future_by_entity(req, zone, history_order).find_map(|(_, rows)| rows.err().filter(|e| e.code == ErrorCode::ValidationError)) {
+        Some(err) => Err(err),
+        None => Ok(()),
+    }
+}
+
+/// Each series entity's future rows, read in the order the future table lists its entities.
+fn future_by_entity<'a>(
+    req: &'a CleanRequest,
+    zone: &'a Zone,
+    history_order: impl Fn(usize) -> Option<DayMonthOrder> + 'a,
+) -> impl Iterator<Item = (usize, Result<FutureRows>)> + 'a {
+    let entity_of: HashMap<&str, usize> = req.series.entities.iter().enumerate().map(|(e, u)| (u.as_str(), e)).collect();
+    req.future
+        .into_iter()
+        .flat_map(|future| future.entities.iter().enumerate().map(move |(fe, u)| (future, fe, u)))
+        .filter_map(move |(future, fe, u)| {
+            // Future rows of an entity without history are refused by `validate_future`.
+            let &e = entity_of.get(u.as_str())?;
+            let read = stamps::parse_entity(future, fe, zone, history_order(e))
+                .map(|parsed| (parsed.instants, future.entity_range(fe).map(|k| k as u32).collect()))
+                .map_err(name_future_rows);
+            Some((e, read))
+        })
 }
 
 /// The time engine names a row `series[i].ds`; in the future table it is `future_covariates[i].ds`.

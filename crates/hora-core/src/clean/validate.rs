@@ -13,14 +13,17 @@ use crate::par;
 /// Validation order step 3 for `ds` (and `future_covariates[].ds`): every entity's stamps read in
 /// the request's zone and day/month order. An unreadable stamp is the `VALIDATION_ERROR` it is,
 /// before the later steps; the stamps read are returned for the cleaning step to reuse. `None`
-/// when there is nothing to keep: under `raw`, which reads its stamps its own way (its violations
-/// are `RAW_INPUT_INVALID`), or when an entity's day/month order is unproven, which the cleaning
-/// step answers with `AMBIGUOUS_DATE_FORMAT` (a data code, not a validation one).
+/// when there is nothing to keep: under `raw`, which reads its history its own way (its
+/// violations are `RAW_INPUT_INVALID`), or when an entity's day/month order is unproven, which the
+/// cleaning step answers with `AMBIGUOUS_DATE_FORMAT` (a data code, not a validation one). Future
+/// stamps are read in both cases, as far as no unproven order is needed to read them.
 pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
     // Options, zone and format are judged by their own checks (an unknown preset at step 5 comes
     // after this one, so it does not stop the reading).
     let Ok((zone, ds_format)) = stamps::reading(req.options) else { return Ok(None) };
     if req.options.resolve().is_ok_and(|res| res.preset == Preset::Raw) {
+        // Raw history carries its offsets and no day/month order; future rows are read as raw reads them.
+        covariates::check_future_stamps(req, &zone, |_| None)?;
         return Ok(None);
     }
     let table = req.series;
@@ -29,11 +32,8 @@ pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
     if let Some(err) = read.iter().find_map(invalid) {
         return Err(err);
     }
-    let Ok(read) = read.into_iter().collect::<Result<Vec<EntityStamps>>>() else { return Ok(None) };
-    match covariates::read_future(req, &zone, |e| ds_format.or_else(|| read[e].proven_order())) {
-        Err(err) if err.code == ErrorCode::ValidationError => Err(err),
-        _ => Ok(Some(read)),
-    }
+    covariates::check_future_stamps(req, &zone, |e| ds_format.or_else(|| read[e].as_ref().ok().and_then(EntityStamps::proven_order)))?;
+    Ok(read.into_iter().collect::<Result<Vec<EntityStamps>>>().ok())
 }
 
 /// Validation order step 6, before the quota and the cleaning: `SERIES_TOO_LONG` when an entity
