@@ -171,6 +171,14 @@ fn bounds_clamp_imputed_values_at_both_ends_and_only_flag_observed_ones() {
 }
 
 #[test]
+fn bounds_below_zero_win_over_nonnegative_auto_for_imputed_values() {
+    // Every observed value is >= 0, so `auto` would clamp at 0; the caller's bounds say -10 to -5.
+    let t = table(&with_gap("a", 60, 20..23));
+    let out = run(&t, Some("h"), 1, &opts(json!({"bounds": {"lower": -10.0, "upper": -5.0}}))).unwrap();
+    assert_eq!(out.entities[0].values[20..23], [-5.0, -5.0, -5.0]);
+}
+
+#[test]
 fn nonnegative_true_clamps_imputed_values_at_zero_and_flags_observed_negatives_unchanged() {
     // y = k - 30 with slots 10..13 missing: a linear fill gives -20, -19, -18.
     let rows: Vec<Row> = with_gap("a", 60, 10..13).into_iter().map(|(u, ds, y)| (u, ds, y.map(|v| v - 40.0))).collect();

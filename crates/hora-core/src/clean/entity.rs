@@ -267,7 +267,10 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         let nonneg = match knobs.nonnegative {
             Nonnegative::Always => true,
             Nonnegative::Never => false,
-            Nonnegative::Auto => super::all_nonnegative(&values[lo..end]),
+            // An inference from the data gives way to bounds the caller set below 0.
+            Nonnegative::Auto => {
+                super::all_nonnegative(&values[lo..end]) && knobs.bounds.and_then(|b| b.upper).is_none_or(|u| u >= 0.0)
+            }
         };
         let lower = knobs.bounds.and_then(|b| b.lower).into_iter().chain(nonneg.then_some(0.0)).fold(f64::NEG_INFINITY, f64::max);
         let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);

@@ -121,6 +121,13 @@ mod tests {
     }
 
     #[test]
+    fn no_outlier_is_flagged_when_half_the_values_are_equal() {
+        // Intermittent demand: a MAD of 0 would make every sale an outlier (docs/cleaning-policy.md).
+        let v: Vec<f64> = (0..40).map(|i| if i % 5 == 0 { 7.0 } else { 0.0 }).collect();
+        assert!(outliers(&v, &vec![true; v.len()], 6.0).is_empty());
+    }
+
+    #[test]
     fn outliers_are_found_by_robust_z_score() {
         let mut v: Vec<f64> = (0..20).map(|i| (i % 3) as f64).collect();
         v[7] = 1000.0;
