@@ -172,6 +172,8 @@ fn declining_the_masked_tail_is_trailing_gap_too_long() {
     assert_eq!(err.details["reason"], "trailing_gap_too_long");
     assert_eq!(err.details["count"], 1);
     assert_eq!(err.details["max_steps"], 3);
+    // The tail is within the limit: the message names the decline, not the length.
+    assert!(err.message.contains("ends with 1 empty step and gap.masked_tail was declined"), "{}", err.message);
 }
 
 #[test]

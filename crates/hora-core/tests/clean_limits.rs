@@ -278,6 +278,10 @@ fn dst_coded_offsets_without_a_zone_fail_with_a_hint_naming_options_timezone() {
     }
     let out = run(&t, None, 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
     assert_eq!(out.freq, "d");
+    // With a zone whose own offsets these are not, the hint does not ask for the zone again.
+    let err = run(&t, Some("D"), 1, &opts(json!({"timezone": "America/New_York"}))).unwrap_err();
+    let hint = err.details["hint"].as_str().unwrap();
+    assert!(!hint.contains("send options.timezone") && hint.contains("not options.timezone's own"), "{hint}");
 }
 
 #[test]

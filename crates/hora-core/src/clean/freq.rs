@@ -46,7 +46,7 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
                     continue;
                 }
                 let (spec, conf) =
-                    stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| offsets_hint(e.with("unique_id", p.unique_id.clone()), p))?;
+                    stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| offsets_hint(e.with("unique_id", p.unique_id.clone()), p, zone.from_option))?;
                 confidence.push(Some(conf));
                 if entities.len() < super::blocking::LISTED_ENTITIES {
                     entities.push(json!({"unique_id": p.unique_id, "freq": spec.canonical}));
@@ -81,18 +81,27 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
 
 /// A frequency error for an entity written with several UTC offsets and no zone to step them in
 /// (DST-coded local time, `+01:00` in winter and `+02:00` in summer, with no `options.timezone`,
-/// or one they contradict): its days sit at two UTC times, and the fix is the zone they were
-/// written in, which the message and `details.hint` name.
-pub(super) fn offsets_hint(err: HoraError, p: &Prepared) -> HoraError {
+/// or one they contradict): its days sit at two UTC times. Without a zone option the fix is the
+/// zone they were written in; with one (`zone_sent`), some offsets are not that zone's own, and
+/// the message and `details.hint` say so.
+pub(super) fn offsets_hint(err: HoraError, p: &Prepared, zone_sent: bool) -> HoraError {
     let offsets = &p.parsed.explicit_offsets;
     if offsets.len() < 2 || !p.parsed.zone.is_utc() {
         return err;
     }
-    let hint = format!(
-        "the stamps of '{}' carry several UTC offsets ({}); send options.timezone with the zone they were written in, so that days and months step on its wall clock",
-        p.unique_id,
-        offsets.join(", ")
-    );
+    let hint = if zone_sent {
+        format!(
+            "the stamps of '{}' carry several UTC offsets ({}), and some are not options.timezone's own at their instant, so the zone cannot step them; correct those offsets, or send the stamps without offsets",
+            p.unique_id,
+            offsets.join(", ")
+        )
+    } else {
+        format!(
+            "the stamps of '{}' carry several UTC offsets ({}); send options.timezone with the zone they were written in, so that days and months step on its wall clock",
+            p.unique_id,
+            offsets.join(", ")
+        )
+    };
     let message = format!("{}; {hint}", err.message);
     HoraError { message, ..err }.with("hint", hint)
 }

@@ -310,7 +310,7 @@ impl<'a> State<'a> {
         let mut err = block_error(&self.blocks);
         if err.code == ErrorCode::FreqInferenceFailed {
             if let Some(p) = self.prepared.iter().find(|p| p.unique_id == self.blocks[0].unique_id) {
-                err = freq::offsets_hint(err, p);
+                err = freq::offsets_hint(err, p, self.zone.from_option);
             }
         }
         self.attach(err, freq, outcomes)
@@ -321,6 +321,12 @@ fn message(b: &Block) -> String {
     match b.reason {
         "timestamp_irregular" => format!("stamps of '{}' need repair that was not allowed", b.unique_id),
         "series_discontinuous" => format!("'{}' has gaps that need repair that was not allowed", b.unique_id),
+        // Declined, a masked tail blocks whatever its length: the message must not blame the length.
+        "trailing_gap_too_long" if b.extra.get("status").and_then(Value::as_str) == Some("declined") => {
+            let count = b.extra.get("count").and_then(Value::as_u64).unwrap_or(0);
+            let steps = if count == 1 { "step" } else { "steps" };
+            format!("'{}' ends with {count} empty {steps} and gap.masked_tail was declined", b.unique_id)
+        }
         "trailing_gap_too_long" => format!("'{}' ends with too many empty steps", b.unique_id),
         "too_short" => format!("'{}' is shorter than the minimum context after cleaning", b.unique_id),
         "too_long" => format!("'{}' exceeds the maximum context", b.unique_id),

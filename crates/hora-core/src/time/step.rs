@@ -63,7 +63,7 @@ fn business(t: Micros, n: i64, zone: ZoneRule) -> Option<Micros> {
 fn is_anchor_month(unit: FreqUnit, m: u32) -> bool {
     match unit {
         FreqUnit::QuarterStart => m % 3 == 1,
-        FreqUnit::QuarterEnd => m % 3 == 0,
+        FreqUnit::QuarterEnd => m.is_multiple_of(3),
         FreqUnit::YearStart => m == 1,
         FreqUnit::YearEnd => m == 12,
         _ => true,
