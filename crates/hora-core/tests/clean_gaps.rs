@@ -128,6 +128,20 @@ fn long_gap_mask_keeps_history_and_reports_the_masked_points() {
 }
 
 #[test]
+fn masked_long_gaps_count_in_the_recent_gap_and_missing_share_rules() {
+    // Hourly, period 24: a 60-step masked gap ending 10 steps before the origin is a recent gap
+    // of 0.75 periods or more; 240 of 300 slots masked is a missing share of 35 % or more.
+    for (gap, reason) in [(230..290, "gap_near_origin_too_long"), (20..260, "missing_share_too_high")] {
+        let rows = drop_range(hourly("a", 300), gap.clone());
+        let err = run(&table(&rows), Some("h"), 1, &opts(json!({"long_gap": "mask"}))).unwrap_err();
+        assert_eq!(err.code, ErrorCode::SeriesDiscontinuous, "{gap:?}");
+        let blocking = &report_of(&err)["blocking"];
+        let block = blocking.as_array().unwrap().iter().find(|b| b["reason"] == reason).unwrap_or_else(|| panic!("{reason} in {blocking}"));
+        assert!(block["caused_by"].as_array().unwrap().contains(&json!("gap.mask_long")), "{block}");
+    }
+}
+
+#[test]
 fn long_gap_mask_falls_back_to_the_split_when_the_context_would_be_too_long() {
     let rows = drop_range(hourly("a", 4100), 50..110);
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({"long_gap": "mask"}))).unwrap();

@@ -289,7 +289,9 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         d.push(dec);
     }
 
-    health_rules(&mut out, name, &fill, last + 1 - lo, last + 1, inserted_count > 0, ctx);
+    // Masked long gaps are gaps too: the contract's recent-gap and missing-share rules count them.
+    let kept_masked: Vec<(usize, usize)> = masked.iter().copied().filter(|r| r.0 >= lo).collect();
+    health_rules(&mut out, name, &fill, &kept_masked, last + 1 - lo, last + 1, inserted_count > 0, ctx);
     flag_values(&mut out, &values[lo..end], &observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;
@@ -351,12 +353,32 @@ fn runs_of(flags: &[bool], want: bool) -> Vec<(usize, usize)> {
 }
 
 /// The policy's blocking rule over the context before the tail: slots `[core_end - core_len, core_end)`.
-fn health_rules(out: &mut Outcome, name: &str, fill: &[(usize, usize)], core_len: usize, core_end: usize, inserted: bool, ctx: &Ctx) {
-    let share = fill.iter().map(|r| r.1).sum::<usize>() as f64 / core_len.max(1) as f64;
-    let causes: &[DecisionId] = if inserted { &[DecisionId::Regrid, DecisionId::Impute] } else { &[DecisionId::Impute] };
+#[allow(clippy::too_many_arguments)]
+fn health_rules(
+    out: &mut Outcome,
+    name: &str,
+    fill: &[(usize, usize)],
+    masked: &[(usize, usize)],
+    core_len: usize,
+    core_end: usize,
+    inserted: bool,
+    ctx: &Ctx,
+) {
+    let missing = fill.iter().chain(masked).map(|r| r.1).sum::<usize>();
+    let share = missing as f64 / core_len.max(1) as f64;
+    let mut causes: Vec<DecisionId> = Vec::new();
+    if inserted {
+        causes.push(DecisionId::Regrid);
+    }
+    if !fill.is_empty() {
+        causes.push(DecisionId::Impute);
+    }
+    if !masked.is_empty() {
+        causes.push(DecisionId::MaskLongGap);
+    }
     let too_high = |threshold: f64| {
         Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "missing_share_too_high")
-            .caused_by(causes)
+            .caused_by(&causes)
             .with("missing_share", share)
             .with("threshold", threshold)
     };
@@ -371,10 +393,11 @@ fn health_rules(out: &mut Outcome, name: &str, fill: &[(usize, usize)], core_len
             // Recent: the gap's last slot lies within the last seasonal period of the context,
             // slots `[core_end - period, core_end)`.
             let recent = |r: &(usize, usize)| r.0 + r.1 - 1 + ctx.period.max(1) >= core_end;
-            if let Some(&(_, len)) = fill.iter().rev().find(|r| r.1 as f64 >= limit && recent(r)) {
+            let gaps = fill.iter().map(|r| (*r, DecisionId::Impute)).chain(masked.iter().map(|r| (*r, DecisionId::MaskLongGap)));
+            if let Some(((_, len), cause)) = gaps.filter(|(r, _)| r.1 as f64 >= limit && recent(r)).max_by_key(|((s, _), _)| *s) {
                 out.blocks.push(
                     Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "gap_near_origin_too_long")
-                        .caused_by(&[DecisionId::Impute])
+                        .caused_by(&[cause])
                         .with("gap_steps", len)
                         .with("threshold_steps", limit),
                 );
