@@ -39,12 +39,7 @@ fn inferred_month_end_data_is_echoed_with_its_canonical_token() {
 #[test]
 fn daily_local_midnights_across_daylight_saving_stay_on_one_grid() {
     // Europe/Berlin switches to summer time on 2026-03-29: local midnights are 23 h apart there.
-    let rows: Vec<Row> = (0..30)
-        .map(|k| {
-            let d = chrono::NaiveDate::from_ymd_opt(2026, 3, 15).unwrap() + chrono::Days::new(k);
-            ("a".to_string(), format!("{d}T00:00:00"), Some(k as f64))
-        })
-        .collect();
+    let rows = daily("2026-03-15", 30, |d| format!("{d}T00:00:00"));
     let out = run(&table(&rows), Some("D"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
     let e = &out.entities[0];
     assert_eq!(e.values.len(), 30);
@@ -56,12 +51,7 @@ fn daily_local_midnights_across_daylight_saving_stay_on_one_grid() {
 
 #[test]
 fn a_non_iso_format_is_recorded_as_a_timestamp_format_issue() {
-    let rows: Vec<Row> = (0..20)
-        .map(|k| {
-            let d = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap() + chrono::Days::new(k);
-            ("a".to_string(), d.format("%Y%m%d").to_string(), Some(k as f64))
-        })
-        .collect();
+    let rows = daily("2026-01-01", 20, |d| d.format("%Y%m%d").to_string());
     let out = run(&table(&rows), Some("D"), 1, &opts(json!({}))).unwrap();
     let issues = &out.report.unwrap()["series"][0]["issues"];
     assert!(issues.as_array().unwrap().iter().any(|i| i["code"] == "timestamp_format" && i["format"] == "compact_date"));
@@ -164,12 +154,7 @@ fn a_saturday_before_business_days_is_off_the_business_day_grid() {
 #[test]
 fn three_leading_stamps_off_the_daily_time_of_day_are_dropped_and_the_rest_cleaned() {
     // 3 % of the stamps off the grid: under the 10 % that fails a frequency, with or without freq.
-    let rows: Vec<Row> = (0..100)
-        .map(|k| {
-            let d = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + chrono::Days::new(k);
-            ("a".to_string(), format!("{d}T{}:00Z", if k < 3 { "00:30" } else { "00:00" }), Some(k as f64))
-        })
-        .collect();
+    let rows = daily("2024-01-01", 100, |d| format!("{d}T{}:00Z", if d.to_string().as_str() < "2024-01-04" { "00:30" } else { "00:00" }));
     for freq in [None, Some("d")] {
         let out = run(&table(&rows), freq, 1, &opts(json!({}))).unwrap();
         assert_eq!(dropped_stamps(&out).len(), 3, "{freq:?}");
@@ -180,12 +165,7 @@ fn three_leading_stamps_off_the_daily_time_of_day_are_dropped_and_the_rest_clean
 #[test]
 fn daily_data_starting_on_a_skipped_wall_time_keeps_its_first_row_and_forecasts_at_the_written_time() {
     // 2024-03-31 02:30 does not exist in Berlin (read 03:30, 01:30Z); the days after are at 02:30.
-    let rows: Vec<Row> = (0..20)
-        .map(|k| {
-            let d = chrono::NaiveDate::from_ymd_opt(2024, 3, 31).unwrap() + chrono::Days::new(k);
-            ("a".to_string(), format!("{d}T02:30:00"), Some(k as f64))
-        })
-        .collect();
+    let rows = daily("2024-03-31", 20, |d| format!("{d}T02:30:00"));
     let out = run(&table(&rows), Some("D"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
     assert!(dropped_stamps(&out).is_empty());
     assert_eq!(out.entities[0].values, (0..20).map(|k| k as f64).collect::<Vec<_>>());
@@ -198,14 +178,9 @@ fn a_daily_stamp_sent_twice_on_the_fall_back_day_is_a_duplicate_and_the_last_row
     // 2024-10-27 02:30 repeats in Berlin. In hourly data a second 02:30 is the repeated hour's
     // second pass; in daily data it can only be a duplicate, so the last row sent wins.
     for day in ["2024-10-27", "2024-10-15"] {
-        let mut rows: Vec<Row> = Vec::new();
-        for k in 0..25 {
-            let d = chrono::NaiveDate::from_ymd_opt(2024, 10, 10).unwrap() + chrono::Days::new(k);
-            rows.push(("a".to_string(), format!("{d}T02:30:00"), Some(10.0)));
-            if d.to_string() == day {
-                rows.push(("a".to_string(), format!("{d}T02:30:00"), Some(999.0)));
-            }
-        }
+        let mut rows = daily("2024-10-10", 25, |d| format!("{d}T02:30:00"));
+        let at = rows.iter().position(|r| r.1.starts_with(day)).unwrap();
+        rows.insert(at + 1, ("a".to_string(), format!("{day}T02:30:00"), Some(999.0)));
         let out = run(&table(&rows), Some("D"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
         let report = out.report.as_ref().unwrap();
         assert!(dropped_stamps(&out).is_empty(), "{day}");

@@ -261,13 +261,7 @@ fn a_stray_row_under_strict_proposes_the_split_and_accept_applies_it() {
 #[test]
 fn dst_coded_offsets_without_a_zone_fail_with_a_hint_naming_options_timezone() {
     // Berlin midnights as pandas writes them: +01:00 through 2024-03-31 (the change is at 02:00), +02:00 after.
-    let rows: Vec<Row> = (0..40)
-        .map(|k| {
-            let date = chrono::NaiveDate::from_ymd_opt(2024, 3, 10).unwrap() + chrono::Days::new(k);
-            let offset = if date <= chrono::NaiveDate::from_ymd_opt(2024, 3, 31).unwrap() { "+01:00" } else { "+02:00" };
-            ("a".to_string(), format!("{date}T00:00:00{offset}"), Some(k as f64))
-        })
-        .collect();
+    let rows = daily("2024-03-10", 40, |d| format!("{d}T00:00:00{}", if d.to_string().as_str() <= "2024-03-31" { "+01:00" } else { "+02:00" }));
     let t = table(&rows);
     for freq in [None, Some("D")] {
         let err = run(&t, freq, 1, &opts(json!({}))).unwrap_err();

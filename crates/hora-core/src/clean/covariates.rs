@@ -21,19 +21,14 @@ use crate::time::DayMonthOrder;
 /// for future rows of an entity without history.
 pub fn validate_future(req: &CleanRequest) -> Result<()> {
     let Some(future) = req.future else { return Ok(()) };
-    let future_only: Vec<&str> = future
-        .covariates
-        .iter()
-        .map(|c| c.name.as_str())
-        .filter(|n| !req.series.covariates.iter().any(|c| c.name == *n))
-        .collect();
+    let future_only = future.columns_missing_from(req.series);
     if !future_only.is_empty() {
         return Err(HoraError::new(ErrorCode::CovariateColumnMismatch, "future_covariates columns must also appear on series rows")
             .with("future_only", json!(future_only)));
     }
-    if let Some(u) = future.entities.iter().find(|u| !req.series.entities.contains(u)) {
+    if let Some(u) = future.first_entity_missing_from(req.series) {
         return Err(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("future_covariates rows for '{u}', which has no history"))
-            .with("unique_id", u.clone()));
+            .with("unique_id", u));
     }
     Ok(())
 }

@@ -289,9 +289,14 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         d.push(dec);
     }
 
-    // Masked long gaps are gaps too: the contract's recent-gap and missing-share rules count them.
-    let kept_masked: Vec<(usize, usize)> = masked.iter().copied().filter(|r| r.0 >= lo).collect();
-    health_rules(&mut out, name, &fill, &kept_masked, last + 1 - lo, last + 1, inserted_count > 0, ctx);
+    // Every gap of the kept context, with the decision that handles it: masked long gaps are gaps
+    // too, and the contract's recent-gap and missing-share rules count them.
+    let gaps: Vec<((usize, usize), DecisionId)> = runs
+        .iter()
+        .filter(|r| r.0 >= lo)
+        .map(|r| (*r, if masked.contains(r) { DecisionId::MaskLongGap } else { DecisionId::Impute }))
+        .collect();
+    health_rules(&mut out, name, &gaps, last + 1 - lo, last + 1, inserted_count > 0, ctx);
     flag_values(&mut out, &values[lo..end], &observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;
@@ -353,28 +358,13 @@ fn runs_of(flags: &[bool], want: bool) -> Vec<(usize, usize)> {
 }
 
 /// The policy's blocking rule over the context before the tail: slots `[core_end - core_len, core_end)`.
-#[allow(clippy::too_many_arguments)]
-fn health_rules(
-    out: &mut Outcome,
-    name: &str,
-    fill: &[(usize, usize)],
-    masked: &[(usize, usize)],
-    core_len: usize,
-    core_end: usize,
-    inserted: bool,
-    ctx: &Ctx,
-) {
-    let missing = fill.iter().chain(masked).map(|r| r.1).sum::<usize>();
-    let share = missing as f64 / core_len.max(1) as f64;
-    let mut causes: Vec<DecisionId> = Vec::new();
-    if inserted {
-        causes.push(DecisionId::Regrid);
-    }
-    if !fill.is_empty() {
-        causes.push(DecisionId::Impute);
-    }
-    if !masked.is_empty() {
-        causes.push(DecisionId::MaskLongGap);
+fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), DecisionId)], core_len: usize, core_end: usize, inserted: bool, ctx: &Ctx) {
+    let share = gaps.iter().map(|(r, _)| r.1).sum::<usize>() as f64 / core_len.max(1) as f64;
+    let mut causes: Vec<DecisionId> = inserted.then_some(DecisionId::Regrid).into_iter().collect();
+    for handling in [DecisionId::Impute, DecisionId::MaskLongGap] {
+        if gaps.iter().any(|(_, h)| *h == handling) {
+            causes.push(handling);
+        }
     }
     let too_high = |threshold: f64| {
         Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "missing_share_too_high")
@@ -393,8 +383,7 @@ fn health_rules(
             // Recent: the gap's last slot lies within the last seasonal period of the context,
             // slots `[core_end - period, core_end)`.
             let recent = |r: &(usize, usize)| r.0 + r.1 - 1 + ctx.period.max(1) >= core_end;
-            let gaps = fill.iter().map(|r| (*r, DecisionId::Impute)).chain(masked.iter().map(|r| (*r, DecisionId::MaskLongGap)));
-            if let Some(((_, len), cause)) = gaps.filter(|(r, _)| r.1 as f64 >= limit && recent(r)).max_by_key(|((s, _), _)| *s) {
+            if let Some(&((_, len), cause)) = gaps.iter().rev().find(|(r, _)| r.1 as f64 >= limit && recent(r)) {
                 out.blocks.push(
                     Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "gap_near_origin_too_long")
                         .caused_by(&[cause])

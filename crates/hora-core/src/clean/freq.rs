@@ -89,19 +89,12 @@ pub(super) fn offsets_hint(err: HoraError, p: &Prepared, zone_sent: bool) -> Hor
     if offsets.len() < 2 || !p.parsed.zone.is_utc() {
         return err;
     }
-    let hint = if zone_sent {
-        format!(
-            "the stamps of '{}' carry several UTC offsets ({}), and some are not options.timezone's own at their instant, so the zone cannot step them; correct those offsets, or send the stamps without offsets",
-            p.unique_id,
-            offsets.join(", ")
-        )
+    let fix = if zone_sent {
+        "and some are not options.timezone's own at their instant, so the zone cannot step them; correct those offsets, or send the stamps without offsets"
     } else {
-        format!(
-            "the stamps of '{}' carry several UTC offsets ({}); send options.timezone with the zone they were written in, so that days and months step on its wall clock",
-            p.unique_id,
-            offsets.join(", ")
-        )
+        "send options.timezone with the zone they were written in, so that days and months step on its wall clock"
     };
+    let hint = format!("the stamps of '{}' carry several UTC offsets ({}); {fix}", p.unique_id, offsets.join(", "));
     let message = format!("{}; {hint}", err.message);
     HoraError { message, ..err }.with("hint", hint)
 }

@@ -124,13 +124,8 @@ fn parse_text(text: &str) -> Result<ParsedBody, HoraError> {
         out.errors.push(|| "series".into(), "is required");
     }
     if let Some(future) = &out.future {
-        out.future_only = future
-            .covariates
-            .iter()
-            .filter(|c| !out.series.covariates.iter().any(|s| s.name == c.name))
-            .map(|c| c.name.clone())
-            .collect();
-        out.future_without_history = future.entities.iter().find(|u| !out.series.entities.contains(u)).cloned();
+        out.future_only = future.columns_missing_from(&out.series).into_iter().map(String::from).collect();
+        out.future_without_history = future.first_entity_missing_from(&out.series).map(String::from);
     }
     Ok(out)
 }

@@ -88,6 +88,18 @@ impl RowTable {
         self.indptr[e]..self.indptr[e + 1]
     }
 
+    /// Future rows checked against their history (`series`): the covariate columns the history
+    /// lacks (`COVARIATE_COLUMN_MISMATCH`).
+    pub fn columns_missing_from(&self, history: &RowTable) -> Vec<&str> {
+        self.covariates.iter().map(|c| c.name.as_str()).filter(|n| !history.covariates.iter().any(|c| c.name == *n)).collect()
+    }
+
+    /// Future rows checked against their history: the first entity with no history rows
+    /// (`FUTURE_COVARIATES_INVALID`).
+    pub fn first_entity_missing_from(&self, history: &RowTable) -> Option<&str> {
+        self.entities.iter().find(|u| !history.entities.contains(u)).map(String::as_str)
+    }
+
     /// Body row indices of entity `e`, in the order sent.
     pub fn entity_rows(&self, e: usize) -> &[u32] {
         &self.rows[self.entity_range(e)]

@@ -2,6 +2,7 @@
 //! naive stamps read in the zone, explicit offsets always winning.
 
 use super::civil::{in_supported_range, MICROS_PER_HOUR};
+use super::infer::mode_delta;
 use super::lex::{lex, Lexed, Shape};
 use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
@@ -342,10 +343,8 @@ impl Accumulator {
         }
         self.out
     }
-}
 
-impl Accumulator {
-    /// A second pass of the repeated hour exists only for data sampled within the hour: in daily
+    /// A second pass of the repeated hour exists only for data sampled within the day: in daily
     /// or coarser data (most common step a day or more) a wall time sent twice on the fall-back
     /// day is a duplicate, read as the earlier instant like the first, so the last row is kept.
     fn merge_second_passes_of_daily_data(&mut self) {
@@ -354,17 +353,8 @@ impl Accumulator {
         }
         let mut sorted = self.out.instants.clone();
         sorted.sort_unstable();
-        sorted.dedup();
-        let mut steps: Vec<i64> = sorted.windows(2).map(|w| w[1] - w[0]).collect();
-        steps.sort_unstable();
-        let mut best = (0usize, 0i64);
-        for run in steps.chunk_by(|a, b| a == b) {
-            if run.len() > best.0 {
-                best = (run.len(), run[0]);
-            }
-        }
         // Local days are 23 to 25 hours long across daylight saving.
-        if best.1 >= 23 * MICROS_PER_HOUR {
+        if mode_delta(&sorted) >= 23 * MICROS_PER_HOUR {
             for &(i, earlier) in &self.second_pass {
                 self.out.instants[i] = earlier;
             }

@@ -150,8 +150,8 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Most common positive difference between neighbours; the smaller one on a tie.
-fn mode_delta(v: &[Micros]) -> i64 {
+/// Most common positive difference between neighbours (sorted instants); the smaller one on a tie.
+pub(super) fn mode_delta(v: &[Micros]) -> i64 {
     mode_delta_count(v).0
 }
 

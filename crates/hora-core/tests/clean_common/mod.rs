@@ -12,6 +12,13 @@ pub const LIMITS: ModelLimits = ModelLimits { min_context: 16, max_context: 4096
 /// A row: entity, ds, y (None = null).
 pub type Row = (String, String, Option<f64>);
 
+/// One row a day for `n` days from `start` (`YYYY-MM-DD`) for entity `a`: `ds` as `ds(day)`
+/// writes it, `y` the day's index.
+pub fn daily(start: &str, n: u64, ds: impl Fn(chrono::NaiveDate) -> String) -> Vec<Row> {
+    let first: chrono::NaiveDate = start.parse().unwrap();
+    (0..n).map(|k| ("a".to_string(), ds(first + chrono::Days::new(k)), Some(k as f64))).collect()
+}
+
 pub fn table(rows: &[Row]) -> RowTable {
     table_with(rows, &[])
 }
