@@ -221,6 +221,16 @@ describe('validation order steps 3 to 6', () => {
     expect(deepH.json.error.details.errors).toContainEqual(expect.objectContaining({ field: 'h' }));
   });
 
+  it('a body that starts with a UTF-8 byte order mark is read as the JSON after it; a second mark is malformed', async () => {
+    const json = JSON.stringify(base());
+    const plain = await post(json);
+    const marked = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)]));
+    expect(marked.res.statusCode).toBe(200);
+    expect(marked.json.forecast).toEqual(plain.json.forecast);
+    const twice = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf]), Buffer.from(json)]));
+    expectError(twice, 400, 'MALFORMED_JSON');
+  });
+
   it('an empty body, or one that ends right after a newline, is placed at column 1, not 0', async () => {
     const empty = await post('', { 'content-length': '0' });
     expectError(empty, 400, 'MALFORMED_JSON');
@@ -291,6 +301,28 @@ describe('validation order steps 3 to 6', () => {
       expectError(r, 422, 'VALIDATION_ERROR');
       expect(JSON.stringify(r.json.error.details)).toContain('future_covariates[0].ds');
     }
+  });
+
+  it('under raw a ds without offset, or with text after its time, is a ds_format violation and the server keeps serving', async () => {
+    for (const ds of ['2024-01-01T03:00', '2024-01-01T03:00:00', '2024-01-01T03:00é']) {
+      const series = Array.from({ length: 20 }, (_, i) => ({ unique_id: 'a', ds: i === 3 ? ds : isoZ(Date.UTC(2024, 0, 1, i)), y: i }));
+      const r = await post({ series, h: 2, freq: 'h', options: { cleaning: { preset: 'raw' } } });
+      expectError(r, 422, 'RAW_INPUT_INVALID');
+      expect(r.json.error.details.violations[0]).toEqual({ unique_id: 'a', index: 3, reason: 'ds_format' });
+    }
+    expect((await post(base())).res.statusCode).toBe(200);
+  });
+
+  it('under raw a D/M/YYYY future ds is read by options.ds_format; without it AMBIGUOUS_DATE_FORMAT names the future row', async () => {
+    const history = Array.from({ length: 30 }, (_, i) => ({ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 1 + i)), y: 10 + (i % 7), x: 1 }));
+    // Forecast days 31 January and 1 February; 01/02/2024 reads either way.
+    const future = [{ unique_id: 'a', ds: '01/02/2024', x: 2 }];
+    const body = (options: Record<string, unknown>) => ({ series: history, h: 2, freq: 'D', future_covariates: future, options: { cleaning: { preset: 'raw' }, ...options } });
+    const read = await post(body({ ds_format: 'dmy' }));
+    expect(read.res.statusCode, JSON.stringify(read.json).slice(0, 300)).toBe(200);
+    const unread = await post(body({}));
+    expectError(unread, 422, 'AMBIGUOUS_DATE_FORMAT');
+    expect(unread.json.error.details.field).toBe('future_covariates[0].ds');
   });
 
   it('future rows are read like their history: ds_format or the proven day/month order; an unreadable one is VALIDATION_ERROR', async () => {

@@ -176,3 +176,13 @@ fn raw_preset_reads_naive_future_stamps_in_the_zone_option_as_the_other_presets_
         assert_eq!(x["reason"], "model_unsupported", "{preset}");
     }
 }
+
+#[test]
+fn raw_preset_reads_a_stamp_without_offset_or_with_text_after_the_time_as_ds_format() {
+    for stamp in ["2026-01-01T05:00", "2026-01-01T05:00:00", "2026-01-01T05:00:00.5", "2026-01-01T05:00é", "2026-01-01T05:00:00+"] {
+        let mut rows = hourly("a", 20);
+        rows[5].1 = stamp.into();
+        let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+        assert_eq!(err.details["violations"][0], json!({"unique_id": "a", "index": 5, "reason": "ds_format"}), "{stamp}");
+    }
+}

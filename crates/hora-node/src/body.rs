@@ -1,6 +1,7 @@
 //! Request bodies: parsed off the event loop into columns that stay in Rust.
 
 use crate::errors::EngineError;
+use crate::guard::guarded;
 use hora_core::ingest::{canonical_digest, parse_body, FieldError, ParsedBody};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
@@ -170,7 +171,7 @@ impl ParsedRequest {
     }
 
     /// Whether some entity may be longer than `max_context` before cleaning (`RowTable::may_exceed`).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn has_entity_longer_than(&self, max_context: u32, count_rows: bool) -> bool {
         self.inner.as_ref().is_ok_and(|b| b.series.may_exceed(max_context as usize, count_rows))
     }
@@ -187,7 +188,7 @@ impl Task for ParseTask {
     type JsValue = ParsedRequest;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(parse_body(&self.bytes))
+        guarded(|| Ok(parse_body(&self.bytes)))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ParsedRequest> {
@@ -210,7 +211,7 @@ impl Task for DigestTask {
     type JsValue = String;
 
     fn compute(&mut self) -> Result<String> {
-        Ok(canonical_digest(&self.bytes))
+        guarded(|| Ok(canonical_digest(&self.bytes)))
     }
 
     fn resolve(&mut self, _env: Env, output: String) -> Result<String> {

@@ -3,6 +3,7 @@
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use crate::body::{ReadStamps, RequestRows};
+use crate::guard::guarded;
 use hora_core::clean::{self, CleanOptions, CleanRequest, ModelLimits};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
@@ -29,7 +30,7 @@ pub fn cleaning_policies() -> CleaningPolicies {
 
 /// Checks the cleaning options (resolved preset and version included) against the policy
 /// versions: `CLEANING_OPTION_UNSUPPORTED`, or a `VALIDATION_ERROR` for a knob value out of range.
-#[napi]
+#[napi(catch_unwind)]
 pub fn check_cleaning_options(options: CleaningParams) -> Option<EngineError> {
     CleanOptions::from(&options).resolve().err().map(Into::into)
 }
@@ -105,16 +106,18 @@ impl Task for CleanTask {
     type JsValue = CleanOutcome;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let start = std::time::Instant::now();
-        Ok(with_request(&self.rows, &self.params, clean::run)
-            .map(|c| {
-                let clean_ms = start.elapsed().as_secs_f64() * 1000.0;
-                let serialising = std::time::Instant::now();
-                let (report_json, data_quality_json, warnings_json) = (json(&c.report), json(&c.data_quality), json(&c.warnings));
-                let serialize_ms = serialising.elapsed().as_secs_f64() * 1000.0;
-                SerialisedClean { freq: c.freq, report_json, data_quality_json, warnings_json, clean_ms, serialize_ms }
-            })
-            .map_err(Into::into))
+        guarded(|| {
+            let start = std::time::Instant::now();
+            Ok(with_request(&self.rows, &self.params, clean::run)
+                .map(|c| {
+                    let clean_ms = start.elapsed().as_secs_f64() * 1000.0;
+                    let serialising = std::time::Instant::now();
+                    let (report_json, data_quality_json, warnings_json) = (json(&c.report), json(&c.data_quality), json(&c.warnings));
+                    let serialize_ms = serialising.elapsed().as_secs_f64() * 1000.0;
+                    SerialisedClean { freq: c.freq, report_json, data_quality_json, warnings_json, clean_ms, serialize_ms }
+                })
+                .map_err(Into::into))
+        })
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<CleanOutcome> {
@@ -153,8 +156,10 @@ impl Task for CheckTask {
     type JsValue = Option<EngineError>;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let CheckTask { rows, params, check } = self;
-        Ok(with_request(rows, params, |r| check(r)).err().map(Into::into))
+        guarded(|| {
+            let CheckTask { rows, params, check } = self;
+            Ok(with_request(rows, params, |r| check(r)).err().map(Into::into))
+        })
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -201,7 +206,7 @@ fn kernel_columns(stamps: &[f64], values_len: usize, indptr: &[u32], step_micros
 
 /// Sizes the regrid-plus-impute kernel's output: the offsets of every entity's grid. Stamps are
 /// microseconds carried as f64 (exact below 2^53).
-#[napi]
+#[napi(catch_unwind)]
 pub fn regrid_impute_offsets(stamps: &[f64], indptr: &[u32], step_micros: f64) -> Result<Uint32Array> {
     let entities = kernel_columns(stamps, stamps.len(), indptr, step_micros)?;
     let offsets = clean::kernels::regrid_offsets(stamps, &entities, step_micros as i64);
@@ -213,7 +218,7 @@ pub fn regrid_impute_offsets(stamps: &[f64], indptr: &[u32], step_micros: f64) -
 /// The regrid-plus-linear-impute kernel, writing into `out` (allocated by the caller from
 /// `regridImputeOffsets`, so the grids live in memory JavaScript owns): the benchmark's match for
 /// the plain-TypeScript path (`src/clean/kernel.ts`).
-#[napi]
+#[napi(catch_unwind)]
 pub fn regrid_impute_into(stamps: &[f64], values: &[f64], indptr: &[u32], step_micros: f64, offsets: &[u32], mut out: Float64Array) -> Result<()> {
     let entities = kernel_columns(stamps, values.len(), indptr, step_micros)?;
     let offsets: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();

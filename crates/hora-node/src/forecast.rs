@@ -7,6 +7,7 @@ use hora_core::clean::ModelLimits;
 use hora_core::forecast::{clean_for_forecast, forecast_cleaned, CleanedForecast, ForecastOutput, ForecastRequest};
 use hora_core::model::{plan_quantiles, ForecastOptions, ModelSession, Nonnegative, QuantilePolicy, QuantileRequest};
 use crate::options::CleaningParams;
+use crate::guard::guarded;
 use hora_core::clean::CleanOptions;
 use hora_core::choice::Choice;
 use hora_core::{ErrorCode, HoraError};
@@ -149,7 +150,7 @@ impl From<SerialisedParts> for ForecastParts {
 
 /// Checks the quantile request against the native set (`QUANTILE_UNSUPPORTED` under strict)
 /// before quota is reserved; returns the error, if any.
-#[napi]
+#[napi(catch_unwind)]
 pub fn check_quantiles(params: ForecastParams) -> Option<EngineError> {
     let checked = loaded_model().and_then(|model| plan_quantiles(&model.spec.name, &model.spec.quantiles, &quantile_request(&params)?).map(|_| ()));
     checked.err().map(Into::into)
@@ -186,12 +187,14 @@ impl Task for CleanForecastTask {
     type JsValue = ForecastCleaning;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(loaded_model()
-            .and_then(|model| {
-                let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
-                to_request(&self.params).and_then(|r| clean_for_forecast(&self.rows.body, &r, limits, self.rows.stamps()))
-            })
-            .map_err(Into::into))
+        guarded(|| {
+            Ok(loaded_model()
+                .and_then(|model| {
+                    let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
+                    to_request(&self.params).and_then(|r| clean_for_forecast(&self.rows.body, &r, limits, self.rows.stamps()))
+                })
+                .map_err(Into::into))
+        })
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastCleaning> {
@@ -215,11 +218,13 @@ impl Task for ForecastTask {
     type JsValue = ForecastOutcome;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let cleaned = self.cleaned.take().ok_or_else(|| Error::new(Status::GenericFailure, "the cleaned request ran twice"))?;
-        Ok(loaded_model()
-            .and_then(|model| to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model)))
-            .map(serialise)
-            .map_err(Into::into))
+        guarded(|| {
+            let cleaned = self.cleaned.take().ok_or_else(|| Error::new(Status::GenericFailure, "the cleaned request ran twice"))?;
+            Ok(loaded_model()
+                .and_then(|model| to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model)))
+                .map(serialise)
+                .map_err(Into::into))
+        })
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastOutcome> {

@@ -5,6 +5,7 @@ mod body;
 mod clean;
 mod errors;
 mod forecast;
+mod guard;
 mod model;
 mod options;
 mod store;

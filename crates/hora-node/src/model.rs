@@ -28,7 +28,7 @@ pub struct ModelInfo {
 
 /// Loads ONNX Runtime from `runtime_path` and the model from `model_path` (both absolute).
 /// Throws one sentence naming what is missing or malformed; the server refuses to start on it.
-#[napi]
+#[napi(catch_unwind)]
 pub fn load_model(model_path: String, runtime_path: String, threads: u32) -> Result<ModelInfo> {
     init_runtime(&runtime_path).map_err(|e| Error::new(Status::GenericFailure, e))?;
     let session = ModelSession::load(&model_path, threads as usize).map_err(|e| Error::new(Status::GenericFailure, e.0))?;

@@ -32,7 +32,7 @@ pub struct ParsedDsOutcome {
 /// Parses one entity's `ds` values joined by `\n`, in `timezone` (IANA name; UTC when omitted)
 /// with the optional day/month order `dmy` / `mdy`. A buffer that is not UTF-8 or another
 /// `ds_format` is the caller's mistake and throws, as a wrong argument type does.
-#[napi]
+#[napi(catch_unwind)]
 pub fn parse_ds_column(ds: &[u8], timezone: Option<String>, ds_format: Option<String>) -> Result<ParsedDsOutcome> {
     let text = std::str::from_utf8(ds).map_err(|_| Error::new(Status::InvalidArg, "ds is not UTF-8"))?;
     let order = match ds_format.as_deref() {

@@ -82,6 +82,9 @@ fn future_by_entity<'a>(
 fn name_future_rows(mut err: HoraError) -> HoraError {
     let rename = |s: &str| s.replace("series[", "future_covariates[");
     err.message = rename(&err.message);
+    if let Some(Value::String(field)) = err.details.get_mut("field") {
+        *field = rename(field);
+    }
     if let Some(Value::Array(list)) = err.details.get_mut("errors") {
         for entry in list.iter_mut().filter_map(Value::as_object_mut) {
             for key in ["field", "message"] {

@@ -97,9 +97,11 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
             .with("min_context", min));
     }
     covariates::validate_future(req)?;
-    // The raw preset's history stamps carry their offsets; a naive future stamp is read in
-    // `options.timezone` (else UTC), as under the other presets. No day/month order to carry over.
-    let future = covariates::read_future(req, &stamps::reading(req.options)?.0, |_| None)?;
+    // The raw preset's history stamps carry their offsets; a future stamp is read as under the
+    // other presets: naive in `options.timezone` (else UTC), `D/M/YYYY` by `options.ds_format`
+    // (raw history proves no day/month order).
+    let (future_zone, ds_format) = stamps::reading(req.options)?;
+    let future = covariates::read_future(req, &future_zone, |_| ds_format)?;
     // Raw steps are exact durations on UTC instants (docs/time.md), whatever the zone option.
     let zone = stamps::parse_zone(None)?;
     let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2 };
@@ -195,7 +197,7 @@ pub fn strict_instant(s: &str) -> Option<i64> {
     let zone_ok = zone == "Z" || (zone.len() == 6 && (zone.starts_with('+') || zone.starts_with('-')) && shape("99:99", i + 1));
     // The same bounds as every other preset (docs/time.md): offsets within ±18:00, years 1 to 9999
     // on the wall clock and as an instant. chrono alone takes year 0 and offsets up to ±23:59.
-    let offset_ok = zone == "Z" || &zone[1..] <= "18:00";
+    let offset_ok = zone == "Z" || (zone_ok && &zone[1..] <= "18:00");
     if !zone_ok || !offset_ok || &s[..4] == "0000" {
         return None;
     }

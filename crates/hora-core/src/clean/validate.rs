@@ -22,8 +22,8 @@ pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
     // after this one, so it does not stop the reading).
     let Ok((zone, ds_format)) = stamps::reading(req.options) else { return Ok(None) };
     if req.options.resolve().is_ok_and(|res| res.preset == Preset::Raw) {
-        // Raw history carries its offsets and no day/month order; future rows are read as raw reads them.
-        covariates::check_future_stamps(req, &zone, |_| None)?;
+        // Raw history carries its offsets and proves no day/month order; future rows are read as raw reads them.
+        covariates::check_future_stamps(req, &zone, |_| ds_format)?;
         return Ok(None);
     }
     let table = req.series;

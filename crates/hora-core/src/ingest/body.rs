@@ -84,7 +84,7 @@ impl ParsedBody {
 /// Parses and validates the body bytes in one pass. Fails only when the bytes are not JSON
 /// (`MALFORMED_JSON`) or hold a number no float can represent (a `VALIDATION_ERROR` naming it).
 pub fn parse_body(bytes: &[u8]) -> Result<ParsedBody, HoraError> {
-    let text = utf8(bytes)?;
+    let text = utf8(without_bom(bytes))?;
     match super::fast::parse_common(text) {
         Some(body) => Ok(body),
         None => parse_text(text),
@@ -93,7 +93,13 @@ pub fn parse_body(bytes: &[u8]) -> Result<ParsedBody, HoraError> {
 
 /// [`parse_body`] without the fast path for the common shape: the reference it is tested against.
 pub fn parse_body_general(bytes: &[u8]) -> Result<ParsedBody, HoraError> {
-    parse_text(utf8(bytes)?)
+    parse_text(utf8(without_bom(bytes))?)
+}
+
+/// The body without a leading UTF-8 byte order mark. RFC 8259 lets a parser ignore one, and
+/// Excel and Windows PowerShell exports start with it; positions in errors count from after it.
+pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// UTF-8 is checked up front: serde_json does not validate strings that it skips.

@@ -24,6 +24,8 @@ const MAX_DEPTH: usize = 64;
 /// repeated key would keep only its last value: a body the service refuses (`{"h":5,"h":2}`)
 /// would match the one it accepts (`{"h":2}`), and one key would replay the other's outcome.
 pub fn canonical_digest(bytes: &[u8]) -> String {
+    // A byte order mark is no part of the JSON value (the body parser skips it too).
+    let bytes = super::body::without_bom(bytes);
     let mut hasher = Sha256::new();
     let mut text = Vec::with_capacity(bytes.len());
     let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -221,6 +223,14 @@ mod tests {
                 out.push('}');
             }
         }
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_no_part_of_the_digest() {
+        let body = br#"{"h": 2, "series": []}"#;
+        let marked = [b"\xEF\xBB\xBF".as_slice(), body].concat();
+        assert_eq!(canonical_digest(&marked), canonical_digest(body));
+        assert_eq!(canonical_digest(&marked), canonical_digest(br#"{"series":[],"h":2}"#));
     }
 
     #[test]

@@ -69,6 +69,11 @@ pub fn lex(s: &str) -> LexResult {
     if b.is_empty() {
         return Err("is empty");
     }
+    // Said first: a CSV cell's stray blank is invisible, and every later reason would blame a
+    // part of the stamp that is fine.
+    if b[0].is_ascii_whitespace() || b[b.len() - 1].is_ascii_whitespace() {
+        return Err("has leading or trailing whitespace");
+    }
     if b.len() > MAX_LEN {
         return Err("is too long to be a timestamp");
     }
@@ -292,15 +297,24 @@ fn offset(b: &[u8], i: usize) -> Result<i32, &'static str> {
         Some(b'-') => -1,
         _ => return Err("has unexpected text after its time"),
     };
-    let (hh, mm) = match rest.len() {
-        3 => (digits(rest, 1, 2), Some(0)),
-        5 => (digits(rest, 1, 2), digits(rest, 3, 2)),
-        6 if rest[3] == b':' => (digits(rest, 1, 2), digits(rest, 4, 2)),
-        _ => (None, None),
+    // The longest offset form the text starts with: ±HH:MM, ±HHMM, ±HH.
+    let (len, hh, mm) = if rest.len() >= 6 && rest[3] == b':' {
+        (6, digits(rest, 1, 2), digits(rest, 4, 2))
+    } else if rest.len() >= 5 && digits(rest, 3, 2).is_some() {
+        (5, digits(rest, 1, 2), digits(rest, 3, 2))
+    } else {
+        (3, digits(rest, 1, 2), Some(0))
     };
     let (Some(hh), Some(mm)) = (hh, mm) else {
         return Err("has an offset that is not ±HH:MM");
     };
+    match rest.get(len) {
+        None => {}
+        Some(c) if c.is_ascii_digit() || *c == b':' => return Err("has an offset that is not ±HH:MM"),
+        // RFC 9557 and Java's ZonedDateTime write the zone after the offset.
+        Some(b'[') => return Err("has a bracketed zone name after its offset (send the zone as options.timezone)"),
+        Some(_) => return Err("has unexpected text after its offset"),
+    }
     if mm > 59 {
         return Err("has offset minutes above 59");
     }
@@ -354,12 +368,32 @@ fn num(s: &[u8]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::offset;
+    use super::{lex, offset};
 
     #[test]
     fn an_offset_is_refused_for_its_own_fault_minutes_above_59_or_beyond_18_hours() {
         assert_eq!(offset(b"+01:60", 0), Err("has offset minutes above 59"));
         assert_eq!(offset(b"+25:00", 0), Err("has an offset beyond ±18:00"));
         assert_eq!(offset(b"-18:00", 0), Ok(-18 * 3600));
+    }
+
+    #[test]
+    fn text_after_a_well_formed_offset_is_refused_as_such_not_as_a_bad_offset() {
+        assert_eq!(offset(b"+01:00[Europe/Berlin]", 0), Err("has a bracketed zone name after its offset (send the zone as options.timezone)"));
+        assert_eq!(offset(b"+01 UTC", 0), Err("has unexpected text after its offset"));
+        assert_eq!(offset(b"+0100x", 0), Err("has unexpected text after its offset"));
+        // More digits or colons are a malformed offset, not trailing text.
+        for bad in [&b"+010"[..], b"+01:00:00", b"+01000", b"+1:00", b"+01:0"] {
+            assert_eq!(offset(bad, 0), Err("has an offset that is not ±HH:MM"), "{:?}", std::str::from_utf8(bad));
+        }
+        assert_eq!(offset(b"+01", 0), Ok(3600));
+        assert_eq!(offset(b"-0530", 0), Ok(-(5 * 3600 + 30 * 60)));
+    }
+
+    #[test]
+    fn a_stamp_with_a_leading_or_trailing_blank_is_refused_for_the_blank() {
+        for s in ["2024-01-05 ", " 2024-01-05", "2024-01-05 00:00:00+01 ", "2024-01-05T00:00:00Z\t", "1704412800\n"] {
+            assert_eq!(lex(s), Err("has leading or trailing whitespace"), "{s:?}");
+        }
     }
 }
