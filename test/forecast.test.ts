@@ -288,6 +288,20 @@ describe('validation order steps 3 to 6', () => {
     }
   });
 
+  it('within step 3 an unreadable ds comes before FUTURE_COVARIATES_INVALID, which comes before COVARIATE_COLUMN_MISMATCH', async () => {
+    const series = seasonalRows('a', 24).map((r) => ({ ...r, temp: 1 }));
+    series[5] = { ...series[5], ds: '2024-13-06T00:00:00' };
+    const orphan = { unique_id: 'zz', ds: isoZ(Date.UTC(2024, 0, 2)), temp: 2 };
+    const extraColumn = { unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 2)), temp: 2, w: 1 };
+    const unreadable = await post({ ...base({}, series), future_covariates: [orphan, extraColumn] });
+    expectError(unreadable, 422, 'VALIDATION_ERROR');
+    expect(unreadable.json.error.details.errors[0].field).toBe('series[5].ds');
+    const readable = seasonalRows('a', 24).map((r) => ({ ...r, temp: 1 }));
+    const both = await post({ ...base({}, readable), future_covariates: [orphan, extraColumn] });
+    expectError(both, 422, 'FUTURE_COVARIATES_INVALID');
+    expect(both.json.error.details.unique_id).toBe('zz');
+  });
+
   it('an unreadable future ds is VALIDATION_ERROR at step 3 beside an entity of unproven day/month order, and under raw', async () => {
     const b = Array.from({ length: 30 }, (_, i) => ({ unique_id: 'b', ds: isoZ(Date.UTC(2024, 0, 1 + i)), y: 10 + (i % 7), x: 1 }));
     // 1/1/2024 ... 10/1/2024 read either way: the order is unproven.

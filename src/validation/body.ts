@@ -63,8 +63,8 @@ export interface ValidatedBody {
 }
 
 /**
- * Step 3 for the body's shape and fields (MALFORMED_JSON, VALIDATION_ERROR,
- * FUTURE_COVARIATES_INVALID, COVARIATE_COLUMN_MISMATCH); `checkStamps` and `checkRowCap` follow.
+ * Step 3 for the body's shape and fields (MALFORMED_JSON, VALIDATION_ERROR); `checkStamps`,
+ * `checkFutureRows` and `checkRowCap` follow.
  * `forecast` is true on /v1/forecast.
  */
 export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<ValidatedBody> {
@@ -107,11 +107,24 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
   }
   errors.push(...rowErrors);
   if (errors.length > 0) throw invalidBody(errors);
+  return { parsed, top: top as TopLevelFields };
+}
+
+/**
+ * The end of step 3, after every VALIDATION_ERROR (the stamps' too), in the contract's order:
+ * FUTURE_COVARIATES_INVALID (future rows with `y`, or of an entity without history), then
+ * COVARIATE_COLUMN_MISMATCH.
+ */
+export function checkFutureRows(parsed: ParsedRequest): void {
   const futureInvalid = parsed.futureInvalid;
   if (futureInvalid) {
     throw new ApiError('FUTURE_COVARIATES_INVALID', `${futureInvalid.field} ${futureInvalid.message}.`, {
       field: futureInvalid.field,
     });
+  }
+  const orphan = parsed.futureWithoutHistory;
+  if (orphan != null) {
+    throw new ApiError('FUTURE_COVARIATES_INVALID', `future_covariates rows for '${orphan}', which has no history.`, { unique_id: orphan });
   }
   const futureOnly = parsed.futureOnly;
   if (futureOnly.length > 0) {
@@ -119,12 +132,6 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
       future_only: futureOnly,
     });
   }
-  // A step-3 fault of the body, so it comes before the model checks and the quota.
-  const orphan = parsed.futureWithoutHistory;
-  if (orphan != null) {
-    throw new ApiError('FUTURE_COVARIATES_INVALID', `future_covariates rows for '${orphan}', which has no history.`, { unique_id: orphan });
-  }
-  return { parsed, top: top as TopLevelFields };
 }
 
 /**

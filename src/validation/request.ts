@@ -4,7 +4,7 @@ import { cleaningOptions } from '../forecast/params.js';
 import type { CleaningParams, ParsedRequest } from '../native.js';
 import { checkCleaningOptions, presetSource, resolvePolicy, type CleaningDefaultsByLevel, type EffectivePolicy } from '../policy/effective.js';
 import type { TopLevelFields } from '../schemas/request.js';
-import { checkRowCap, checkStamps, parseAndValidate } from './body.js';
+import { checkFutureRows, checkRowCap, checkStamps, parseAndValidate } from './body.js';
 
 export interface ValidatedRequest {
   parsed: ParsedRequest;
@@ -25,6 +25,7 @@ export async function validateRequest(
   const policy = resolvePolicy(top.options?.cleaning, opts.defaults);
   const cleaning = cleaningOptions(top, policy);
   await checkStamps(parsed, cleaning, top.freq ?? undefined);
+  checkFutureRows(parsed);
   const parseMs = performance.now() - started;
   checkRowCap(parsed, opts.endpoint);
   checkCleaningOptions(top, policy, cleaning, opts.endpoint, presetSource(top.options?.cleaning, opts.defaults));

@@ -17,18 +17,19 @@ use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::CovariateColumn;
 use crate::time::DayMonthOrder;
 
-/// `COVARIATE_COLUMN_MISMATCH` for future columns absent from `series`; `FUTURE_COVARIATES_INVALID`
-/// for future rows of an entity without history.
+/// `FUTURE_COVARIATES_INVALID` for future rows of an entity without history;
+/// `COVARIATE_COLUMN_MISMATCH` for future columns absent from `series`.
 pub fn validate_future(req: &CleanRequest) -> Result<()> {
     let Some(future) = req.future else { return Ok(()) };
+    // The contract's order within step 3: FUTURE_COVARIATES_INVALID, then COVARIATE_COLUMN_MISMATCH.
+    if let Some(u) = future.first_entity_missing_from(req.series) {
+        return Err(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("future_covariates rows for '{u}', which has no history"))
+            .with("unique_id", u));
+    }
     let future_only = future.columns_missing_from(req.series);
     if !future_only.is_empty() {
         return Err(HoraError::new(ErrorCode::CovariateColumnMismatch, "future_covariates columns must also appear on series rows")
             .with("future_only", json!(future_only)));
-    }
-    if let Some(u) = future.first_entity_missing_from(req.series) {
-        return Err(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("future_covariates rows for '{u}', which has no history"))
-            .with("unique_id", u));
     }
     Ok(())
 }

@@ -121,10 +121,17 @@ mod tests {
     }
 
     #[test]
-    fn no_outlier_is_flagged_when_half_the_values_are_equal() {
+    fn no_outlier_is_flagged_when_more_than_half_the_values_are_equal() {
         // Intermittent demand: a MAD of 0 would make every sale an outlier (docs/cleaning-policy.md).
         let v: Vec<f64> = (0..40).map(|i| if i % 5 == 0 { 7.0 } else { 0.0 }).collect();
         assert!(outliers(&v, &vec![true; v.len()], 6.0).is_empty());
+        // Exactly half equal: the median of an even count lies between the two middle values, the
+        // MAD is not 0, and a spike is flagged.
+        let mut half: Vec<f64> = (0..20).map(|i| if i < 10 { 0.0 } else { 1.0 }).collect();
+        half[19] = 100.0;
+        assert_eq!(outliers(&half, &vec![true; half.len()], 6.0), vec![19]);
+        half[10] = 0.0;
+        assert!(outliers(&half, &vec![true; half.len()], 6.0).is_empty());
     }
 
     #[test]

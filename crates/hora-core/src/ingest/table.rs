@@ -97,7 +97,10 @@ impl RowTable {
     /// Future rows checked against their history: the first entity with no history rows
     /// (`FUTURE_COVARIATES_INVALID`).
     pub fn first_entity_missing_from(&self, history: &RowTable) -> Option<&str> {
-        self.entities.iter().find(|u| !history.entities.contains(u)).map(String::as_str)
+        // A set, not a scan of the history per future entity: 100,000 entities on each side
+        // took 19 s that way, for a check that runs on every body at step 3.
+        let known: std::collections::HashSet<&str, foldhash::fast::RandomState> = history.entities.iter().map(String::as_str).collect();
+        self.entities.iter().map(String::as_str).find(|u| !known.contains(u))
     }
 
     /// Body row indices of entity `e`, in the order sent.

@@ -8,6 +8,7 @@ use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
 use crate::ingest::RowTable;
+use std::collections::HashSet;
 
 /// Day/month order of `D/M/YYYY` and `M/D/YYYY` stamps (`options.ds_format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,8 +202,9 @@ struct Accumulator {
     offsets_fit_zone: bool,
     /// Some row carries a local clock: naive, or an offset other than `Z` / `-00:00`.
     clocked_rows: bool,
-    /// Repeated wall-clock times seen so far (a fall-back's hour, a handful per entity).
-    repeated_walls: Vec<i64>,
+    /// Repeated wall-clock times seen so far: usually a fall-back's hour, but sub-second data
+    /// can hold 100,000 of them, so a set (a list search made that parse quadratic).
+    repeated_walls: HashSet<i64, foldhash::fast::RandomState>,
     /// Rows read as a repeated hour's second pass: (position in `instants`, earlier instant).
     second_pass: Vec<(usize, Micros)>,
     /// The zone's offset over one whole UTC day, when it has one (day, offset): one zone look-up
@@ -231,7 +233,7 @@ impl Accumulator {
             last_offset: None,
             offsets_fit_zone: true,
             clocked_rows: false,
-            repeated_walls: Vec::new(),
+            repeated_walls: HashSet::default(),
             second_pass: Vec::new(),
             day_offset: (i64::MIN, None),
         }
@@ -268,12 +270,11 @@ impl Accumulator {
                         self.out.repeated_local_rows += 1;
                         // A wall time sent again inside a fall-back is the repeated hour's second
                         // pass (a logger on local time writes 01:00 twice), not a duplicate.
-                        if self.repeated_walls.contains(&wall) {
+                        if self.repeated_walls.insert(wall) {
+                            t
+                        } else {
                             self.second_pass.push((self.out.instants.len(), t));
                             later
-                        } else {
-                            self.repeated_walls.push(wall);
-                            t
                         }
                     }
                 }
