@@ -385,6 +385,21 @@ describe('calendar edges found by audit', () => {
     expect(stamps.slice(0, 4)).toEqual(['2011-12-28T10:00:00Z', '2011-12-29T10:00:00Z', '2011-12-30T10:00:00Z', '2011-12-31T10:00:00Z']);
   });
 
+  it('under B the business day the zone skipped whole (Apia, Friday 2011-12-30) is neither a slot nor a forecast stamp', async () => {
+    const weekdays = (from: number, n: number) =>
+      daily(n, from, (d) => d.toISOString().slice(0, 10)).filter((s) => ![0, 6].includes(new Date(`${s}T00:00:00Z`).getUTCDay()));
+    const opts = { timezone: 'Pacific/Apia' };
+    // Every business day that existed from 2011-11-21 to 2012-01-20.
+    const across = await forecast({ series: rows(weekdays(Date.UTC(2011, 10, 21), 61).filter((s) => s !== '2011-12-30')), h: 2, freq: 'B', options: opts });
+    expect(across.status, JSON.stringify(across.json).slice(0, 300)).toBe(200);
+    expect(across.json.data_quality.missing_ratio).toBe(0);
+    expect(across.json.cleaning_report.decisions.map((d: Json) => d.id)).not.toContain('gap.impute');
+    // History to Thursday 2011-12-29: the next business days are Monday 2 January on (UTC-10 before, UTC+14 after).
+    const before = await forecast({ series: rows(weekdays(Date.UTC(2011, 10, 21), 39)), h: 3, freq: 'B', options: opts });
+    expect(before.status, JSON.stringify(before.json).slice(0, 300)).toBe(200);
+    expect(fds(before.json)).toEqual(['2012-01-01T10:00:00Z', '2012-01-02T10:00:00Z', '2012-01-03T10:00:00Z']);
+  });
+
   it('a forecast that would pass 9999-12-31 is VALIDATION_ERROR on h, never a short answer', async () => {
     const years = Array.from({ length: 20 }, (_, k) => `${9970 + k}-01-01T00:00:00Z`);
     const short = await forecast({ series: rows(years), h: 20, freq: 'YS' });

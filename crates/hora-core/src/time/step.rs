@@ -54,7 +54,16 @@ fn business(t: Micros, n: i64, zone: ZoneRule) -> Option<Micros> {
     let total = wd.checked_add(n)?;
     let new_days = days - wd + total.div_euclid(5).checked_mul(7)? + total.rem_euclid(5);
     let wall = new_days.checked_mul(MICROS_PER_DAY)?.checked_add(tod)?;
-    in_supported_range(wall).then(|| from_wall(wall, zone).0)
+    if !in_supported_range(wall) {
+        return None;
+    }
+    let out = from_wall(wall, zone).0;
+    // A business day the zone skipped whole (Pacific/Apia, Friday 2011-12-30) would land on the
+    // next day's instant, a Saturday: step once more instead, as a weekend day is skipped.
+    if split_day(to_wall(out, zone)).0 != new_days {
+        return business(t, n.checked_add(n.signum())?, zone);
+    }
+    Some(out)
 }
 
 /// Whether month `m` is one `unit` steps through: calendar quarters for `QS` (January, April,
