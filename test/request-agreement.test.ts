@@ -6,7 +6,7 @@ import { Compile } from 'typebox/compile';
 import { REQUEST_SHAPE } from '../src/native.js';
 import { CleaningOptions, CleanRequest, ForecastRequest, ModelOptions, RequestOptions, type TopLevelFields } from '../src/schemas/request.js';
 import { cleaningOptions } from '../src/forecast/params.js';
-import { parseAndValidate } from '../src/validation/body.js';
+import { checkFutureRows, parseAndValidate } from '../src/validation/body.js';
 import { jsonPointerToPath, type ApiError } from '../src/errors.js';
 
 const schema = Compile(ForecastRequest);
@@ -61,9 +61,9 @@ const corpus: Array<[string, unknown, Verdict]> = [
   ['a body that is an array', [ok()], invalid('body')],
 ];
 
-/** The service's verdict: the addon's parse plus the top-level checks. */
+/** The service's verdict: the addon's parse plus the top-level and future-row checks (not the stamps' reading). */
 async function serviceVerdict(body: unknown): Promise<Verdict> {
-  return parseAndValidate(Buffer.from(JSON.stringify(body)), true).then(
+  return parseAndValidate(Buffer.from(JSON.stringify(body)), true).then(({ parsed }) => checkFutureRows(parsed)).then(
     () => 'valid' as const,
     (e: ApiError) => {
       const details = e.details as { field?: string; errors?: Array<{ field: string }> } | undefined;
