@@ -45,3 +45,11 @@ fn daily_data_with_a_saturday_is_not_business_days() {
     with_saturday.sort();
     assert_eq!(time::infer_freq(&days(&with_saturday), ZoneRule::UTC, true).unwrap().freq.canonical(), "d");
 }
+
+#[test]
+fn a_step_past_the_largest_multiple_a_freq_may_name_is_not_inferred() {
+    // 1,000,000 hours is the largest `freq` multiple; one hour more has no token the service accepts.
+    assert_eq!(time::infer_freq(&hours_apart(&[1_000_000; 3]), ZoneRule::UTC, false).unwrap().freq.canonical(), "1000000h");
+    let err = time::infer_freq(&hours_apart(&[1_000_001; 3]), ZoneRule::UTC, false).unwrap_err();
+    assert_eq!(err.code, ErrorCode::FreqInferenceFailed);
+}

@@ -20,7 +20,7 @@ use super::civil::{
     civil_from_days, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY, MICROS_PER_HOUR,
     MICROS_PER_MINUTE, MICROS_PER_SECOND,
 };
-use super::freq::{Freq, FreqUnit};
+use super::freq::{Freq, FreqUnit, MAX_MULTIPLE};
 use super::step::anchor_day;
 use super::zone::{to_wall, written_wall, ZoneRule};
 use super::Micros;
@@ -211,6 +211,11 @@ fn fixed_candidate(v: &[Micros], wall: bool, written: &dyn Fn(usize) -> Option<M
     } else {
         Freq::new(u32::try_from(step / MICROS_PER_SECOND).ok()?, FreqUnit::Second)
     };
+    // A step no `freq` string may name (1,000,001 hours) is no candidate: the service would echo
+    // a token it refuses when sent back.
+    if freq.n > MAX_MULTIPLE {
+        return None;
+    }
     Some(Candidate { freq, share: phase_share(v, step, written), support })
 }
 
