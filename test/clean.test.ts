@@ -238,22 +238,23 @@ describe('POST /v1/clean', () => {
     }
   });
 
-  it('AMBIGUOUS_DATE_FORMAT carries the cleaning report, listing the entities whose stamps were read and blocking the one whose were not', async () => {
+  it('AMBIGUOUS_DATE_FORMAT carries the cleaning report, listing the entities whose stamps were read and blocking each whose were not', async () => {
     const dates = (id: string, fmt: (d: Date) => string) =>
       Array.from({ length: 20 }, (_, i) => ({ unique_id: id, ds: fmt(new Date(START + i * 24 * HOUR)), y: i }));
     const iso = dates('iso', (d) => d.toISOString().slice(0, 10));
     // Day 1 to 12 of January only: never proves day before month or month before day.
     const slash = dates('slash', (d) => `${d.getUTCDate()}/${d.getUTCMonth() + 1}/${d.getUTCFullYear()}`).slice(0, 12);
+    const slash2 = slash.map((r) => ({ ...r, unique_id: 'slash2' }));
     for (const send of [clean, forecast]) {
-      const r = await send({ series: [...iso, ...slash], h: 1 });
+      const r = await send({ series: [...slash, ...iso, ...slash2], h: 1 });
       expectError(r, 422, 'AMBIGUOUS_DATE_FORMAT');
       const report = r.json.error.details.cleaning_report;
       expectValidReport(report);
       expect(report.series.map((s: any) => s.unique_id)).toEqual(['iso']);
       expect(report.overall.series_count).toBe(1);
-      expect(report.blocking).toEqual([
-        { unique_id: 'slash', code: 'AMBIGUOUS_DATE_FORMAT', kind: 'timestamps', reason: 'ambiguous_date_format' },
-      ]);
+      expect(report.blocking).toEqual(
+        ['slash', 'slash2'].map((unique_id) => ({ unique_id, code: 'AMBIGUOUS_DATE_FORMAT', kind: 'timestamps', reason: 'ambiguous_date_format' })),
+      );
     }
   });
 

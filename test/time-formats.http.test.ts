@@ -119,6 +119,17 @@ describe('bad timestamps are a 422 naming the row', () => {
     });
   }
 
+  it('the reason quotes at most 64 bytes of a long ds, and names a five-digit year as a year', async () => {
+    const series: Json[] = rows(base);
+    series[5]!.ds = '2'.repeat(10_240);
+    const long = await forecast({ series, h: 1 });
+    expect(long.json.error.message.length).toBeLessThan(300);
+    expect(long.json.error.details.errors[0].message).toBe(`series[5].ds "${'2'.repeat(64)}"… (10240 bytes) is too long to be a timestamp`);
+    series[5]!.ds = '99999-01-01T05:00:00Z';
+    const year = await forecast({ series, h: 1 });
+    expect(year.json.error.details.errors[0].message).toBe('series[5].ds "99999-01-01T05:00:00Z" has a year outside 1 to 9999');
+  });
+
   it('an unknown zone name is VALIDATION_ERROR on options.timezone', async () => {
     const { status, json } = await forecast({ series: rows(base), h: 1, options: { timezone: 'Mars/Olympus' } });
     expect([status, json.error.code, fieldOf(json)]).toEqual([422, 'VALIDATION_ERROR', 'options.timezone']);

@@ -33,16 +33,20 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
     let each = prepare_each(req, &zone, ds_format, &res, threads);
-    if let Some((e, err)) = each.iter().enumerate().find_map(|(e, r)| Some((e, r.as_ref().err()?.clone()))) {
+    let failed: Vec<(usize, &HoraError)> = each.iter().enumerate().filter_map(|(e, r)| Some((e, r.as_ref().err()?))).collect();
+    if let Some(&(_, first)) = failed.first() {
         // AMBIGUOUS_DATE_FORMAT is a cleaning-step data error, so it carries the report (contract:
         // errors of the cleaning group include `details.cleaning_report`), listing the entities
-        // whose stamps could be read, and blocking the entity whose could not.
-        if err.code != ErrorCode::AmbiguousDateFormat {
-            return Err(err);
+        // whose stamps could be read, and blocking every entity whose could not; the first decides
+        // the message.
+        if first.code != ErrorCode::AmbiguousDateFormat {
+            return Err(first.clone());
         }
+        let err = first.clone();
+        let unread: Vec<&str> = failed.iter().filter(|(_, f)| f.code == err.code).map(|&(e, _)| table.entities[e].as_str()).collect();
         let read: Vec<Prepared> = each.into_iter().flatten().collect();
         let mut st = State::new(&res, &zone, &read, table.row_count());
-        st.blocks.push(Block::new(&table.entities[e], err.code, "timestamps", "ambiguous_date_format"));
+        st.blocks.extend(unread.into_iter().map(|u| Block::new(u, err.code, "timestamps", "ambiguous_date_format")));
         return Err(st.attach(err, None, &[]));
     }
     let prepared: Vec<Prepared> = each.into_iter().flatten().collect();

@@ -123,6 +123,15 @@ pub struct ParsedStamps {
     pub repeated_local_rows: usize,
 }
 
+/// `s` quoted for a message, cut after 64 bytes (the longest stamp): an error need not echo a
+/// megabyte `ds` back, twice.
+fn quoted(s: &str) -> String {
+    match s.char_indices().map(|(i, c)| i + c.len_utf8()).take_while(|&end| end <= 64).last() {
+        Some(end) if end < s.len() => format!("{:?}… ({} bytes)", &s[..end], s.len()),
+        _ => format!("{s:?}"),
+    }
+}
+
 fn ds_field(row: u32) -> String {
     format!("series[{row}].ds")
 }
@@ -150,7 +159,7 @@ pub fn parse_stamps<'a>(
     let mut first: Option<(Shape, u32)> = None;
     let mut pending: Vec<(u32, &'a str, Lexed)> = Vec::new();
     for (row, s) in iter {
-        let l = lex(s).map_err(|why| HoraError::field(ds_field(row), format!("series[{row}].ds {s:?} {why}")))?;
+        let l = lex(s).map_err(|why| HoraError::field(ds_field(row), format!("series[{row}].ds {} {why}", quoted(s))))?;
         match first {
             None => first = Some((l.shape, row)),
             Some((shape, first_row)) if shape != l.shape => {

@@ -89,6 +89,9 @@ pub fn lex(s: &str) -> LexResult {
             b'-' => lex_dash(b, year),
             b'/' => lex_slash(b, year),
             _ if b[4..].starts_with(NIAN) => lex_chinese(b, year),
+            _ if b[4].is_ascii_digit() && b.iter().position(|c| !c.is_ascii_digit()).is_some_and(|i| matches!(b[i], b'-' | b'/')) => {
+                Err("has a year outside 1 to 9999")
+            }
             _ => Err("is not in a supported timestamp format"),
         };
     }
