@@ -97,6 +97,8 @@ fn raw_preset_refuses_calendar_and_unknown_freq() {
     assert_eq!(reasons(&err), vec!["calendar_freq_unsupported"]);
     let err = run(&t, Some("fortnight"), 1, &raw()).unwrap_err();
     assert_eq!(reasons(&err), vec!["freq_invalid"]);
+    // A violation of the request as a whole names no row or entity (docs/cleaning-policy.md).
+    assert_eq!(err.details["violations"][0], json!({"unique_id": null, "index": null, "reason": "freq_invalid"}));
 }
 
 #[test]
