@@ -217,11 +217,18 @@ describe('the CLI mints keys with the prefix of the server on its HORA_DATA_DIR'
         );
       await cli({}, 'org', 'create', 'o');
       await cli({}, 'account', 'create', 'a', '--org', 'o');
-      // Before any server start: HORA_KEY_PREFIX, else hora.
+      // Before any server start: HORA_KEY_PREFIX, else hora; the first key minted fixes it until a start.
       expect((await cli({}, 'key', 'create', '--account', 'a', '--name', 'k0')).out.key).toMatch(/^hora_live_/);
+      const early = await cli({ HORA_KEY_PREFIX: 'acme' }, 'key', 'create', '--account', 'a', '--name', 'k0b');
+      expect(early.code).toBe(2);
+      expect(early.out.error.message).toMatch(/HORA_KEY_PREFIX is "acme" here, but the keys .* were minted as "hora" before any server start/);
+      const warnings: string[] = [];
       const app = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0', HORA_KEY_PREFIX: 'acme' }), { logger: false, routes: testRoutes(new TestControl()) });
       try {
+        app.log.warn = ((msg: string) => void warnings.push(msg)) as typeof app.log.warn;
         await app.listen({ host: '127.0.0.1', port: 0 });
+        // The keys minted before this first start carry another prefix: the operator is told.
+        expect(warnings).toEqual([expect.stringMatching(/HORA_KEY_PREFIX changed from "hora" to "acme"/)]);
         const minted = await cli({}, 'key', 'create', '--account', 'a', '--name', 'k1');
         expect(minted.out.key).toMatch(/^acme_live_/);
         const res = await app.inject({ method: 'POST', url: TEST_FORECAST, headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.out.key}` }, payload: '{}' });

@@ -308,6 +308,10 @@ describe('bytes the HTTP parser refuses', () => {
       expect(text.split('\r\n')[0], line).toBe('HTTP/1.1 400 Bad Request');
       expect(JSON.parse(text.split('\r\n\r\n')[1]).error.message, line).toBe('The request line (method, path, HTTP version) could not be read.');
     }
+    // An HTTP/2 preface (prior knowledge, no upgrade) is a request line HTTP/1.1 cannot read.
+    const h2 = await rawExchange('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+    expect(h2.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(h2.split('\r\n\r\n')[1]).error.message).toBe('The request line (method, path, HTTP version) could not be read.');
   });
 
   it('an HTTP/1.0 request with Transfer-Encoding is refused and its connection closed: a request in its chunks never runs', async () => {

@@ -31,7 +31,7 @@ export class CliError extends Error {
 export interface CliContext {
   store: Store;
   /** The prefix of a key minted now; throws a CliError when it cannot be told (src/cli/main.ts). */
-  keyPrefix: () => string;
+  keyPrefix: () => string | Promise<string>;
   now?: () => Date;
 }
 
@@ -213,7 +213,7 @@ async function key(ctx: CliContext, verb: string | undefined, args: string[]): P
     const settings = { scopes: scopes(values.scopes), preset: preset(values.preset) ?? null, version: version(values.version) ?? null };
     const owner = await ctx.store.getAccount(accountId);
     if (!owner) throw new CliError('not_found', `account "${accountId}" does not exist`);
-    const generated = generateKey(ctx.keyPrefix());
+    const generated = generateKey(await ctx.keyPrefix());
     const created = await storeCall(() =>
       ctx.store.createKey({
         keyId: generated.keyId,

@@ -6,16 +6,23 @@ import { CliError, runCommand } from './commands.js';
 
 /**
  * The prefix new keys get: the one the server last started with on this HORA_DATA_DIR, so that
- * its keys are accepted; before any start, HORA_KEY_PREFIX (or `hora`). A HORA_KEY_PREFIX set
- * here that differs from the server's is refused when a key is minted, not silently used.
+ * its keys are accepted; before any start, that of the keys minted so far, else HORA_KEY_PREFIX
+ * (or `hora`), recorded so that a server started with another prefix warns. A HORA_KEY_PREFIX
+ * set here that differs from the prefix in use is refused when a key is minted, not silently used.
  */
-async function mintingPrefix(store: SqliteStore, configured: string, setHere: boolean, dataDir: string): Promise<() => string> {
+async function mintingPrefix(store: SqliteStore, configured: string, setHere: boolean, dataDir: string): Promise<() => Promise<string>> {
   const served = await store.servedKeyPrefix();
-  return () => {
+  const minted = served === null ? await store.mintedKeyPrefix() : null;
+  return async () => {
     if (served !== null && setHere && configured !== served) {
       throw new CliError('invalid_value', `HORA_KEY_PREFIX is "${configured}" here, but the server on HORA_DATA_DIR=${dataDir} serves "${served}": its keys would be refused. Unset HORA_KEY_PREFIX or restart the server with it.`);
     }
-    return served ?? configured;
+    if (minted !== null && setHere && configured !== minted) {
+      throw new CliError('invalid_value', `HORA_KEY_PREFIX is "${configured}" here, but the keys on HORA_DATA_DIR=${dataDir} were minted as "${minted}" before any server start. Unset HORA_KEY_PREFIX, or start the server with the prefix it will use first.`);
+    }
+    if (served !== null) return served;
+    await store.recordMintedKeyPrefix(minted ?? configured);
+    return minted ?? configured;
   };
 }
 

@@ -15,7 +15,7 @@ import { connectionsOf } from '../shutdown.js';
 /** Parser errors about the header block; the others concern the body's framing. */
 const HEADER_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'HPE_CR_EXPECTED']);
 /** Parser errors about the request line (a path without its slash, `HTTP/1.2`, an HTTP/2 preface). */
-const REQUEST_LINE_ERRORS = new Set(['HPE_INVALID_URL', 'HPE_INVALID_VERSION', 'HPE_INVALID_CONSTANT']);
+const REQUEST_LINE_ERRORS = new Set(['HPE_INVALID_URL', 'HPE_INVALID_VERSION', 'HPE_INVALID_CONSTANT', 'HPE_PAUSED_H2_UPGRADE']);
 
 /**
  * The contract error for bytes Node's parser refused, or a request that never arrived in full;

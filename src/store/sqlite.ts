@@ -275,13 +275,21 @@ export class SqliteStore implements Store {
 
   async recordServedKeyPrefix(prefix: string): Promise<string | null> {
     return this.transaction(() => {
-      const previous = this.setting('served_key_prefix');
+      const previous = this.setting('served_key_prefix') ?? this.setting('minted_key_prefix');
       this.db.run(
         'INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
         ['served_key_prefix', prefix, nowIso()],
       );
       return previous;
     });
+  }
+
+  async mintedKeyPrefix(): Promise<string | null> {
+    return this.setting('minted_key_prefix');
+  }
+
+  async recordMintedKeyPrefix(prefix: string): Promise<void> {
+    this.db.run('INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING', ['minted_key_prefix', prefix, nowIso()]);
   }
 
   // ---- idempotency ----

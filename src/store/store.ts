@@ -225,7 +225,14 @@ export interface Store {
 
   /** The key prefix the server last started with on this store, or null before any start. */
   servedKeyPrefix(): Promise<string | null>;
-  /** Records the server's key prefix at start; returns the one recorded before, if any. */
+  /**
+   * Records the server's key prefix at start; returns the prefix keys were issued with before:
+   * the last server's, else that of the keys the CLI minted before any start, if any.
+   */
   recordServedKeyPrefix(prefix: string): Promise<string | null>;
+  /** The prefix of the keys the CLI minted before any server start, or null. */
+  mintedKeyPrefix(): Promise<string | null>;
+  /** Records the prefix of a key minted before any server start; the first one recorded stays. */
+  recordMintedKeyPrefix(prefix: string): Promise<void>;
   close(): Promise<void>;
 }
