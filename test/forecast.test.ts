@@ -302,6 +302,18 @@ describe('validation order steps 3 to 6', () => {
     expect(both.json.error.details.unique_id).toBe('zz');
   });
 
+  it('a future row whose ds is missing or not a string is FUTURE_COVARIATES_INVALID naming it, under every preset', async () => {
+    const series = seasonalRows('a', 24).map((r) => ({ ...r, temp: 1 }));
+    const good = { unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 2)), temp: 2 };
+    for (const bad of [{ unique_id: 'a', temp: 2 }, { unique_id: 'a', ds: 5, temp: 2 }, { unique_id: 'a', ds: null, temp: 2 }]) {
+      for (const extra of [{}, { options: { cleaning: { preset: 'raw' } } }]) {
+        const r = await post({ ...base(extra, series), future_covariates: [good, bad] });
+        expectError(r, 422, 'FUTURE_COVARIATES_INVALID');
+        expect(r.json.error.details.field).toBe('future_covariates[1].ds');
+      }
+    }
+  });
+
   it('an unreadable future ds is VALIDATION_ERROR at step 3 beside an entity of unproven day/month order, and under raw', async () => {
     const b = Array.from({ length: 30 }, (_, i) => ({ unique_id: 'b', ds: isoZ(Date.UTC(2024, 0, 1 + i)), y: 10 + (i % 7), x: 1 }));
     // 1/1/2024 ... 10/1/2024 read either way: the order is unproven.

@@ -181,14 +181,19 @@ pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Re
 #[napi(ts_return_type = "Promise<EngineError | null>")]
 pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CheckTask>> {
     let keep: ReadStamps = request.stamps.clone();
+    let rows = request.rows()?;
+    // Future rows with a fault of their own (no string `ds`, a `y`) are FUTURE_COVARIATES_INVALID,
+    // judged after this check: their stamps are not read here, or a missing `ds` would read as "".
+    let future_faulty = rows.body.future_invalid.is_some();
     let check = Box::new(move |req: &CleanRequest| {
-        let read = clean::read_stamps(req)?;
+        let req = CleanRequest { future: req.future.filter(|_| !future_faulty), ..*req };
+        let read = clean::read_stamps(&req)?;
         if let Ok(mut slot) = keep.lock() {
             *slot = read.map(Arc::new);
         }
         Ok(())
     });
-    Ok(AsyncTask::new(CheckTask { rows: request.rows()?, params, check }))
+    Ok(AsyncTask::new(CheckTask { rows, params, check }))
 }
 
 /// `indptr` as entity bounds, once checked against the columns it slices.
