@@ -76,6 +76,16 @@ fn raw_preset_accepts_exactly_the_minimum_context_and_refuses_one_row_less() {
 }
 
 #[test]
+fn raw_preset_lists_every_short_entity_shortest_first_as_the_other_presets() {
+    let rows: Vec<Row> = [hourly("a", 15), hourly("b", 20), hourly("c", 10)].concat();
+    let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesTooShort);
+    assert_eq!((err.details["unique_id"].clone(), err.details["points"].clone()), (json!("c"), json!(10)));
+    assert_eq!(err.details["series"], json!([{"unique_id": "c", "points": 10}, {"unique_id": "a", "points": 15}]));
+    assert_eq!(err.details["series_count"], json!(2));
+}
+
+#[test]
 fn raw_preset_stops_at_20_violations_when_a_row_has_two() {
     // One violation in row 0, then two per row (stamp and value): the 20th lands mid-row.
     let mut rows = hourly("a", 30);

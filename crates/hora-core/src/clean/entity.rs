@@ -431,10 +431,12 @@ fn limits(out: &mut Outcome, name: &str, timestamps: usize, split: bool, ctx: &C
     } else if points > l.max_context {
         out.blocks.push(too_long(name, points, "model_input", l.max_context));
     } else if points < l.min_context {
-        out.blocks.push(
-            Block::new(name, ErrorCode::SeriesTooShort, "limit", "too_short").with("points", points).with("min_context", l.min_context),
-        );
+        out.blocks.push(too_short(name, points, l.min_context));
     }
+}
+
+pub(super) fn too_short(name: &str, points: usize, min: usize) -> Block {
+    Block::new(name, ErrorCode::SeriesTooShort, "limit", "too_short").with("points", points).with("min_context", min)
 }
 
 pub(super) fn too_long(name: &str, points: usize, measured: &str, max: usize) -> Block {

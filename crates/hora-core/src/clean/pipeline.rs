@@ -332,7 +332,12 @@ fn message(b: &Block) -> String {
             format!("'{}' ends with {count} empty {steps} and gap.masked_tail was declined", b.unique_id)
         }
         "trailing_gap_too_long" => format!("'{}' ends with too many empty steps", b.unique_id),
-        "too_short" => format!("'{}' is shorter than the minimum context after cleaning", b.unique_id),
+        // Points after cleaning, or rows under `raw`, which cleans nothing: the figures say which.
+        "too_short" => {
+            let points = b.extra.get("points").and_then(Value::as_u64).unwrap_or(0);
+            let min = b.extra.get("min_context").and_then(Value::as_u64).unwrap_or(0);
+            format!("'{}' has {points} points, fewer than the minimum context of {min}", b.unique_id)
+        }
         "too_long" => format!("'{}' exceeds the maximum context", b.unique_id),
         "no_numeric_values" => format!("'{}' has no numeric y", b.unique_id),
         "freq_inference_failed" => format!("more than {} % of the stamps of '{}' are off the grid", MAX_OFF_GRID_SHARE * 100.0, b.unique_id),

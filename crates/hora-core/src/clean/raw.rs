@@ -89,12 +89,14 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     if !violations.is_empty() {
         return Err(invalid(violations));
     }
+    // Every short entity, shortest first, as the other presets list them (docs/decisions.md).
     let min = req.model_limits.map_or(0, |l| l.min_context);
-    if let Some(e) = (0..table.entity_count()).find(|&e| parsed[e].len() < min) {
-        return Err(HoraError::new(ErrorCode::SeriesTooShort, "an entity has fewer rows than the minimum context")
-            .with("unique_id", table.entities[e].clone())
-            .with("points", parsed[e].len())
-            .with("min_context", min));
+    let short: Vec<Block> = (0..table.entity_count())
+        .filter(|&e| parsed[e].len() < min)
+        .map(|e| entity::too_short(&table.entities[e], parsed[e].len(), min))
+        .collect();
+    if !short.is_empty() {
+        return Err(pipeline::block_error(&short));
     }
     covariates::validate_future(req)?;
     // The raw preset's history stamps carry their offsets; a future stamp is read as under the
