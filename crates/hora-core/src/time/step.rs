@@ -12,7 +12,7 @@ use super::civil::{
     civil_from_days, days_from_civil, days_in_month, in_supported_range, split_day, weekday, MICROS_PER_DAY,
 };
 use super::freq::{Freq, FreqUnit};
-use super::zone::{from_wall, to_wall, written_wall, ZoneRule};
+use super::zone::{from_wall, skipped_days, to_wall, written_wall, ZoneRule};
 use super::Micros;
 
 /// `t` moved by `n` steps of `freq` (n may be negative). `None` when `t` or the result lies
@@ -51,19 +51,26 @@ fn business(t: Micros, n: i64, zone: ZoneRule) -> Option<Micros> {
         (true, false) => (days + (7 - wd), 0),
         _ => (days, wd),
     };
-    let total = wd.checked_add(n)?;
-    let new_days = days - wd + total.div_euclid(5).checked_mul(7)? + total.rem_euclid(5);
+    let target = |steps: i64| -> Option<i64> {
+        let total = wd.checked_add(steps)?;
+        Some(days - wd + total.div_euclid(5).checked_mul(7)? + total.rem_euclid(5))
+    };
+    // A business day the zone skipped whole (Pacific/Apia, Friday 2011-12-30) is stepped over like
+    // a weekend day: each one passed costs one step more, until the count settles.
+    let skipped = skipped_days(zone);
+    let mut steps = n;
+    let new_days = loop {
+        let end = target(steps)?;
+        let (lo, hi) = if n > 0 { (days + 1, end) } else { (end, days - 1) };
+        let lost = skipped.iter().filter(|&&d| (lo..=hi).contains(&d) && weekday(d) < 5).count() as i64;
+        let needed = n.checked_add(n.signum() * lost)?;
+        if needed == steps {
+            break end;
+        }
+        steps = needed;
+    };
     let wall = new_days.checked_mul(MICROS_PER_DAY)?.checked_add(tod)?;
-    if !in_supported_range(wall) {
-        return None;
-    }
-    let out = from_wall(wall, zone).0;
-    // A business day the zone skipped whole (Pacific/Apia, Friday 2011-12-30) would land on the
-    // next day's instant, a Saturday: step once more instead, as a weekend day is skipped.
-    if split_day(to_wall(out, zone)).0 != new_days {
-        return business(t, n.checked_add(n.signum())?, zone);
-    }
-    Some(out)
+    in_supported_range(wall).then(|| from_wall(wall, zone).0)
 }
 
 /// Whether month `m` is one `unit` steps through: calendar quarters for `QS` (January, April,
@@ -156,4 +163,45 @@ pub fn grid_len(start: Micros, end: Micros, freq: &Freq, zone: ZoneRule) -> Opti
         k += 1;
     }
     Some(k as u64 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::civil::days_from_civil;
+    use super::super::zone::{parse_zone, skipped_days};
+    use super::*;
+
+    fn at_local_midnight(y: i64, m: u32, d: u32, zone: ZoneRule) -> Micros {
+        from_wall(days_from_civil(y, m, d) * MICROS_PER_DAY, zone).0
+    }
+
+    #[test]
+    fn the_days_a_zone_skipped_whole_are_found_once_and_most_zones_have_none() {
+        let apia = parse_zone("Pacific/Apia").unwrap();
+        assert_eq!(&*skipped_days(apia), &[days_from_civil(2011, 12, 30)]);
+        assert!(skipped_days(parse_zone("Europe/Berlin").unwrap()).is_empty());
+        assert!(skipped_days(ZoneRule::Fixed(3600)).is_empty());
+    }
+
+    #[test]
+    fn business_steps_pass_over_a_skipped_weekday_alike_in_one_step_or_many() {
+        let apia = parse_zone("Pacific/Apia").unwrap();
+        let b = Freq::new(1, FreqUnit::BusinessDay);
+        let monday = at_local_midnight(2011, 12, 26, apia);
+        // Mon 26, Tue 27, Wed 28, Thu 29, (Fri 30 skipped), Mon 2 January, Tue 3.
+        let expected: Vec<Micros> = [(2011, 12, 26), (2011, 12, 27), (2011, 12, 28), (2011, 12, 29), (2012, 1, 2), (2012, 1, 3)]
+            .iter()
+            .map(|&(y, m, d)| at_local_midnight(y, m, d, apia))
+            .collect();
+        let jumped: Vec<Micros> = (0..6).map(|k| step(monday, k, &b, apia).unwrap()).collect();
+        assert_eq!(jumped, expected);
+        let mut chained = vec![monday];
+        for _ in 1..6 {
+            chained.push(step(*chained.last().unwrap(), 1, &b, apia).unwrap());
+        }
+        assert_eq!(chained, expected);
+        for (k, &t) in expected.iter().enumerate() {
+            assert_eq!(step(t, -(k as i64), &b, apia), Some(monday), "back {k} from {t}");
+        }
+    }
 }

@@ -7,11 +7,13 @@
 //!   (02:30 on a day where 02:00 jumps to 03:00 becomes 03:30).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Datelike, LocalResult, NaiveDate, NaiveDateTime, Offset, TimeZone, TimeDelta};
 use chrono_tz::Tz;
 
-use super::civil::{MICROS_PER_DAY, MICROS_PER_SECOND};
+use super::civil::{days_from_civil, split_day, MICROS_PER_DAY, MICROS_PER_SECOND};
 use super::Micros;
 use crate::error::HoraError;
 
@@ -111,6 +113,36 @@ pub enum LocalKind {
 fn naive(wall: Micros) -> Option<NaiveDateTime> {
     let secs = wall.div_euclid(MICROS_PER_SECOND);
     DateTime::from_timestamp(secs, 0).map(|d| d.naive_utc())
+}
+
+/// The local days zone `zone` skipped whole (Pacific/Apia's Friday 2011-12-30, Kwajalein's
+/// 1993-08-21), as day numbers, sorted. Found once per zone: its offset sampled daily from 1800
+/// to 2100 (the years such jumps happened; later rules are plain DST), where a jump of a day or
+/// more skips the days between. A few dozen milliseconds, then cached; fixed offsets skip none.
+pub fn skipped_days(zone: ZoneRule) -> Arc<[i64]> {
+    static FOUND: OnceLock<Mutex<HashMap<Tz, Arc<[i64]>>>> = OnceLock::new();
+    let ZoneRule::Iana(tz) = zone else { return Arc::from([]) };
+    let cache = FOUND.get_or_init(Mutex::default);
+    if let Some(days) = cache.lock().ok().and_then(|c| c.get(&tz).cloned()) {
+        return days;
+    }
+    let noon = |d: i64| d * MICROS_PER_DAY + MICROS_PER_DAY / 2;
+    let (first, last) = (days_from_civil(1800, 1, 1), days_from_civil(2100, 12, 31));
+    let mut skipped = Vec::new();
+    let mut before = offset_at(noon(first), zone);
+    for d in first + 1..=last {
+        let after = offset_at(noon(d), zone);
+        if i64::from(after - before) >= 23 * 3600 {
+            let (from, to) = (split_day(to_wall(noon(d - 1), zone)).0, split_day(to_wall(noon(d), zone)).0);
+            skipped.extend((from + 1..to).filter(|&s| split_day(to_wall(from_wall(noon(s), zone).0, zone)).0 != s));
+        }
+        before = after;
+    }
+    let days: Arc<[i64]> = Arc::from(skipped);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(tz, days.clone());
+    }
+    days
 }
 
 /// Offset (seconds east of UTC) in force at an instant.
