@@ -6,7 +6,7 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use ort::value::TensorRef;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Why the model could not be loaded: one sentence for the operator.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -150,7 +150,7 @@ impl ModelSession {
         let shape = [batch as i64, time as i64];
         let ctx = TensorRef::from_array_view((shape, context)).map_err(|e| e.to_string())?;
         let msk = TensorRef::from_array_view((shape, mask)).map_err(|e| e.to_string())?;
-        let mut session = self.lanes[lane].lock().map_err(|_| "model session poisoned".to_string())?;
+        let mut session = unpoisoned(&self.lanes[lane]);
         let outputs = session.run(ort::inputs!["context" => ctx, "mask" => msk]).map_err(|e| e.to_string())?;
         let (out_shape, data) = outputs["quantiles"].try_extract_tensor::<f32>().map_err(|e| e.to_string())?;
         let want = [batch as i64, self.spec.native_horizon as i64, self.spec.quantiles.len() as i64];
@@ -161,9 +161,31 @@ impl ModelSession {
     }
 }
 
+/// A lane's lock even when a run panicked while holding it. A session keeps no state from one
+/// run to the next, so the panic cost that one request (the addon answers it 500); a poisoned
+/// lane refused every later forecast until a restart.
+fn unpoisoned<T>(lane: &Mutex<T>) -> MutexGuard<'_, T> {
+    lane.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::runtime_reason;
+    use super::{runtime_reason, unpoisoned};
+    use std::sync::Mutex;
+
+    #[test]
+    fn a_lane_whose_run_panicked_serves_the_next_run() {
+        let lane = Mutex::new(7);
+        let _ = std::thread::scope(|s| {
+            s.spawn(|| {
+                let _held = lane.lock().unwrap();
+                panic!("a run panicked");
+            })
+            .join()
+        });
+        assert!(lane.is_poisoned());
+        assert_eq!(*unpoisoned(&lane), 7);
+    }
 
     #[test]
     fn runtime_reasons_read_as_one_clause_without_source_locations() {
