@@ -248,6 +248,28 @@ describe('the CLI mints keys with the prefix of the server on its HORA_DATA_DIR'
   });
 });
 
+describe('two first key mints at once, before any server start', () => {
+  it('never mint keys with two prefixes: the one that loses uses the winner prefix or is refused', async () => {
+    for (let round = 0; round < 3; round++) {
+      const dir = tempDataDir();
+      try {
+        const cli = (env: Record<string, string>, ...args: string[]) =>
+          run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir, ...env } }).then(
+            (r) => JSON.parse(r.stdout) as { key: string },
+            () => null,
+          );
+        await cli({}, 'org', 'create', 'o');
+        await cli({}, 'account', 'create', 'a', '--org', 'o');
+        const minted = await Promise.all([cli({ HORA_KEY_PREFIX: 'acme' }, 'key', 'create', '--account', 'a', '--name', 'k1'), cli({}, 'key', 'create', '--account', 'a', '--name', 'k2')]);
+        const prefixes = new Set(minted.filter((m) => m !== null).map((m) => m!.key.split('_live_')[0]));
+        expect(prefixes.size, JSON.stringify(minted)).toBe(1);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }, 60_000);
+});
+
 describe('a server start that fails leaves the recorded key prefix alone', () => {
   it('a second server whose port is taken does not retag the keys the CLI mints', async () => {
     const dir = tempDataDir();

@@ -12,17 +12,17 @@ import { CliError, runCommand } from './commands.js';
  */
 async function mintingPrefix(store: SqliteStore, configured: string, setHere: boolean, dataDir: string): Promise<() => Promise<string>> {
   const served = await store.servedKeyPrefix();
-  const minted = served === null ? await store.mintedKeyPrefix() : null;
   return async () => {
     if (served !== null && setHere && configured !== served) {
       throw new CliError('invalid_value', `HORA_KEY_PREFIX is "${configured}" here, but the server on HORA_DATA_DIR=${dataDir} serves "${served}": its keys would be refused. Unset HORA_KEY_PREFIX or restart the server with it.`);
     }
-    if (minted !== null && setHere && configured !== minted) {
+    if (served !== null) return served;
+    // Recorded and read back in one transaction: of two concurrent first mints, both use the winner's.
+    const minted = await store.recordMintedKeyPrefix(configured);
+    if (setHere && configured !== minted) {
       throw new CliError('invalid_value', `HORA_KEY_PREFIX is "${configured}" here, but the keys on HORA_DATA_DIR=${dataDir} were minted as "${minted}" before any server start. Unset HORA_KEY_PREFIX, or start the server with the prefix it will use first.`);
     }
-    if (served !== null) return served;
-    await store.recordMintedKeyPrefix(minted ?? configured);
-    return minted ?? configured;
+    return minted;
   };
 }
 

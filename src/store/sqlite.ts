@@ -284,12 +284,11 @@ export class SqliteStore implements Store {
     });
   }
 
-  async mintedKeyPrefix(): Promise<string | null> {
-    return this.setting('minted_key_prefix');
-  }
-
-  async recordMintedKeyPrefix(prefix: string): Promise<void> {
-    this.db.run('INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING', ['minted_key_prefix', prefix, nowIso()]);
+  async recordMintedKeyPrefix(prefix: string): Promise<string> {
+    return this.transaction(() => {
+      this.db.run('INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING', ['minted_key_prefix', prefix, nowIso()]);
+      return this.setting('minted_key_prefix') ?? prefix;
+    });
   }
 
   // ---- idempotency ----

@@ -230,9 +230,10 @@ export interface Store {
    * the last server's, else that of the keys the CLI minted before any start, if any.
    */
   recordServedKeyPrefix(prefix: string): Promise<string | null>;
-  /** The prefix of the keys the CLI minted before any server start, or null. */
-  mintedKeyPrefix(): Promise<string | null>;
-  /** Records the prefix of a key minted before any server start; the first one recorded stays. */
-  recordMintedKeyPrefix(prefix: string): Promise<void>;
+  /**
+   * Records `prefix` for keys minted before any server start unless one is recorded already, and
+   * returns the one in force, in one step, so two concurrent mints cannot use two prefixes.
+   */
+  recordMintedKeyPrefix(prefix: string): Promise<string>;
   close(): Promise<void>;
 }
