@@ -300,6 +300,10 @@ describe('validation order steps 3 to 6', () => {
     const both = await post({ ...base({}, readable), future_covariates: [orphan, extraColumn] });
     expectError(both, 422, 'FUTURE_COVARIATES_INVALID');
     expect(both.json.error.details.unique_id).toBe('zz');
+    // An unreadable stamp is read as one even in the rows of an entity without history.
+    const unreadableOrphan = await post({ ...base({}, readable), future_covariates: [{ ...orphan, ds: 'not a date' }] });
+    expectError(unreadableOrphan, 422, 'VALIDATION_ERROR');
+    expect(unreadableOrphan.json.error.details.errors[0].field).toBe('future_covariates[0].ds');
   });
 
   it('a future row whose ds is missing or not a string is FUTURE_COVARIATES_INVALID naming it, under every preset', async () => {
@@ -337,6 +341,16 @@ describe('validation order steps 3 to 6', () => {
       expect(r.json.error.details.violations[0]).toEqual({ unique_id: 'a', index: 3, reason: 'ds_format' });
     }
     expect((await post(base())).res.statusCode).toBe(200);
+  });
+
+  it('future rows of unproven day/month order are AMBIGUOUS_DATE_FORMAT with the cleaning report blocking their entity', async () => {
+    const history = Array.from({ length: 30 }, (_, i) => ({ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 1 + i)), y: 10 + (i % 7), x: 1 }));
+    const r = await post({ series: history, h: 2, freq: 'D', future_covariates: [{ unique_id: 'a', ds: '01/02/2024', x: 2 }] });
+    expectError(r, 422, 'AMBIGUOUS_DATE_FORMAT');
+    expect(r.json.error.details.field).toBe('future_covariates[0].ds');
+    const report = r.json.error.details.cleaning_report;
+    expect(report.blocking).toEqual([{ unique_id: 'a', code: 'AMBIGUOUS_DATE_FORMAT', kind: 'timestamps', reason: 'ambiguous_date_format' }]);
+    expect(report.series.map((s: { unique_id: string }) => s.unique_id)).toEqual(['a']);
   });
 
   it('under raw a D/M/YYYY future ds is read by options.ds_format; without it AMBIGUOUS_DATE_FORMAT names the future row', async () => {

@@ -40,11 +40,18 @@ pub type FutureRows = (Vec<i64>, Vec<u32>);
 /// Each series entity's future rows, read as its history was: in the request's zone, with
 /// `options.ds_format` or else the day/month order its history proved (`history_order`). An
 /// unreadable future stamp is a `VALIDATION_ERROR` naming its `future_covariates[i].ds`; it is
-/// never dropped in silence.
-pub fn read_future(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<Vec<Option<FutureRows>>> {
+/// never dropped in silence. An error comes with the series entity whose rows raised it.
+pub fn read_future(
+    req: &CleanRequest,
+    zone: &Zone,
+    history_order: impl Fn(usize) -> Option<DayMonthOrder>,
+) -> std::result::Result<Vec<Option<FutureRows>>, (usize, HoraError)> {
     let mut out = vec![None; req.series.entity_count()];
     for (e, rows) in future_by_entity(req, zone, history_order) {
-        out[e] = Some(rows?);
+        // Future rows of an entity without history are refused by `validate_future`.
+        if let Some(e) = e {
+            out[e] = Some(rows.map_err(|err| (e, err))?);
+        }
     }
     Ok(out)
 }
@@ -59,23 +66,24 @@ pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl 
     }
 }
 
-/// Each series entity's future rows, read in the order the future table lists its entities.
+/// Every future entity's rows read, in the order the future table lists them, with the series
+/// entity they belong to (`None` for an entity without history, whose stamps are still read: an
+/// unreadable one is this step's `VALIDATION_ERROR`, before `FUTURE_COVARIATES_INVALID`).
 fn future_by_entity<'a>(
     req: &'a CleanRequest,
     zone: &'a Zone,
     history_order: impl Fn(usize) -> Option<DayMonthOrder> + 'a,
-) -> impl Iterator<Item = (usize, Result<FutureRows>)> + 'a {
+) -> impl Iterator<Item = (Option<usize>, Result<FutureRows>)> + 'a {
     let entity_of: HashMap<&str, usize> = req.series.entities.iter().enumerate().map(|(e, u)| (u.as_str(), e)).collect();
     req.future
         .into_iter()
         .flat_map(|future| future.entities.iter().enumerate().map(move |(fe, u)| (future, fe, u)))
-        .filter_map(move |(future, fe, u)| {
-            // Future rows of an entity without history are refused by `validate_future`.
-            let &e = entity_of.get(u.as_str())?;
-            let read = stamps::parse_entity(future, fe, zone, history_order(e))
+        .map(move |(future, fe, u)| {
+            let e = entity_of.get(u.as_str()).copied();
+            let read = stamps::parse_entity(future, fe, zone, e.and_then(&history_order))
                 .map(|parsed| (parsed.instants, future.entity_range(fe).map(|k| k as u32).collect()))
                 .map_err(name_future_rows);
-            Some((e, read))
+            (e, read)
         })
 }
 

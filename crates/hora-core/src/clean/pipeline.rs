@@ -51,8 +51,17 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     }
     let prepared: Vec<Prepared> = each.into_iter().flatten().collect();
     // Future rows read as their entity's history was (zone, day/month order).
-    let future = covariates::read_future(req, &zone, |e| ds_format.or_else(|| prepared[e].parsed.proven_order()))?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
+    let future = match covariates::read_future(req, &zone, |e| ds_format.or_else(|| prepared[e].parsed.proven_order())) {
+        Ok(future) => future,
+        // Future rows whose day/month order neither the option nor their history proves: the
+        // cleaning-step data error, with the report, as for a history's own rows.
+        Err((e, err)) if err.code == ErrorCode::AmbiguousDateFormat => {
+            st.blocks.push(Block::new(&table.entities[e], err.code, "timestamps", "ambiguous_date_format"));
+            return Err(st.attach(err, None, &[]));
+        }
+        Err((_, err)) => return Err(err),
+    };
     // An entity with no numeric y is blocked (SERIES_EMPTY) where it stands among the others, by
     // its own cleaning below, so the report lists every blocked entity and the first in the order
     // sent decides the code. With nothing but such entities there is no frequency to find.

@@ -89,13 +89,25 @@ pub fn lex(s: &str) -> LexResult {
             b'-' => lex_dash(b, year),
             b'/' => lex_slash(b, year),
             _ if b[4..].starts_with(NIAN) => lex_chinese(b, year),
-            _ if b[4].is_ascii_digit() && b.iter().position(|c| !c.is_ascii_digit()).is_some_and(|i| matches!(b[i], b'-' | b'/')) => {
-                Err("has a year outside 1 to 9999")
-            }
+            _ if five_digit_year_first(b) => Err("has a year outside 1 to 9999"),
             _ => Err("is not in a supported timestamp format"),
         };
     }
     lex_day_month(b)
+}
+
+/// `YYYYY-M[M][-D[D]...]` or with `/`: a year-first stamp whose year has five digits (99999-01-05),
+/// not a D/M/YYYY typo (`12345/6/2024`) or another shape.
+fn five_digit_year_first(b: &[u8]) -> bool {
+    let part = |from: usize| b[from.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let sep = |i: usize| b.get(i).copied().filter(|c| matches!(c, b'-' | b'/'));
+    let (Some(s), 1..=2) = (sep(5), part(6)) else { return false };
+    let after_month = 6 + part(6);
+    match b.get(after_month) {
+        None => true,
+        Some(&c) if c == s => (1..=2).contains(&part(after_month + 1)),
+        _ => false,
+    }
 }
 
 /// Fast path for the two commonest shapes, `YYYY-MM-DDTHH:MM:SSZ` and `YYYY-MM-DD HH:MM:SS`
@@ -391,6 +403,16 @@ mod tests {
         }
         assert_eq!(offset(b"+01", 0), Ok(3600));
         assert_eq!(offset(b"-0530", 0), Ok(-(5 * 3600 + 30 * 60)));
+    }
+
+    #[test]
+    fn a_five_digit_year_is_named_as_such_and_nothing_else_is() {
+        for s in ["99999-01-05T05:00:00Z", "99999-01", "10000/1/5", "20240-01-05"] {
+            assert_eq!(lex(s), Err("has a year outside 1 to 9999"), "{s}");
+        }
+        for s in ["12345/6/2024", "202401-05", "12345-678"] {
+            assert_eq!(lex(s), Err("is not in a supported timestamp format"), "{s}");
+        }
     }
 
     #[test]
