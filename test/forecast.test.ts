@@ -300,6 +300,12 @@ describe('validation order steps 3 to 6', () => {
     const both = await post({ ...base({}, readable), future_covariates: [orphan, extraColumn] });
     expectError(both, 422, 'FUTURE_COVARIATES_INVALID');
     expect(both.json.error.details.unique_id).toBe('zz');
+    // A future row's own fault (a y, no ds) does not hide an unreadable stamp in another row.
+    for (const faulty of [{ ...extraColumn, w: undefined, y: 1 }, { unique_id: 'a', temp: 2 }]) {
+      const r = await post({ ...base({}, readable), future_covariates: [faulty, { unique_id: 'a', ds: 'garbage', temp: 2 }] });
+      expectError(r, 422, 'VALIDATION_ERROR');
+      expect(r.json.error.details.errors[0].field).toBe('future_covariates[1].ds');
+    }
     // An unreadable stamp is read as one even in the rows of an entity without history.
     const unreadableOrphan = await post({ ...base({}, readable), future_covariates: [{ ...orphan, ds: 'not a date' }] });
     expectError(unreadableOrphan, 422, 'VALIDATION_ERROR');
@@ -351,6 +357,16 @@ describe('validation order steps 3 to 6', () => {
     const report = r.json.error.details.cleaning_report;
     expect(report.blocking).toEqual([{ unique_id: 'a', code: 'AMBIGUOUS_DATE_FORMAT', kind: 'timestamps', reason: 'ambiguous_date_format' }]);
     expect(report.series.map((s: { unique_id: string }) => s.unique_id)).toEqual(['a']);
+    // Every such entity is blocked: beside another with unproven future rows, or with an unproven history.
+    const blocked = (json: any) => json.error.details.cleaning_report.blocking.map((b: { unique_id: string }) => b.unique_id);
+    const b = history.map((row) => ({ ...row, unique_id: 'b' }));
+    const future = (ids: string[]) => ids.map((unique_id) => ({ unique_id, ds: '01/02/2024', x: 2 }));
+    const two = await post({ series: [...history, ...b], h: 2, freq: 'D', future_covariates: future(['a', 'b']) });
+    expect(blocked(two.json)).toEqual(['a', 'b']);
+    const slash = Array.from({ length: 12 }, (_, i) => ({ unique_id: 'h', ds: `${i + 1}/1/2024`, y: i, x: 1 }));
+    const mixed = await post({ series: [...slash, ...history], h: 2, freq: 'D', future_covariates: future(['a']) });
+    expectError(mixed, 422, 'AMBIGUOUS_DATE_FORMAT');
+    expect(blocked(mixed.json)).toEqual(['h', 'a']);
   });
 
   it('under raw a D/M/YYYY future ds is read by options.ds_format; without it AMBIGUOUS_DATE_FORMAT names the future row', async () => {

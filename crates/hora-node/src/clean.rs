@@ -182,11 +182,12 @@ pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Re
 pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CheckTask>> {
     let keep: ReadStamps = request.stamps.clone();
     let rows = request.rows()?;
-    // Future rows with a fault of their own (no string `ds`, a `y`) are FUTURE_COVARIATES_INVALID,
-    // judged after this check: their stamps are not read here, or a missing `ds` would read as "".
-    let future_faulty = rows.body.future_invalid.is_some();
+    // A future row whose `ds` is missing or not a string is FUTURE_COVARIATES_INVALID, judged
+    // after this check: it is left out here, or its `ds` would read as an unreadable "".
+    let unread = &rows.body.future_ds_unread;
+    let readable = rows.body.future.as_ref().filter(|_| !unread.is_empty()).map(|f| f.stamps_without(unread));
     let check = Box::new(move |req: &CleanRequest| {
-        let req = CleanRequest { future: req.future.filter(|_| !future_faulty), ..*req };
+        let req = CleanRequest { future: readable.as_ref().or(req.future), ..*req };
         let read = clean::read_stamps(&req)?;
         if let Ok(mut slot) = keep.lock() {
             *slot = read.map(Arc::new);

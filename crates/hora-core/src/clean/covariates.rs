@@ -40,20 +40,26 @@ pub type FutureRows = (Vec<i64>, Vec<u32>);
 /// Each series entity's future rows, read as its history was: in the request's zone, with
 /// `options.ds_format` or else the day/month order its history proved (`history_order`). An
 /// unreadable future stamp is a `VALIDATION_ERROR` naming its `future_covariates[i].ds`; it is
-/// never dropped in silence. An error comes with the series entity whose rows raised it.
-pub fn read_future(
-    req: &CleanRequest,
-    zone: &Zone,
-    history_order: impl Fn(usize) -> Option<DayMonthOrder>,
-) -> std::result::Result<Vec<Option<FutureRows>>, (usize, HoraError)> {
+/// never dropped in silence.
+pub fn read_future(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<Vec<Option<FutureRows>>> {
     let mut out = vec![None; req.series.entity_count()];
     for (e, rows) in future_by_entity(req, zone, history_order) {
         // Future rows of an entity without history are refused by `validate_future`.
         if let Some(e) = e {
-            out[e] = Some(rows.map_err(|err| (e, err))?);
+            out[e] = Some(rows?);
         }
     }
     Ok(out)
+}
+
+/// The series entities whose future rows need a day/month order that neither `options.ds_format`
+/// nor their history proves (`AMBIGUOUS_DATE_FORMAT`), in entity order.
+pub fn future_of_unproven_order(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Vec<usize> {
+    let mut out: Vec<usize> = future_by_entity(req, zone, history_order)
+        .filter_map(|(e, rows)| e.filter(|_| rows.is_err_and(|err| err.code == ErrorCode::AmbiguousDateFormat)))
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// Validation step 3 for future stamps: the first `VALIDATION_ERROR` (an unreadable

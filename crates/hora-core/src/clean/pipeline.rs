@@ -43,24 +43,31 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
             return Err(first.clone());
         }
         let err = first.clone();
-        let unread: Vec<&str> = failed.iter().filter(|(_, f)| f.code == err.code).map(|&(e, _)| table.entities[e].as_str()).collect();
+        // Entities whose own rows, or whose future rows, have an unproven order, in entity order.
+        let mut unproven: Vec<usize> = failed.iter().filter(|(_, f)| f.code == err.code).map(|&(e, _)| e).collect();
+        let proven = |e: usize| ds_format.or_else(|| each[e].as_ref().ok()?.parsed.proven_order());
+        unproven.extend(covariates::future_of_unproven_order(req, &zone, proven));
+        unproven.sort_unstable();
+        unproven.dedup();
         let read: Vec<Prepared> = each.into_iter().flatten().collect();
         let mut st = State::new(&res, &zone, &read, table.row_count());
-        st.blocks.extend(unread.into_iter().map(|u| Block::new(u, err.code, "timestamps", "ambiguous_date_format")));
+        st.blocks.extend(unproven.into_iter().map(|e| Block::new(&table.entities[e], err.code, "timestamps", "ambiguous_date_format")));
         return Err(st.attach(err, None, &[]));
     }
     let prepared: Vec<Prepared> = each.into_iter().flatten().collect();
     // Future rows read as their entity's history was (zone, day/month order).
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
-    let future = match covariates::read_future(req, &zone, |e| ds_format.or_else(|| prepared[e].parsed.proven_order())) {
+    let proven = |e: usize| ds_format.or_else(|| prepared[e].parsed.proven_order());
+    let future = match covariates::read_future(req, &zone, proven) {
         Ok(future) => future,
         // Future rows whose day/month order neither the option nor their history proves: the
         // cleaning-step data error, with the report, as for a history's own rows.
-        Err((e, err)) if err.code == ErrorCode::AmbiguousDateFormat => {
-            st.blocks.push(Block::new(&table.entities[e], err.code, "timestamps", "ambiguous_date_format"));
+        Err(err) if err.code == ErrorCode::AmbiguousDateFormat => {
+            let unproven = covariates::future_of_unproven_order(req, &zone, proven);
+            st.blocks.extend(unproven.into_iter().map(|e| Block::new(&table.entities[e], err.code, "timestamps", "ambiguous_date_format")));
             return Err(st.attach(err, None, &[]));
         }
-        Err((_, err)) => return Err(err),
+        Err(err) => return Err(err),
     };
     // An entity with no numeric y is blocked (SERIES_EMPTY) where it stands among the others, by
     // its own cleaning below, so the report lists every blocked entity and the first in the order

@@ -103,6 +103,25 @@ impl RowTable {
         self.entities.iter().map(String::as_str).find(|u| !known.contains(u))
     }
 
+    /// The stamps alone (entities, body rows, `ds`) without the rows of body indices `drop`
+    /// (sorted), for reading stamps; `y` and covariate columns are left empty, and entities left
+    /// with no row go.
+    pub fn stamps_without(&self, drop: &[u32]) -> RowTable {
+        let mut out = RowTable { indptr: vec![0], ..RowTable::default() };
+        for e in 0..self.entity_count() {
+            let before = out.rows.len();
+            for k in self.entity_range(e).filter(|&k| drop.binary_search(&self.rows[k]).is_err()) {
+                out.rows.push(self.rows[k]);
+                out.ds.push(self.ds.get(k));
+            }
+            if out.rows.len() > before {
+                out.entities.push(self.entities[e].clone());
+                out.indptr.push(out.rows.len());
+            }
+        }
+        out
+    }
+
     /// Body row indices of entity `e`, in the order sent.
     pub fn entity_rows(&self, e: usize) -> &[u32] {
         &self.rows[self.entity_range(e)]
