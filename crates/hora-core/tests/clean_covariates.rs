@@ -186,3 +186,19 @@ fn data_quality_notes_count_entities_not_covariate_columns() {
     assert_eq!(decisions(out.report.as_ref().unwrap(), "exog.impute").len(), 2);
     assert_eq!(out.data_quality["notes"], json!(["exog.impute: 2 points in 1 series"]));
 }
+
+#[test]
+fn with_the_regrid_declined_a_covariate_fill_covers_only_the_rows_that_exist() {
+    // Hour 30 has no row at all; hour 40 has a row whose covariate is null.
+    let rows = drop_range(hourly("a", 72), 30..31);
+    let temp: Vec<Option<f64>> = rows.iter().enumerate().map(|(i, _)| if i == 39 { None } else { Some(i as f64) }).collect();
+    let t = table_with(&rows, &[("temp", temp)]);
+    let err = run(&t, Some("h"), 1, &opts(json!({"decline": ["grid.regrid"]}))).unwrap_err();
+    let fills = decisions(report_of(&err), "exog.impute");
+    assert_eq!(fills.len(), 1);
+    assert_eq!((fills[0]["count"].clone(), fills[0]["status"].clone()), (json!(1), json!("applied")));
+    assert_eq!(fills[0]["ranges"][0]["from"], json!(hour_stamp(40)));
+    // With the regrid applied, both slots are filled.
+    let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(decisions(out.report.as_ref().unwrap(), "exog.impute")[0]["count"], json!(2));
+}

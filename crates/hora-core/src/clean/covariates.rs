@@ -112,6 +112,20 @@ fn name_future_rows(mut err: HoraError) -> HoraError {
     err
 }
 
+/// The runs `(start, length)` of `true` in `flags`.
+fn row_runs(flags: &[bool]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut k = 0;
+    while k < flags.len() {
+        let n = flags[k..].iter().take_while(|&&f| f).count();
+        if n > 0 {
+            runs.push((k, n));
+        }
+        k += n.max(1);
+    }
+    runs
+}
+
 /// The warning for an entity's future rows whose stamp is no forecast stamp (past the horizon,
 /// inside the history, or off the grid): they are ignored, and the caller is told so rather
 /// than left to think they were used. `None` when every future row has a forecast stamp.
@@ -138,6 +152,15 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         o.forecast_stamps.iter().map(|t| stamps_.iter().zip(rows).rev().find(|(s, _)| *s == t).map(|(_, r)| *r)).collect()
     });
     let text = |c: &CovariateColumn, pos: u32| c.non_numeric.binary_search(&pos).is_ok();
+    // As for `y` (entity.rs): while the regrid does not apply (proposed or declined), the slots it
+    // would insert do not exist, and an applied fill covers only the rows that do.
+    let regrid_unapplied = o.decisions.iter().any(|d| d.id == DecisionId::Regrid && !d.applied());
+    let mut has_row = vec![false; o.grid.len()];
+    for t in &p.ts {
+        if let Ok(k) = o.grid.binary_search(t) {
+            has_row[k] = true;
+        }
+    }
     let mut columns = Vec::new();
     let mut decisions = Vec::new();
     for col in &table.covariates {
@@ -171,15 +194,23 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         // gaps stay and the column is unusable for them.
         let mut filled = false;
         if !non_numeric && !runs.is_empty() && ctx.res.clean_exog && fillable {
-            let count: usize = runs.iter().map(|r| r.1).sum();
-            let mut d = Decision::new(DecisionId::ExogImpute, &p.unique_id, count, ctx.res)
-                .with_ranges(ranges_of(&runs, |k| o.grid[k]));
-            d.method = Some("linear");
-            d.column = Some(col.name.clone());
+            let applies = Decision::new(DecisionId::ExogImpute, &p.unique_id, 0, ctx.res).applied();
+            let fill: Vec<(usize, usize)> = if regrid_unapplied && applies {
+                runs.iter().flat_map(|&(s, l)| row_runs(&has_row[s..s + l]).into_iter().map(move |(k, n)| (s + k, n))).collect()
+            } else {
+                runs.clone()
+            };
+            let count: usize = fill.iter().map(|r| r.1).sum();
+            if count > 0 {
+                let mut d = Decision::new(DecisionId::ExogImpute, &p.unique_id, count, ctx.res)
+                    .with_ranges(ranges_of(&fill, |k| o.grid[k]));
+                d.method = Some("linear");
+                d.column = Some(col.name.clone());
+                decisions.push(d);
+            }
             // hora-1.0 reads no covariate, so the filled values themselves go nowhere: the
             // decision records the fill (linear) and the column's reason says what it achieved.
-            filled = d.applied() && ctx.res.preset != Preset::Raw;
-            decisions.push(d);
+            filled = applies && ctx.res.preset != Preset::Raw;
         }
         let reason = if non_numeric {
             "not_numeric"
