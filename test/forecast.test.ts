@@ -300,6 +300,11 @@ describe('validation order steps 3 to 6', () => {
     const both = await post({ ...base({}, readable), future_covariates: [orphan, extraColumn] });
     expectError(both, 422, 'FUTURE_COVARIATES_INVALID');
     expect(both.json.error.details.unique_id).toBe('zz');
+    // Rows without a string unique_id are read in no entity: their stamps cannot clash.
+    const idless = [{ unique_id: 1, ds: '2024-02-01', temp: 2 }, { unique_id: 2, ds: '2024/02/01', temp: 2 }];
+    const noEntity = await post({ ...base({}, readable), future_covariates: idless });
+    expectError(noEntity, 422, 'FUTURE_COVARIATES_INVALID');
+    expect(noEntity.json.error.details.field).toBe('future_covariates[0].unique_id');
     // A future row's own fault (a y, no ds) does not hide an unreadable stamp in another row.
     for (const faulty of [{ ...extraColumn, w: undefined, y: 1 }, { unique_id: 'a', temp: 2 }]) {
       const r = await post({ ...base({}, readable), future_covariates: [faulty, { unique_id: 'a', ds: 'garbage', temp: 2 }] });

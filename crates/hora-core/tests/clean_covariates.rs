@@ -202,3 +202,17 @@ fn with_the_regrid_declined_a_covariate_fill_covers_only_the_rows_that_exist() {
     let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(decisions(out.report.as_ref().unwrap(), "exog.impute")[0]["count"], json!(2));
 }
+
+#[test]
+fn naive_future_stamps_read_in_utc_count_in_the_naive_timestamps_issue() {
+    let t = table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]);
+    // The forecast stamps are hours 30 to 32; the future rows are written without an offset.
+    let rows: Vec<Row> = (30..33).map(|k| ("a".to_string(), hour_stamp(k).trim_end_matches('Z').to_string(), None)).collect();
+    let f = table_with(&rows, &[("temp", vec![Some(2.0); 3])]);
+    let out = run_future(&t, &f, Some("h"), 3, &opts(json!({}))).unwrap();
+    assert_eq!(out.report.as_ref().unwrap()["series"][0]["issues"], json!([{"code": "naive_timestamps_assumed_utc", "level": "info", "count": 3}]));
+    assert_eq!(column(&out, "temp")["reason"], "model_unsupported");
+    // Read in options.timezone, they are no fallback.
+    let out = run_future(&t, &f, Some("h"), 3, &opts(json!({"timezone": "UTC"}))).unwrap();
+    assert_eq!(out.report.as_ref().unwrap()["series"][0]["issues"], json!([]));
+}

@@ -182,9 +182,10 @@ pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Re
 pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CheckTask>> {
     let keep: ReadStamps = request.stamps.clone();
     let rows = request.rows()?;
-    // A future row whose `ds` is missing or not a string is FUTURE_COVARIATES_INVALID, judged
-    // after this check: it is left out here, or its `ds` would read as an unreadable "".
-    let unread = &rows.body.future_ds_unread;
+    // A future row without a string `unique_id` and `ds` is FUTURE_COVARIATES_INVALID, judged
+    // after this check: it is left out here, or its `ds` would read as an unreadable "", or in
+    // an entity "" that no row named.
+    let unread = &rows.body.future_unread_rows;
     let readable = rows.body.future.as_ref().filter(|_| !unread.is_empty()).map(|f| f.stamps_without(unread));
     let check = Box::new(move |req: &CleanRequest| {
         let req = CleanRequest { future: readable.as_ref().or(req.future), ..*req };

@@ -34,8 +34,9 @@ pub fn validate_future(req: &CleanRequest) -> Result<()> {
     Ok(())
 }
 
-/// One entity's future rows: their instants and table positions.
-pub type FutureRows = (Vec<i64>, Vec<u32>);
+/// One entity's future rows: their instants, table positions, and how many were naive (read in
+/// `options.timezone`, else UTC, as the history's naive rows).
+pub type FutureRows = (Vec<i64>, Vec<u32>, usize);
 
 /// Each series entity's future rows, read as its history was: in the request's zone, with
 /// `options.ds_format` or else the day/month order its history proved (`history_order`). An
@@ -87,7 +88,7 @@ fn future_by_entity<'a>(
         .map(move |(future, fe, u)| {
             let e = entity_of.get(u.as_str()).copied();
             let read = stamps::parse_entity(future, fe, zone, e.and_then(&history_order))
-                .map(|parsed| (parsed.instants, future.entity_range(fe).map(|k| k as u32).collect()))
+                .map(|parsed| (parsed.instants, future.entity_range(fe).map(|k| k as u32).collect(), parsed.naive_rows))
                 .map_err(name_future_rows);
             (e, read)
         })
@@ -130,7 +131,7 @@ fn row_runs(flags: &[bool]) -> Vec<(usize, usize)> {
 /// inside the history, or off the grid): they are ignored, and the caller is told so rather
 /// than left to think they were used. `None` when every future row has a forecast stamp.
 pub fn unused_future_rows(unique_id: &str, forecast_stamps: &[i64], future_stamps: Option<&FutureRows>) -> Option<Value> {
-    let (stamps_, _) = future_stamps?;
+    let (stamps_, _, _) = future_stamps?;
     let unused: Vec<i64> = stamps_.iter().copied().filter(|t| forecast_stamps.binary_search(t).is_err()).collect();
     if unused.is_empty() {
         return None;
@@ -148,7 +149,7 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
     }
     let short_limit = auto_split_steps(ctx.period) - 1;
     // The future row of each forecast stamp: the last one sent for it (as in `series`).
-    let last_future_rows: Option<Vec<Option<u32>>> = future_stamps.map(|(stamps_, rows)| {
+    let last_future_rows: Option<Vec<Option<u32>>> = future_stamps.map(|(stamps_, rows, _)| {
         o.forecast_stamps.iter().map(|t| stamps_.iter().zip(rows).rev().find(|(s, _)| *s == t).map(|(_, r)| *r)).collect()
     });
     let text = |c: &CovariateColumn, pos: u32| c.non_numeric.binary_search(&pos).is_ok();

@@ -109,6 +109,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         }
         let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
         o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
+        o.future_naive_rows = future[e].as_ref().map_or(0, |f| f.2);
         (pre, o, columns, exog)
     });
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());

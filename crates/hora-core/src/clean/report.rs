@@ -73,8 +73,10 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
     if p.parsed.format != "iso8601" {
         issues.push(json!({"code": "timestamp_format", "level": "info", "format": p.parsed.format}));
     }
-    if p.parsed.naive_rows > 0 && !r.zone.from_option {
-        issues.push(json!({"code": "naive_timestamps_assumed_utc", "level": "info", "count": p.parsed.naive_rows}));
+    // Naive future stamps fall back to UTC as the history's do (contract, Time zones).
+    let naive = p.parsed.naive_rows + r.outcomes.get(i).map_or(0, |o| o.future_naive_rows);
+    if naive > 0 && !r.zone.from_option {
+        issues.push(json!({"code": "naive_timestamps_assumed_utc", "level": "info", "count": naive}));
     }
     let mut m = Map::new();
     m.insert("unique_id".into(), json!(p.unique_id));

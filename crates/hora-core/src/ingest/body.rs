@@ -51,9 +51,9 @@ pub struct ParsedBody {
     pub errors: FieldErrors,
     /// The first FUTURE_COVARIATES_INVALID problem: (field, message).
     pub future_invalid: Option<(String, String)>,
-    /// Future rows (body indices) whose `ds` was not read as a string: left out when the stamps
-    /// are read, so their own fault is not also an unreadable stamp.
-    pub future_ds_unread: Vec<u32>,
+    /// Future rows (body indices) without a string `unique_id` and `ds`: left out when the stamps
+    /// are read, so their own fault is not also an unreadable stamp or one read in no entity.
+    pub future_unread_rows: Vec<u32>,
     /// Future columns absent from the series rows (COVARIATE_COLUMN_MISMATCH).
     pub future_only: Vec<String>,
     /// The first future entity with no history rows (FUTURE_COVARIATES_INVALID, after the two above).
@@ -221,7 +221,7 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
         }
         if let Some(b) = future {
             out.future_invalid = b.future_invalid.clone();
-            out.future_ds_unread = b.ds_unread.clone();
+            out.future_unread_rows = b.unread_rows.clone();
             out.future = Some(b.finish());
         }
         Ok(())

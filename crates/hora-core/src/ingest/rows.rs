@@ -64,9 +64,10 @@ pub(crate) struct TableBuilder {
     covariates: Vec<CovariateColumn>,
     /// First problem that makes `future_covariates` invalid (FUTURE_COVARIATES_INVALID).
     pub future_invalid: Option<(String, String)>,
-    /// Future rows whose `ds` was not read as a string (missing, not a string, not an object):
-    /// their own FUTURE_COVARIATES_INVALID, never an unreadable stamp.
-    pub ds_unread: Vec<u32>,
+    /// Future rows without a string `unique_id` and `ds` (either missing or not a string, or the
+    /// row not an object): their own FUTURE_COVARIATES_INVALID, with no entity or no stamp to
+    /// read, never an unreadable stamp.
+    pub unread_rows: Vec<u32>,
 }
 
 impl TableBuilder {
@@ -82,7 +83,7 @@ impl TableBuilder {
             last_entity: None,
             covariates: Vec::new(),
             future_invalid: None,
-            ds_unread: Vec::new(),
+            unread_rows: Vec::new(),
         }
     }
 
@@ -321,7 +322,7 @@ impl<'de, 'a> DeserializeSeed<'de> for RowSeed<'a> {
             }
             // Keep row indices aligned with positions in the array.
             if kind == RowKind::Future {
-                self.builder.ds_unread.push(row as u32);
+                self.builder.unread_rows.push(row as u32);
             }
             self.builder.push_row("", "", f64::NAN);
         }
@@ -427,8 +428,8 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
         if kind == RowKind::Series && !seen_y {
             self.errors.push(|| path("y"), "is required (null marks a missing value)");
         }
-        if kind == RowKind::Future && ds.is_none() {
-            b.ds_unread.push(row as u32);
+        if kind == RowKind::Future && (uid.is_none() || ds.is_none()) {
+            b.unread_rows.push(row as u32);
         }
         b.push_row(uid.as_deref().unwrap_or(""), ds.as_deref().unwrap_or(""), y.unwrap_or(f64::NAN));
         Ok(true)
