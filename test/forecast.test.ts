@@ -305,6 +305,10 @@ describe('validation order steps 3 to 6', () => {
     const noEntity = await post({ ...base({}, readable), future_covariates: idless });
     expectError(noEntity, 422, 'FUTURE_COVARIATES_INVALID');
     expect(noEntity.json.error.details.field).toBe('future_covariates[0].unique_id');
+    // Its own ds is not read either: the row belongs to no entity whose zone and order would read it.
+    const idlessGarbage = await post({ ...base({}, readable), future_covariates: [{ unique_id: 7, ds: 'garbage', temp: 2 }] });
+    expectError(idlessGarbage, 422, 'FUTURE_COVARIATES_INVALID');
+    expect(idlessGarbage.json.error.details.field).toBe('future_covariates[0].unique_id');
     // A future row's own fault (a y, no ds) does not hide an unreadable stamp in another row.
     for (const faulty of [{ ...extraColumn, w: undefined, y: 1 }, { unique_id: 'a', temp: 2 }]) {
       const r = await post({ ...base({}, readable), future_covariates: [faulty, { unique_id: 'a', ds: 'garbage', temp: 2 }] });
