@@ -215,4 +215,8 @@ fn naive_future_stamps_read_in_utc_count_in_the_naive_timestamps_issue() {
     // Read in options.timezone, they are no fallback.
     let out = run_future(&t, &f, Some("h"), 3, &opts(json!({"timezone": "UTC"}))).unwrap();
     assert_eq!(out.report.as_ref().unwrap()["series"][0]["issues"], json!([]));
+    // An entity blocked before it has a grid (no numeric y) is counted the same.
+    let empty: Vec<Row> = hourly("a", 30).into_iter().map(|(u, ds, _)| (u, ds, None)).collect();
+    let err = run_future(&table_with(&empty, &[("temp", vec![Some(1.0); 30])]), &f, Some("h"), 3, &opts(json!({}))).unwrap_err();
+    assert_eq!(report_of(&err)["series"][0]["issues"], json!([{"code": "naive_timestamps_assumed_utc", "level": "info", "count": 3}]));
 }

@@ -47,9 +47,6 @@ pub struct Outcome {
     pub long_gap_points: usize,
     pub long_gap_masked: bool,
     pub forecast_stamps: Vec<i64>,
-    /// Naive `future_covariates[].ds` of the entity: with the history's, the count of the
-    /// `naive_timestamps_assumed_utc` issue.
-    pub future_naive_rows: usize,
     /// The entity was placed on a grid (false: no numeric y, or too far off the grid), so the
     /// report gives its counts.
     pub has_grid: bool,

@@ -69,6 +69,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         }
         Err(err) => return Err(err),
     };
+    st.future_naive = future.iter().map(|f| f.as_ref().map_or(0, |f| f.2)).collect();
     // An entity with no numeric y is blocked (SERIES_EMPTY) where it stands among the others, by
     // its own cleaning below, so the report lists every blocked entity and the first in the order
     // sent decides the code. With nothing but such entities there is no frequency to find.
@@ -109,7 +110,6 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         }
         let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
         o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
-        o.future_naive_rows = future[e].as_ref().map_or(0, |f| f.2);
         (pre, o, columns, exog)
     });
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());
@@ -273,6 +273,8 @@ struct State<'a> {
     report_warnings: Vec<Value>,
     blocks: Vec<Block>,
     decisions: Vec<Decision>,
+    /// Naive future stamps per entity, once the future rows are read.
+    future_naive: Vec<usize>,
 }
 
 impl<'a> State<'a> {
@@ -287,6 +289,7 @@ impl<'a> State<'a> {
             report_warnings: decisions::unmatched_ids(res),
             blocks: Vec::new(),
             decisions: Vec::new(),
+            future_naive: Vec::new(),
         }
     }
 
@@ -301,6 +304,7 @@ impl<'a> State<'a> {
             blocks: &self.blocks,
             decisions: &self.decisions,
             input_points: self.input_points,
+            future_naive: &self.future_naive,
         }
     }
 

@@ -25,6 +25,8 @@ pub struct ReportInput<'a> {
     pub blocks: &'a [Block],
     pub decisions: &'a [Decision],
     pub input_points: usize,
+    /// Naive future stamps per entity (empty before the future rows are read).
+    pub future_naive: &'a [usize],
 }
 
 pub fn policy_json(res: &Resolved) -> Value {
@@ -74,7 +76,7 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> Value {
         issues.push(json!({"code": "timestamp_format", "level": "info", "format": p.parsed.format}));
     }
     // Naive future stamps fall back to UTC as the history's do (contract, Time zones).
-    let naive = p.parsed.naive_rows + r.outcomes.get(i).map_or(0, |o| o.future_naive_rows);
+    let naive = p.parsed.naive_rows + r.future_naive.get(i).copied().unwrap_or(0);
     if naive > 0 && !r.zone.from_option {
         issues.push(json!({"code": "naive_timestamps_assumed_utc", "level": "info", "count": naive}));
     }
