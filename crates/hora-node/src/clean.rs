@@ -182,7 +182,7 @@ pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Re
 pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CheckTask>> {
     let keep: ReadStamps = request.stamps.clone();
     let rows = request.rows()?;
-    // A future row without a string `unique_id` and `ds` is FUTURE_COVARIATES_INVALID, judged
+    // A future row that lacks a string `unique_id` or `ds` is FUTURE_COVARIATES_INVALID, judged
     // after this check: it is left out here, or its `ds` would read as an unreadable "", or in
     // an entity "" that no row named.
     let unread = &rows.body.future_unread_rows;

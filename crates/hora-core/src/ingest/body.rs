@@ -51,7 +51,7 @@ pub struct ParsedBody {
     pub errors: FieldErrors,
     /// The first FUTURE_COVARIATES_INVALID problem: (field, message).
     pub future_invalid: Option<(String, String)>,
-    /// Future rows (body indices) without a string `unique_id` and `ds`: left out when the stamps
+    /// Future rows (body indices) that lack a string `unique_id` or `ds`: left out when the stamps
     /// are read, so their own fault is not also an unreadable stamp or one read in no entity.
     pub future_unread_rows: Vec<u32>,
     /// Future columns absent from the series rows (COVARIATE_COLUMN_MISMATCH).

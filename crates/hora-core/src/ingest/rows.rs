@@ -64,9 +64,9 @@ pub(crate) struct TableBuilder {
     covariates: Vec<CovariateColumn>,
     /// First problem that makes `future_covariates` invalid (FUTURE_COVARIATES_INVALID).
     pub future_invalid: Option<(String, String)>,
-    /// Future rows without a string `unique_id` and `ds` (either missing or not a string, or the
-    /// row not an object): their own FUTURE_COVARIATES_INVALID, with no entity or no stamp to
-    /// read, never an unreadable stamp.
+    /// Future rows that lack a string `unique_id` or `ds` (missing or not a string, or the row
+    /// not an object): their own FUTURE_COVARIATES_INVALID, with no entity or no stamp to read,
+    /// never an unreadable stamp.
     pub unread_rows: Vec<u32>,
 }
 
