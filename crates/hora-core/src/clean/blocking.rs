@@ -32,6 +32,11 @@ impl Block {
         Block::new(unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values")
     }
 
+    /// An entity whose own or future rows need a day/month order nothing proves.
+    pub fn ambiguous_date_format(unique_id: &str) -> Self {
+        Block::new(unique_id, ErrorCode::AmbiguousDateFormat, "timestamps", "ambiguous_date_format")
+    }
+
     pub fn caused_by(mut self, ids: &[DecisionId]) -> Self {
         self.caused_by = ids.iter().map(|d| d.as_str()).collect();
         self

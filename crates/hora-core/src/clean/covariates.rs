@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::decisions::{ranges_of, Decision, DecisionId};
-use super::entity::{auto_split_steps, Ctx, Outcome};
+use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
+use super::entity::{auto_split_steps, runs_of, Ctx, Outcome};
 use super::fill::missing_runs;
 use super::options::Preset;
 use super::policy::LISTED_MAX;
@@ -113,20 +113,6 @@ fn name_future_rows(mut err: HoraError) -> HoraError {
     err
 }
 
-/// The runs `(start, length)` of `true` in `flags`.
-fn row_runs(flags: &[bool]) -> Vec<(usize, usize)> {
-    let mut runs = Vec::new();
-    let mut k = 0;
-    while k < flags.len() {
-        let n = flags[k..].iter().take_while(|&&f| f).count();
-        if n > 0 {
-            runs.push((k, n));
-        }
-        k += n.max(1);
-    }
-    runs
-}
-
 /// The warning for an entity's future rows whose stamp is no forecast stamp (past the horizon,
 /// inside the history, or off the grid): they are ignored, and the caller is told so rather
 /// than left to think they were used. `None` when every future row has a forecast stamp.
@@ -195,9 +181,9 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         // gaps stay and the column is unusable for them.
         let mut filled = false;
         if !non_numeric && !runs.is_empty() && ctx.res.clean_exog && fillable {
-            let applies = Decision::new(DecisionId::ExogImpute, &p.unique_id, 0, ctx.res).applied();
+            let applies = consent(DecisionId::ExogImpute, ctx.res) == Status::Applied;
             let fill: Vec<(usize, usize)> = if regrid_unapplied && applies {
-                runs.iter().flat_map(|&(s, l)| row_runs(&has_row[s..s + l]).into_iter().map(move |(k, n)| (s + k, n))).collect()
+                runs.iter().flat_map(|&(s, l)| runs_of(&has_row[s..s + l], true).into_iter().map(move |(k, n)| (s + k, n))).collect()
             } else {
                 runs.clone()
             };

@@ -352,7 +352,8 @@ pub(super) fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> 
     out
 }
 
-fn runs_of(flags: &[bool], want: bool) -> Vec<(usize, usize)> {
+/// The runs `(start, length)` of `flags` equal to `want`.
+pub(super) fn runs_of(flags: &[bool], want: bool) -> Vec<(usize, usize)> {
     let as_nan: Vec<f64> = flags.iter().map(|f| if *f == want { f64::NAN } else { 0.0 }).collect();
     missing_runs(&as_nan)
 }

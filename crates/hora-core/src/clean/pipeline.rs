@@ -51,7 +51,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         unproven.dedup();
         let read: Vec<Prepared> = each.into_iter().flatten().collect();
         let mut st = State::new(&res, &zone, &read, table.row_count());
-        st.blocks.extend(unproven.into_iter().map(|e| Block::new(&table.entities[e], err.code, "timestamps", "ambiguous_date_format")));
+        st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&table.entities[e])));
         return Err(st.attach(err, None, &[]));
     }
     let prepared: Vec<Prepared> = each.into_iter().flatten().collect();
@@ -64,7 +64,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         // cleaning-step data error, with the report, as for a history's own rows.
         Err(err) if err.code == ErrorCode::AmbiguousDateFormat => {
             let unproven = covariates::future_of_unproven_order(req, &zone, proven);
-            st.blocks.extend(unproven.into_iter().map(|e| Block::new(&table.entities[e], err.code, "timestamps", "ambiguous_date_format")));
+            st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&table.entities[e])));
             return Err(st.attach(err, None, &[]));
         }
         Err(err) => return Err(err),

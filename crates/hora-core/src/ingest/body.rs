@@ -56,7 +56,8 @@ pub struct ParsedBody {
     pub future_unread_rows: Vec<u32>,
     /// Future columns absent from the series rows (COVARIATE_COLUMN_MISMATCH).
     pub future_only: Vec<String>,
-    /// The first future entity with no history rows (FUTURE_COVARIATES_INVALID, after the two above).
+    /// The first future entity with no history rows (FUTURE_COVARIATES_INVALID, after a row's own
+    /// fault and before COVARIATE_COLUMN_MISMATCH).
     pub future_without_history: Option<String>,
     /// Whether the body was a JSON object at all.
     pub is_object: bool,

@@ -7,6 +7,7 @@
 //!   (02:30 on a day where 02:00 jumps to 03:00 becomes 03:30).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -121,8 +122,21 @@ fn naive(wall: Micros) -> Option<NaiveDateTime> {
 /// more skips the days between. A few dozen milliseconds, then cached; fixed offsets skip none.
 pub fn skipped_days(zone: ZoneRule) -> Arc<[i64]> {
     static FOUND: OnceLock<Mutex<HashMap<Tz, Arc<[i64]>>>> = OnceLock::new();
+    thread_local! {
+        // Business-day steps ask once per step, for one zone at a time: no lock on that path.
+        static LAST: RefCell<Option<(Tz, Arc<[i64]>)>> = const { RefCell::new(None) };
+    }
     let ZoneRule::Iana(tz) = zone else { return Arc::from([]) };
-    let cache = FOUND.get_or_init(Mutex::default);
+    if let Some(days) = LAST.with_borrow(|last| last.as_ref().filter(|(z, _)| *z == tz).map(|(_, d)| d.clone())) {
+        return days;
+    }
+    let days = skipped_days_cached(tz, FOUND.get_or_init(Mutex::default));
+    LAST.set(Some((tz, days.clone())));
+    days
+}
+
+fn skipped_days_cached(tz: Tz, cache: &Mutex<HashMap<Tz, Arc<[i64]>>>) -> Arc<[i64]> {
+    let zone = ZoneRule::Iana(tz);
     if let Some(days) = cache.lock().ok().and_then(|c| c.get(&tz).cloned()) {
         return days;
     }
