@@ -147,6 +147,19 @@ describe('daily point quota', () => {
     expect((await post({ reserve: 550, settle: { input: 500, forecast: 50 } })).statusCode).toBe(200);
   });
 
+  it('the daily-quota 429 says whether the quota is used up, too small for this request, or smaller than it', async () => {
+    t = await makeTestApp({ HORA_DAILY_POINTS: '1000' });
+    expect((await post({ reserve: 600, settle: { input: 600, forecast: 0 } })).statusCode).toBe(200);
+    expect((await post({ reserve: 500 })).json().error.message).toBe(
+      "This request needs 500 points and the account's daily point quota has 400 left until the next UTC midnight.",
+    );
+    expect((await post({ reserve: 1001 })).json().error.message).toBe(
+      "This request needs 1001 points, more than the account's whole daily point quota of 1000; send fewer rows or a shorter horizon.",
+    );
+    expect((await post({ reserve: 400, settle: { input: 400, forecast: 0 } })).statusCode).toBe(200);
+    expect((await post({ reserve: 1 })).json().error.message).toBe('The daily point quota of this account is used up until the next UTC midnight.');
+  });
+
   it('the 429 Retry-After points at the next UTC midnight and the quota clears then', async () => {
     t = await makeTestApp({ HORA_DAILY_POINTS: '100' });
     expect((await post({ reserve: 100, settle: { input: 90, forecast: 10 } })).statusCode).toBe(200);

@@ -175,12 +175,21 @@ export class Limits {
     const r = await this.store.quotaReserve(tenant.accountId, day, points, this.dailyPoints, now, this.reservationLeaseMs);
     if (!r.reserved || !r.hold) {
       const state = this.dailyState(now, this.dailyPoints - r.used);
-      throw rateLimited(state, 'The daily point quota of this account is used up until the next UTC midnight.', { requested_points: points });
+      throw rateLimited(state, dailyRefusal(state.remaining, points, this.dailyPoints), { requested_points: points });
     }
     const reservation = new QuotaReservation(this.store, r.hold);
     req.quotaReservation = reservation;
     return reservation;
   }
+}
+
+/** Says why a reservation did not fit: nothing left, too little left, or more than a whole day's quota. */
+function dailyRefusal(remaining: number, requested: number, limit: number): string {
+  if (requested > limit) {
+    return `This request needs ${requested} points, more than the account's whole daily point quota of ${limit}; send fewer rows or a shorter horizon.`;
+  }
+  if (remaining <= 0) return 'The daily point quota of this account is used up until the next UTC midnight.';
+  return `This request needs ${requested} points and the account's daily point quota has ${remaining} left until the next UTC midnight.`;
 }
 
 /** The limit the success headers show: the one closest to exhaustion (rpm on ties). */
