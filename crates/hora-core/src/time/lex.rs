@@ -96,9 +96,15 @@ pub fn lex(s: &str) -> LexResult {
     lex_day_month(b)
 }
 
-/// `YYYYY-M[M][-D[D]...]` or with `/`: a year-first stamp whose year has five digits (99999-01-05),
-/// not a D/M/YYYY typo (`12345/6/2024`) or another shape.
+/// `YYYYY-M[M][-D[D]...]`, with `/`, or `YYYYY年`: a year-first stamp whose year has five digits
+/// (99999-01-05, 10000年1月5日), not a D/M/YYYY typo (`12345/6/2024`) or another shape.
 fn five_digit_year_first(b: &[u8]) -> bool {
+    if !b[4].is_ascii_digit() {
+        return false;
+    }
+    if b[5..].starts_with(NIAN) {
+        return true;
+    }
     let part = |from: usize| b[from.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
     let sep = |i: usize| b.get(i).copied().filter(|c| matches!(c, b'-' | b'/'));
     let (Some(s), 1..=2) = (sep(5), part(6)) else { return false };
@@ -214,6 +220,9 @@ fn lex_day_month(b: &[u8]) -> LexResult {
         return Err("is not in a supported timestamp format");
     }
     let year = digits(b, j + 1, 4).ok_or("has no four-digit year in D/M/YYYY")? as i64;
+    if b.get(j + 5).is_some_and(u8::is_ascii_digit) {
+        return Err("has a year outside 1 to 9999");
+    }
     // Both readings must be possible calendar-wise for at least one order.
     let dmy_ok = check_date(year, c, a).is_ok();
     let mdy_ok = check_date(year, a, c).is_ok();
@@ -407,10 +416,10 @@ mod tests {
 
     #[test]
     fn a_five_digit_year_is_named_as_such_and_nothing_else_is() {
-        for s in ["99999-01-05T05:00:00Z", "99999-01", "10000/1/5", "20240-01-05"] {
+        for s in ["99999-01-05T05:00:00Z", "99999-01", "10000/1/5", "20240-01-05", "5/1/10000", "5/1/10000 12:00", "10000年1月5日", "10000年1月"] {
             assert_eq!(lex(s), Err("has a year outside 1 to 9999"), "{s}");
         }
-        for s in ["12345/6/2024", "202401-05", "12345-678"] {
+        for s in ["12345/6/2024", "202401-05", "12345-678", "2024x-1-5"] {
             assert_eq!(lex(s), Err("is not in a supported timestamp format"), "{s}");
         }
     }
