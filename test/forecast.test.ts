@@ -635,10 +635,11 @@ describe('validation order steps 3 to 6', () => {
   });
 
   it('gap_split_min_steps takes any integer from 0 up, and a huge one never splits', async () => {
-    // The contract says only "integer >= 0": 2^32 and 1e308 mean "longer than every gap".
+    // The contract says only "integer >= 0": 2^32 + 48 and 1e308 mean "longer than every gap".
+    // (2^32 + 48 is 48 if only its low 32 bits reach the engine, and the gap of 60 steps would split.)
     const old = hourlyRows('gappy', 200, (i) => 10 + Math.sin(i / 4));
     const recent = hourlyRows('gappy', 300, (i) => 10 + Math.sin(i / 4), Date.UTC(2024, 0, 1) + 260 * 3_600_000);
-    for (const steps of [4294967296, 1e308]) {
+    for (const steps of [4294967296, 4294967344, 1e308]) {
       const { res, json } = await post(base({ options: { gap_split_min_steps: steps } }, [...old, ...recent]));
       expect(res.statusCode, JSON.stringify(json).slice(0, 300)).toBe(200);
       expect(json.model_input[0].fed_points).toBe(500);

@@ -27,7 +27,7 @@ fn inferred_month_end_data_is_echoed_with_its_canonical_token() {
     let rows: Vec<Row> = (0..20)
         .map(|m| {
             let (y, mo) = (2024 + m / 12, m % 12 + 1);
-            let next = chrono::NaiveDate::from_ymd_opt((y + mo / 12) as i32, (mo % 12 + 1) as u32, 1).unwrap();
+            let next = chrono::NaiveDate::from_ymd_opt(y + mo / 12, (mo % 12 + 1) as u32, 1).unwrap();
             ("a".to_string(), format!("{}", next.pred_opt().unwrap()), Some(m as f64))
         })
         .collect();

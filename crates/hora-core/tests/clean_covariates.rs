@@ -37,6 +37,35 @@ fn a_column_not_covering_every_forecast_stamp_is_not_used() {
 }
 
 #[test]
+fn a_forecast_stamp_sent_twice_in_future_rows_is_judged_on_the_last_row() {
+    let t = table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]);
+    let twice = |first: Option<f64>, last: Option<f64>| {
+        let rows: Vec<Row> = [30, 31, 31].iter().map(|&k| ("a".to_string(), hour_stamp(k), None)).collect();
+        table_with(&rows, &[("temp", vec![Some(1.0), first, last])])
+    };
+    let reason = |f| column(&run_future(&t, &f, Some("h"), 2, &opts(json!({}))).unwrap(), "temp")["reason"].clone();
+    assert_eq!(reason(twice(None, Some(2.0))), "model_unsupported");
+    assert_eq!(reason(twice(Some(2.0), None)), "future_values_missing");
+}
+
+#[test]
+fn future_stamps_read_at_an_offset_other_than_utc_make_the_data_timezone_normalized() {
+    // History written in UTC; the future rows name the same instants at +05:00.
+    let t = table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]);
+    let at_plus_five = |k: i64| {
+        let t = chrono::DateTime::from_timestamp(1_767_225_600 + k * 3600, 0).unwrap();
+        t.with_timezone(&chrono::FixedOffset::east_opt(5 * 3600).unwrap()).format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+    };
+    let rows: Vec<Row> = [30, 31].iter().map(|&k| ("a".to_string(), at_plus_five(k), None)).collect();
+    let f = table_with(&rows, &[("temp", vec![Some(1.0); 2])]);
+    let out = run_future(&t, &f, Some("h"), 2, &opts(json!({}))).unwrap();
+    assert_eq!(out.data_quality["timezone_normalized"], true);
+    assert_eq!(column(&out, "temp")["reason"], "model_unsupported", "the future rows were read at their instants");
+    let out = run_future(&t, &future("a", 30, 2, "temp", Some(1.0)), Some("h"), 2, &opts(json!({}))).unwrap();
+    assert_eq!(out.data_quality["timezone_normalized"], false);
+}
+
+#[test]
 fn a_non_numeric_column_is_not_used() {
     let mut t = table_with(&hourly("a", 30), &[("kind", vec![None; 30])]);
     t.covariates[0].non_numeric = (0..30).collect();

@@ -30,8 +30,7 @@ fn messy() -> impl Strategy<Value = Messy> {
         for (e, (n, draws)) in entities.into_iter().enumerate() {
             let u = format!("e{e}");
             let t = truth.entry(u.clone()).or_default();
-            for k in 0..n {
-                let (gap, kind, y, zone) = draws[k];
+            for (k, &(gap, kind, y, zone)) in draws.iter().enumerate().take(n) {
                 if gap < 8 {
                     continue; // missing stamp
                 }

@@ -144,11 +144,14 @@ pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<As
     Ok(AsyncTask::new(CleanTask { rows: request.rows()?, params }))
 }
 
+/// A check of the validation order over the parsed rows.
+type RowCheck = dyn FnMut(&CleanRequest) -> std::result::Result<(), HoraError> + Send;
+
 /// One check of the validation order that reads the rows: the error, or null.
 pub struct CheckTask {
     rows: RequestRows,
     params: CleanParams,
-    check: Box<dyn FnMut(&CleanRequest) -> std::result::Result<(), HoraError> + Send>,
+    check: Box<RowCheck>,
 }
 
 impl Task for CheckTask {

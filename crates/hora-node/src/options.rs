@@ -15,7 +15,8 @@ pub struct CleaningParams {
     pub version: String,
     pub timezone: Option<String>,
     pub ds_format: Option<String>,
-    /// At most 2^32 - 1: a larger value means the same, since no grid has a longer gap.
+    /// At most 2^32 - 1 (napi keeps only the low 32 bits of a larger number, so the service
+    /// clamps it: a larger value means the same, since no grid has a longer gap).
     pub gap_split_min_steps: Option<u32>,
     pub clean_series: bool,
     pub clean_exog: bool,

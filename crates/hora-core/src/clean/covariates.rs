@@ -34,9 +34,17 @@ pub fn validate_future(req: &CleanRequest) -> Result<()> {
     Ok(())
 }
 
-/// One entity's future rows: their instants, table positions, and how many were naive (read in
-/// `options.timezone`, else UTC, as the history's naive rows).
-pub type FutureRows = (Vec<i64>, Vec<u32>, usize);
+/// One entity's future rows, read as its history was.
+#[derive(Debug, Clone)]
+pub struct FutureRows {
+    pub instants: Vec<i64>,
+    /// Positions in the future table, in the order sent.
+    pub rows: Vec<u32>,
+    /// Stamps without an offset (read in `options.timezone`, else UTC, as the history's).
+    pub naive: usize,
+    /// Some stamp was converted to UTC (`data_quality.timezone_normalized`).
+    pub converted: bool,
+}
 
 /// Each series entity's future rows, read as its history was: in the request's zone, with
 /// `options.ds_format` or else the day/month order its history proved (`history_order`). An
@@ -88,7 +96,12 @@ fn future_by_entity<'a>(
         .map(move |(future, fe, u)| {
             let e = entity_of.get(u.as_str()).copied();
             let read = stamps::parse_entity(future, fe, zone, e.and_then(&history_order))
-                .map(|parsed| (parsed.instants, future.entity_range(fe).map(|k| k as u32).collect(), parsed.naive_rows))
+                .map(|parsed| FutureRows {
+                    converted: parsed.converted(zone),
+                    naive: parsed.naive_rows,
+                    rows: future.entity_range(fe).map(|k| k as u32).collect(),
+                    instants: parsed.instants,
+                })
                 .map_err(name_future_rows);
             (e, read)
         })
@@ -117,8 +130,7 @@ fn name_future_rows(mut err: HoraError) -> HoraError {
 /// inside the history, or off the grid): they are ignored, and the caller is told so rather
 /// than left to think they were used. `None` when every future row has a forecast stamp.
 pub fn unused_future_rows(unique_id: &str, forecast_stamps: &[i64], future_stamps: Option<&FutureRows>) -> Option<Value> {
-    let (stamps_, _, _) = future_stamps?;
-    let unused: Vec<i64> = stamps_.iter().copied().filter(|t| forecast_stamps.binary_search(t).is_err()).collect();
+    let unused: Vec<i64> = future_stamps?.instants.iter().copied().filter(|t| forecast_stamps.binary_search(t).is_err()).collect();
     if unused.is_empty() {
         return None;
     }
@@ -135,8 +147,10 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
     }
     let short_limit = auto_split_steps(ctx.period) - 1;
     // The future row of each forecast stamp: the last one sent for it (as in `series`).
-    let last_future_rows: Option<Vec<Option<u32>>> = future_stamps.map(|(stamps_, rows, _)| {
-        o.forecast_stamps.iter().map(|t| stamps_.iter().zip(rows).rev().find(|(s, _)| *s == t).map(|(_, r)| *r)).collect()
+    // One map, not a scan of the future rows per stamp (h x rows on a large /clean).
+    let last_future_rows: Option<Vec<Option<u32>>> = future_stamps.map(|f| {
+        let last: HashMap<i64, u32> = f.instants.iter().copied().zip(f.rows.iter().copied()).collect();
+        o.forecast_stamps.iter().map(|t| last.get(t).copied()).collect()
     });
     let text = |c: &CovariateColumn, pos: u32| c.non_numeric.binary_search(&pos).is_ok();
     // As for `y` (entity.rs): while the regrid does not apply (proposed or declined), the slots it

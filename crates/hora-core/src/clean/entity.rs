@@ -197,7 +197,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let tail_len = n - 1 - last;
     let mut masked: Vec<(usize, usize)> = Vec::new();
     if !long.is_empty() {
-        let fits = ctx.limits.map_or(true, |l| n - lo <= l.max_context);
+        let fits = ctx.limits.is_none_or(|l| n - lo <= l.max_context);
         if res.knobs.long_gap_mask && fits {
             masked = long.clone();
             out.long_gap_points = long.iter().map(|r| r.1).sum();

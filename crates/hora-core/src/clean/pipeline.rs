@@ -69,7 +69,8 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         }
         Err(err) => return Err(err),
     };
-    st.future_naive = future.iter().map(|f| f.as_ref().map_or(0, |f| f.2)).collect();
+    st.future_naive = future.iter().map(|f| f.as_ref().map_or(0, |f| f.naive)).collect();
+    st.future_converted = future.iter().flatten().any(|f| f.converted);
     // An entity with no numeric y is blocked (SERIES_EMPTY) where it stands among the others, by
     // its own cleaning below, so the report lists every blocked entity and the first in the order
     // sent decides the code. With nothing but such entities there is no frequency to find.
@@ -122,7 +123,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         // Timestamp repairs that were not applied block before anything the grid stages found.
         st.blocks.extend(blocking::unapplied(&pre, None));
         st.decisions.extend(pre);
-        st.decisions.extend(o.decisions.drain(..));
+        st.decisions.append(&mut o.decisions);
         st.decisions.extend(exog);
         st.blocks.extend(o.blocks.iter().cloned());
         st.warnings.extend(o.warnings.iter().cloned());
@@ -161,7 +162,7 @@ fn resolve_freq(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: 
     }
     let with: Vec<usize> = (0..prepared.len()).filter(|&e| prepared[e].has_values()).collect();
     let some: Vec<Prepared> = with.iter().map(|&e| prepared[e].clone()).collect();
-    let their_zones: Vec<Zone> = with.iter().map(|&e| zones[e].clone()).collect();
+    let their_zones: Vec<Zone> = with.iter().map(|&e| zones[e]).collect();
     let mut choice = freq::resolve(sent, &some, &their_zones, res)?;
     let mut confidence = vec![None; prepared.len()];
     for (k, &e) in with.iter().enumerate() {
@@ -275,6 +276,8 @@ struct State<'a> {
     decisions: Vec<Decision>,
     /// Naive future stamps per entity, once the future rows are read.
     future_naive: Vec<usize>,
+    /// Some future stamp was converted to UTC.
+    future_converted: bool,
 }
 
 impl<'a> State<'a> {
@@ -290,6 +293,7 @@ impl<'a> State<'a> {
             blocks: Vec::new(),
             decisions: Vec::new(),
             future_naive: Vec::new(),
+            future_converted: false,
         }
     }
 
@@ -305,6 +309,7 @@ impl<'a> State<'a> {
             decisions: &self.decisions,
             input_points: self.input_points,
             future_naive: &self.future_naive,
+            future_converted: self.future_converted,
         }
     }
 

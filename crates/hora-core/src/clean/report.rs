@@ -27,6 +27,8 @@ pub struct ReportInput<'a> {
     pub input_points: usize,
     /// Naive future stamps per entity (empty before the future rows are read).
     pub future_naive: &'a [usize],
+    /// Some future stamp was converted to UTC (false before the future rows are read).
+    pub future_converted: bool,
 }
 
 pub fn policy_json(res: &Resolved) -> Value {
@@ -118,12 +120,10 @@ fn ratio(a: usize, b: usize) -> f64 {
     }
 }
 
-/// Offsets other than UTC, or naive stamps read in a zone other than UTC, were converted.
-fn timezone_normalized(prepared: &[Prepared], zone: &Zone) -> bool {
-    let utc = |o: &String| o == "Z" || o == "+00:00" || o == "-00:00";
-    prepared.iter().any(|p| {
-        p.parsed.explicit_offsets.iter().any(|o| !utc(o)) || (p.parsed.naive_rows > 0 && !zone.tz.is_utc())
-    })
+/// Offsets other than UTC, or naive stamps read in a zone other than UTC, were converted, in
+/// the history or the future rows.
+fn timezone_normalized(r: &ReportInput) -> bool {
+    r.future_converted || r.prepared.iter().any(|p| p.parsed.converted(r.zone))
 }
 
 pub fn data_quality(r: &ReportInput) -> Value {
@@ -151,7 +151,7 @@ pub fn data_quality(r: &ReportInput) -> Value {
         "missing_ratio": ratio(inserted, grid),
         "imputed_points": r.outcomes.iter().map(|o| o.imputed).sum::<usize>(),
         "outlier_points_suppressed": 0,
-        "timezone_normalized": timezone_normalized(r.prepared, r.zone),
+        "timezone_normalized": timezone_normalized(r),
         "notes": notes,
     })
 }

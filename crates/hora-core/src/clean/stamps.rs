@@ -57,6 +57,13 @@ pub fn reading(options: &CleanOptions) -> Result<(Zone, Option<DayMonthOrder>)> 
 }
 
 impl EntityStamps {
+    /// Some stamp was converted to UTC: it carried an offset other than UTC's, or it was naive
+    /// and read in `zone`, the request's, when that is not UTC.
+    pub fn converted(&self, zone: &Zone) -> bool {
+        let utc = |o: &String| o == "Z" || o == "+00:00" || o == "-00:00";
+        self.explicit_offsets.iter().any(|o| !utc(o)) || (self.naive_rows > 0 && !zone.tz.is_utc())
+    }
+
     /// The day/month order these stamps proved, if they were written that way: future rows of
     /// the entity are read in the same order.
     pub fn proven_order(&self) -> Option<DayMonthOrder> {

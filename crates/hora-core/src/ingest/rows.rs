@@ -275,22 +275,28 @@ impl<'de, 'a> Visitor<'de> for RowsSeed<'a> {
         Ok(())
     }
     fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(self.not_an_array())
+        self.not_an_array();
+        Ok(())
     }
     fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(self.not_an_array())
+        self.not_an_array();
+        Ok(())
     }
     fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(self.not_an_array())
+        self.not_an_array();
+        Ok(())
     }
     fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(self.not_an_array())
+        self.not_an_array();
+        Ok(())
     }
     fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(self.not_an_array())
+        self.not_an_array();
+        Ok(())
     }
     fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(self.not_an_array())
+        self.not_an_array();
+        Ok(())
     }
 }
 

@@ -80,6 +80,8 @@ impl ModelSession {
             Err(e) => return Err(ModelLoadError(format!("The model file {path} cannot be read: {e}."))),
         }
         let fail = |e: &dyn std::fmt::Display| ModelLoadError(format!("The model file {path} could not be loaded: {}.", runtime_reason(&e.to_string(), path)));
+        // ort's builder errors carry the builder (clippy's result_large_err); they are made once, at start-up.
+        #[allow(clippy::result_large_err)]
         let open = || {
             Session::builder()
                 .map_err(|e| fail(&e))?

@@ -95,7 +95,7 @@ pub fn write_utc(out: &mut String, t: Micros) {
     }
     // Digits by hand: the formatting machinery cost more than the rest of a forecast row.
     let two = |v: i64| [b'0' + (v / 10) as u8, b'0' + (v % 10) as u8];
-    let (y, m, d) = (y as i64, m as i64, d as i64);
+    let (m, d) = (i64::from(m), i64::from(d));
     let [y1, y2] = two(y / 100);
     let [y3, y4] = two(y % 100);
     let [m1, m2] = two(m);
