@@ -21,7 +21,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
   const store = await SqliteStore.open(dataDir);
   // The key must carry the prefix the server will run with (HORA_KEY_PREFIX may be set).
   const { keyPrefix } = loadStoreConfig({ ...process.env, ...env });
-  const cli = (...argv: string[]) => runCommand({ store, keyPrefix: () => keyPrefix }, argv);
+  const cli = (...argv: string[]) => runCommand({ store: async () => store, keyPrefix: () => keyPrefix }, argv);
   await cli('org', 'create', 'bench');
   await cli('account', 'create', 'bench', '--org', 'bench');
   const key = String((await cli('key', 'create', '--account', 'bench', '--name', 'bench')).key);

@@ -42,7 +42,8 @@ export const UNIQUE_VIOLATION = addon.UNIQUE_VIOLATION;
  * onnxruntime-node (its own binding is never loaded, only the shared library).
  */
 export function onnxRuntimePath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ORT_DYLIB_PATH) return resolve(env.ORT_DYLIB_PATH);
+  const set = setting(env, 'ORT_DYLIB_PATH');
+  if (set) return resolve(set);
   const require = createRequire(join(packageRoot, 'package.json'));
   let pkgDir: string;
   try {
@@ -56,7 +57,24 @@ export function onnxRuntimePath(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The committed model, unless `HORA_MODEL_PATH` points elsewhere. */
 export function modelPath(env: NodeJS.ProcessEnv = process.env): string {
-  return env.HORA_MODEL_PATH ? resolve(env.HORA_MODEL_PATH) : join(packageRoot, 'models', `${REQUEST_SHAPE.modelName}.onnx`);
+  const set = setting(env, 'HORA_MODEL_PATH');
+  return set ? resolve(set) : join(packageRoot, 'models', `${REQUEST_SHAPE.modelName}.onnx`);
+}
+
+/** A variable's value, or undefined when it is unset, empty or blank (as in src/config.ts). */
+function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  return env[name]?.trim() || undefined;
+}
+
+/**
+ * The load failure's sentence, naming the variable whose path failed (docs/service.md); without
+ * ORT_DYLIB_PATH, a missing runtime also says how to get one.
+ */
+function loadFailure(message: string, env: NodeJS.ProcessEnv): string {
+  const runtime = message.startsWith('The ONNX Runtime library');
+  const variable = runtime ? 'ORT_DYLIB_PATH' : message.startsWith('The model file') ? 'HORA_MODEL_PATH' : undefined;
+  if (variable && setting(env, variable)) return `${variable}: ${message}`;
+  return runtime && message.includes('was not found') ? message.replace(/\.$/, '; run `npm ci` or set ORT_DYLIB_PATH.') : message;
 }
 
 let model: Addon.ModelInfo | undefined;
@@ -67,7 +85,12 @@ let model: Addon.ModelInfo | undefined;
  */
 export function loadModel(env: NodeJS.ProcessEnv = process.env): Addon.ModelInfo {
   if (!model) {
-    model = addon.loadModel(modelPath(env), onnxRuntimePath(env), inferenceThreads(env));
+    const threads = inferenceThreads(env);
+    try {
+      model = addon.loadModel(modelPath(env), onnxRuntimePath(env), threads);
+    } catch (err) {
+      throw new Error(loadFailure((err as Error).message, env));
+    }
   }
   return model;
 }

@@ -193,8 +193,26 @@ describe('npx hora', () => {
     }
   });
 
+  it('help and a malformed command line are answered without opening or creating the store', async () => {
+    const file = join(tempDataDir(), 'not-a-dir');
+    writeFileSync(file, 'x');
+    const fresh = join(tempDataDir(), 'never-made');
+    for (const dir of [file, fresh]) {
+      const env = { ...process.env, HORA_DATA_DIR: dir, HORA_KEY_PREFIX: 'a_b' };
+      const help = await run(process.execPath, [BIN, '--help'], { cwd: ROOT, env });
+      expect(JSON.parse(help.stdout).usage).toContain('hora key revoke KEY_ID');
+      for (const args of [['bogus'], ['org', 'update', 'o1', '--suspended', 'maybe']]) {
+        const failed = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env }).catch((e) => e);
+        expect(failed.code, args.join(' ')).toBe(2);
+        expect(JSON.parse(failed.stderr).error.code).toMatch(/^(usage|invalid_value)$/);
+        expect(JSON.parse(failed.stderr).error.message).not.toMatch(/HORA_/);
+      }
+    }
+    expect(existsSync(fresh)).toBe(false);
+  });
+
   it('a malformed HORA_* value is a malformed value: exit 2 with invalid_value', async () => {
-    const failed = await run(process.execPath, [BIN, 'org', 'list'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir, HORA_KEY_PREFIX: 'a_b' } }).catch((e) => e);
+    const failed = await run(process.execPath, [BIN, 'org', 'create', 'prefix-org'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir, HORA_KEY_PREFIX: 'a_b' } }).catch((e) => e);
     expect(failed.code).toBe(2);
     expect(JSON.parse(failed.stderr).error).toMatchObject({ code: 'invalid_value', message: expect.stringMatching(/HORA_KEY_PREFIX/) });
   });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { modelPath, onnxRuntimePath } from '../src/native.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER = join(ROOT, 'dist', 'src', 'server.js');
@@ -40,6 +41,14 @@ describe('the server refuses to start with one sentence', () => {
     expect((await start({ HORA_MODEL_PATH: join(dir, 'empty.onnx') })).stderr).not.toMatch(/\.cc:\d|onnxruntime::|Load model from/);
     writeFileSync(join(dir, 'text.onnx'), 'not a model\n');
     expectOneSentence(await start({ HORA_MODEL_PATH: join(dir, 'text.onnx') }), /text\.onnx could not be loaded: .*\.$/);
+  });
+
+  it('naming HORA_MODEL_PATH or ORT_DYLIB_PATH when the path that failed came from it; a blank one is unset', async () => {
+    expectOneSentence(await start({ HORA_MODEL_PATH: join(dir, 'absent.onnx') }), /^hora: HORA_MODEL_PATH: The model file .*absent\.onnx does not exist\.$/);
+    expectOneSentence(await start({ ORT_DYLIB_PATH: join(dir, 'absent.so') }), /^hora: ORT_DYLIB_PATH: The ONNX Runtime library was not found at .*absent\.so\.$/);
+    // A blank value means the default, as a blank HORA_DATA_DIR does.
+    expect(modelPath({ HORA_MODEL_PATH: ' ' })).toBe(modelPath({}));
+    expect(onnxRuntimePath({ ORT_DYLIB_PATH: ' \t' })).toBe(onnxRuntimePath({}));
   });
 
   it('when the model path is a directory', async () => {

@@ -29,7 +29,9 @@ export class CliError extends Error {
 }
 
 export interface CliContext {
-  store: Store;
+  /** The store, opened on first use: after the command line is checked, so help and a malformed
+   * command never touch (or create) the data directory. */
+  store: () => Promise<Store>;
   /** The prefix of a key minted now; throws a CliError when it cannot be told (src/cli/main.ts). */
   keyPrefix: () => string | Promise<string>;
   now?: () => Date;
@@ -159,7 +161,9 @@ async function org(ctx: CliContext, verb: string | undefined, args: string[]): P
   if (verb === 'create') {
     const { values, positionals } = parse(args, { preset: { type: 'string' }, version: { type: 'string' } }, 1);
     const id = name('ORG', positionals[0]!);
-    const created = await storeCall(() => ctx.store.createOrg(id, { preset: preset(values.preset) ?? null, version: version(values.version) ?? null }));
+    const settings = { preset: preset(values.preset) ?? null, version: version(values.version) ?? null };
+    const store = await ctx.store();
+    const created = await storeCall(() => store.createOrg(id, settings));
     return orgJson(created);
   }
   if (verb === 'update') {
@@ -169,12 +173,14 @@ async function org(ctx: CliContext, verb: string | undefined, args: string[]): P
       1,
     );
     // Every value is checked before the store is asked: a malformed one is exit 2, not "not found".
-    const updated = await ctx.store.updateOrg(name('ORG', positionals[0]!), {
+    const id = name('ORG', positionals[0]!);
+    const changes = {
       preset: preset(values.preset),
       version: version(values.version),
       suspended: flag('suspended', values.suspended),
       pendingDeletion: flag('pending-deletion', values['pending-deletion']),
-    });
+    };
+    const updated = await (await ctx.store()).updateOrg(id, changes);
     if (!updated) throw new CliError('not_found', `org "${positionals[0]}" does not exist`);
     return orgJson(updated);
   }
@@ -186,11 +192,14 @@ async function account(ctx: CliContext, verb: string | undefined, args: string[]
     const { values, positionals } = parse(args, { org: { type: 'string' } }, 1);
     const id = name('ACCOUNT', positionals[0]!);
     const orgId = name('--org', required('org', values.org));
-    return accountJson(await storeCall(() => ctx.store.createAccount(id, orgId)));
+    const store = await ctx.store();
+    return accountJson(await storeCall(() => store.createAccount(id, orgId)));
   }
   if (verb === 'update') {
     const { values, positionals } = parse(args, { suspended: { type: 'string' } }, 1);
-    const updated = await ctx.store.updateAccount(name('ACCOUNT', positionals[0]!), { suspended: flag('suspended', values.suspended) });
+    const id = name('ACCOUNT', positionals[0]!);
+    const changes = { suspended: flag('suspended', values.suspended) };
+    const updated = await (await ctx.store()).updateAccount(id, changes);
     if (!updated) throw new CliError('not_found', `account "${positionals[0]}" does not exist`);
     return accountJson(updated);
   }
@@ -211,11 +220,12 @@ async function key(ctx: CliContext, verb: string | undefined, args: string[]): P
     const nameChars = [...keyName].length;
     if (nameChars < 1 || nameChars > 64) throw new CliError('invalid_value', '--name must be 1 to 64 characters');
     const settings = { scopes: scopes(values.scopes), preset: preset(values.preset) ?? null, version: version(values.version) ?? null };
-    const owner = await ctx.store.getAccount(accountId);
+    const store = await ctx.store();
+    const owner = await store.getAccount(accountId);
     if (!owner) throw new CliError('not_found', `account "${accountId}" does not exist`);
     const generated = generateKey(await ctx.keyPrefix());
     const created = await storeCall(() =>
-      ctx.store.createKey({
+      store.createKey({
         keyId: generated.keyId,
         digest: generated.digest,
         account: accountId,
@@ -229,7 +239,7 @@ async function key(ctx: CliContext, verb: string | undefined, args: string[]): P
   if (verb === 'revoke') {
     const { positionals } = parse(args, {}, 1);
     if (!KEY_ID_PATTERN.test(positionals[0]!)) throw new CliError('invalid_value', `KEY_ID must be key_ and 16 hex characters: "${positionals[0]}"`);
-    const revoked = await ctx.store.revokeKey(positionals[0]!);
+    const revoked = await (await ctx.store()).revokeKey(positionals[0]!);
     if (!revoked) throw new CliError('not_found', `key "${positionals[0]}" does not exist`);
     return { key_id: revoked.keyId, revoked: true };
   }
@@ -241,7 +251,7 @@ async function endpoint(ctx: CliContext, verb: string | undefined, args: string[
   const { positionals } = parse(args, {}, 1);
   const target = positionals[0] as Endpoint;
   if (!ENDPOINTS.includes(target)) throw new CliError('invalid_value', `endpoint must be one of ${ENDPOINTS.join(', ')}`);
-  await ctx.store.setEndpointPaused(target, verb === 'pause');
+  await (await ctx.store()).setEndpointPaused(target, verb === 'pause');
   return { endpoint: target, paused: verb === 'pause' };
 }
 
@@ -249,8 +259,9 @@ async function usage(ctx: CliContext, args: string[]): Promise<Json> {
   const { values, positionals } = parse(args, { day: { type: 'string' } }, 1);
   const accountId = name('ACCOUNT', positionals[0]!);
   const day = dayOption(values.day, (ctx.now ?? (() => new Date()))());
-  if (!(await ctx.store.getAccount(accountId))) throw new CliError('not_found', `account "${accountId}" does not exist`);
-  const s = await ctx.store.usageForDay(accountId, day);
+  const store = await ctx.store();
+  if (!(await store.getAccount(accountId))) throw new CliError('not_found', `account "${accountId}" does not exist`);
+  const s = await store.usageForDay(accountId, day);
   return {
     account: s.account,
     day: s.day,

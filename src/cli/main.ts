@@ -27,16 +27,27 @@ async function mintingPrefix(store: SqliteStore, configured: string, setHere: bo
 }
 
 async function main(argv: string[]): Promise<number> {
+  const session: { opened?: Promise<{ store: SqliteStore; keyPrefix: () => Promise<string> }> } = {};
+  // The environment is read and the store opened only when a command needs them (after its
+  // command line was checked): `hora --help` works without a usable HORA_DATA_DIR.
+  const open = () =>
+    (session.opened ??= (async () => {
+      const { dataDir, keyPrefix: configured } = loadStoreConfig(process.env);
+      const store = await SqliteStore.open(dataDir);
+      try {
+        return { store, keyPrefix: await mintingPrefix(store, configured, Boolean(process.env.HORA_KEY_PREFIX?.trim()), dataDir) };
+      } catch (err) {
+        await store.close();
+        throw err;
+      }
+    })());
   try {
-    const { dataDir, keyPrefix: configured } = loadStoreConfig(process.env);
-    const store = await SqliteStore.open(dataDir);
     try {
-      const keyPrefix = await mintingPrefix(store, configured, Boolean(process.env.HORA_KEY_PREFIX?.trim()), dataDir);
-      const out = await runCommand({ store, keyPrefix }, argv);
+      const out = await runCommand({ store: async () => (await open()).store, keyPrefix: async () => (await open()).keyPrefix() }, argv);
       process.stdout.write(`${JSON.stringify(out)}\n`);
       return 0;
     } finally {
-      await store.close();
+      await (await session.opened?.catch(() => undefined))?.store.close();
     }
   } catch (err) {
     // A malformed HORA_* value is a malformed value, like a bad option: exit 2.

@@ -48,7 +48,7 @@ export async function makeTestApp(env: Record<string, string> = {}, overrides: P
   const control = new TestControl();
   const app = await buildApp(config, { ...overrides, clock, logger: false, routes: testRoutes(control) });
   await app.ready();
-  const hora = (...argv: string[]): Promise<Record<string, unknown>> => runCommand({ store: app.store, keyPrefix: () => config.keyPrefix, now: () => new Date(clock.now()) }, argv);
+  const hora = (...argv: string[]): Promise<Record<string, unknown>> => runCommand({ store: async () => app.store, keyPrefix: () => config.keyPrefix, now: () => new Date(clock.now()) }, argv);
   await hora('org', 'create', 'acme');
   await hora('account', 'create', 'acct', '--org', 'acme');
   const created = await hora('key', 'create', '--account', 'acct', '--name', 'test key');

@@ -13,7 +13,7 @@ pub fn init_runtime(path: &str) -> Result<(), String> {
             return Err(format!("The ONNX Runtime library path must be absolute, got {path}."));
         }
         if !Path::new(path).is_file() {
-            return Err(format!("The ONNX Runtime library was not found at {path}; run `npm ci` or set ORT_DYLIB_PATH."));
+            return Err(format!("The ONNX Runtime library was not found at {path}."));
         }
         let builder = ort::init_from(path).map_err(|e| format!("The ONNX Runtime library at {path} could not be loaded: {e}."))?;
         builder.with_name("hora").commit();
