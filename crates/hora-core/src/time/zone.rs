@@ -321,8 +321,22 @@ mod tests {
         assert_eq!(at("2101-07-15T00:00:00Z", "Australia/Sydney"), 10);
         // A zone without daylight saving at the table's end is not moved.
         assert_eq!(at("2100-07-01T00:00:00Z", "Asia/Tokyo"), 9);
-        assert_eq!(at("2100-07-01T00:00:00Z", "Africa/Casablanca"), 1);
+        assert_eq!(at("2100-07-01T00:00:00Z", "Africa/Casablanca"), 0);
         // The wall clock is read on the same rules.
         assert_eq!(to_wall(micros("2100-07-01T22:00:00Z"), parse_zone("Europe/Berlin").unwrap()), micros("2100-07-02T00:00:00Z"));
+    }
+
+    #[test]
+    fn zones_follow_the_vendored_tz_release_not_chrono_tzs_own() {
+        // vendor/chrono-tz (Cargo.toml's [patch.crates-io]); crates.io's chrono-tz 0.10.4 has 2025b.
+        assert_eq!(chrono_tz::IANA_TZDB_VERSION, "2026f");
+        let at = |s: &str, zone: &str| offset_at(micros(s), parse_zone(zone).unwrap()) / 60;
+        // 2026f: British Columbia keeps UTC-7 after 1 November 2026 (2025b: back to UTC-8);
+        // Morocco is on +00 outside Ramadan from 20 September 2026 (2025b: +01).
+        assert_eq!(at("2026-11-25T12:00:00Z", "America/Vancouver"), -7 * 60);
+        assert_eq!(at("2027-01-15T12:00:00Z", "America/Vancouver"), -7 * 60);
+        assert_eq!(at("2026-10-21T00:00:00Z", "Africa/Casablanca"), 0);
+        // Unchanged zones are unchanged: New York still falls back.
+        assert_eq!(at("2026-11-25T12:00:00Z", "America/New_York"), -5 * 60);
     }
 }
