@@ -4,15 +4,19 @@
 import type { Static } from 'typebox';
 import type { ErrorEnvelope as ErrorEnvelopeSchema } from './schemas/response.js';
 
-export type ErrorCategory =
-  | 'invalid_request'
-  | 'data_invalid'
-  | 'limit_exceeded'
-  | 'model_unavailable'
-  | 'auth'
-  | 'conflict'
-  | 'rate_limited'
-  | 'server';
+/** Every error category; the envelope schema's description lists them from here. */
+export const ERROR_CATEGORIES = [
+  'invalid_request',
+  'data_invalid',
+  'limit_exceeded',
+  'model_unavailable',
+  'auth',
+  'conflict',
+  'rate_limited',
+  'server',
+] as const;
+
+export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
 export interface ErrorSpec {
   /** The status a code answers with by default. */
