@@ -1,8 +1,10 @@
 // The one registry of the contract's error codes, the ApiError every path throws, and the envelope.
-// Errors raised in Rust cross the boundary as {code, message, details} and are looked up here; no
-// free text is parsed.
+// Errors raised in Rust cross the boundary as {code, message, detailsJson} and are looked up here;
+// no free text is parsed.
 import type { Static } from 'typebox';
 import type { ErrorEnvelope as ErrorEnvelopeSchema } from './schemas/response.js';
+// Type-only: erased at build, so this module does not load the addon.
+import type { EngineError } from './native.js';
 
 /** Every error category; the envelope schema's description lists them from here. */
 export const ERROR_CATEGORIES = [
@@ -172,15 +174,8 @@ export function headerValidationError(field: string, message: string, extra?: Er
   return new ApiError('VALIDATION_ERROR', message, { field, ...(extra ?? {}) }, undefined, 400);
 }
 
-/** An error as it crosses from the addon: `details` comes as JSON text (large reports included). */
-export interface EngineErrorData {
-  code: string;
-  message: string;
-  detailsJson: string;
-}
-
-/** Maps an error object that crossed from the addon to an ApiError. */
-export function fromEngineError(err: EngineErrorData): ApiError {
+/** Maps an error object that crossed from the addon (`details` as JSON text) to an ApiError. */
+export function fromEngineError(err: EngineError): ApiError {
   if (!isErrorCode(err.code)) {
     return new ApiError('INTERNAL_SERVER_ERROR', 'Unexpected engine error.');
   }

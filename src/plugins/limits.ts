@@ -14,6 +14,8 @@ const DAY_MS = 86_400_000;
 
 export type LimitType = 'rpm' | 'daily';
 export type LimitPolicy = 'forecast-rpm' | 'clean-rpm' | 'forecast-daily-points';
+/** The per-minute policies: every limit but the daily quota. */
+export type RpmPolicy = Exclude<LimitPolicy, 'forecast-daily-points'>;
 
 /** One limit's state as the X-RateLimit-* headers show it (units in docs/service.md). */
 export interface RateLimitState {
@@ -124,14 +126,14 @@ export class Limits {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    readonly rpm: Record<'forecast-rpm' | 'clean-rpm', number>,
+    readonly rpm: Record<RpmPolicy, number>,
     readonly dailyPoints: number,
     /** How long a reservation outlives a process that died holding it. */
     readonly reservationLeaseMs: number,
   ) {}
 
   /** Step 2: counts the request in its account's minute window, or throws 429 (not counted). */
-  async consumeRpm(account: string, policy: 'forecast-rpm' | 'clean-rpm'): Promise<RateLimitState> {
+  async consumeRpm(account: string, policy: RpmPolicy): Promise<RateLimitState> {
     const now = this.clock.now();
     const windowStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
     const limit = this.rpm[policy];
@@ -142,7 +144,7 @@ export class Limits {
   }
 
   /** The minute window's state without counting (replays). */
-  async peekRpm(account: string, policy: 'forecast-rpm' | 'clean-rpm'): Promise<RateLimitState> {
+  async peekRpm(account: string, policy: RpmPolicy): Promise<RateLimitState> {
     const now = this.clock.now();
     const windowStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
     const limit = this.rpm[policy];

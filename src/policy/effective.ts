@@ -9,6 +9,7 @@ import type { Static } from 'typebox';
 import type { CleaningParams } from '../native.js';
 import type { TopLevelFields } from '../schemas/request.js';
 import type { EffectivePolicy as EffectivePolicySchema } from '../schemas/response.js';
+import type { Endpoint } from '../store/store.js';
 
 /** Where a preset or version came from, the most specific first. */
 export const POLICY_SOURCES = ['request', 'key', 'org', 'platform'] as const;
@@ -66,7 +67,7 @@ export function checkCleaningOptions(
   top: TopLevelFields,
   policy: EffectivePolicy,
   cleaning: CleaningParams,
-  route: 'forecast' | 'clean',
+  route: Endpoint,
   presetFrom: PolicySource,
 ): void {
   // /clean offers only the presets that have a report: an unknown one is refused with that list,

@@ -5,6 +5,7 @@ import { MAX_ROWS } from '../config.js';
 import { ApiError, fromEngineError, jsonPointerToPath } from '../errors.js';
 import { isKnownTimeZone, parseRequest, readStamps, REQUEST_SHAPE, type CleaningParams, type FieldError, type ParsedRequest } from '../native.js';
 import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
+import type { Endpoint } from '../store/store.js';
 
 const topLevel = Compile(TopLevelFields);
 
@@ -149,7 +150,7 @@ export async function checkStamps(parsed: ParsedRequest, cleaning: CleaningParam
  * most 200,000 input points, the `series` rows its report counts as `input_points` (future rows,
  * a Hora extension there, are not input points).
  */
-export function checkRowCap(parsed: ParsedRequest, endpoint: 'forecast' | 'clean'): void {
+export function checkRowCap(parsed: ParsedRequest, endpoint: Endpoint): void {
   const [points, counted] = endpoint === 'forecast' ? [parsed.rowCount, 'rows'] : [parsed.seriesRowCount, 'input points (rows of series)'];
   if (points > MAX_ROWS) {
     throw new ApiError('POINTS_EXCEEDED', `The request holds ${points} ${counted}; the cap is ${MAX_ROWS}.`, {
