@@ -83,6 +83,18 @@ export function isErrorCode(code: unknown): code is ErrorCode {
 
 export type ErrorDetails = Record<string, unknown>;
 
+/** What an ApiError carries besides its code and message; each part is optional. */
+export interface ApiErrorOptions {
+  details?: ErrorDetails;
+  /** Extra response headers, such as Retry-After or X-RateLimit-*. */
+  headers?: Record<string, string>;
+  /**
+   * Overrides the code's default status, only with a status the registry lists for it (the 400 of
+   * VALIDATION_ERROR); anything else is a programming error.
+   */
+  status?: number;
+}
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -94,11 +106,7 @@ export class ApiError extends Error {
   /** Extra response headers, such as Retry-After or X-RateLimit-*. */
   readonly headers: Record<string, string>;
 
-  /**
-   * `status` overrides the default only with a status the registry lists for the code (the 400 of
-   * VALIDATION_ERROR); anything else is a programming error.
-   */
-  constructor(code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>, status?: number) {
+  constructor(code: ErrorCode, message: string, { details, headers, status }: ApiErrorOptions = {}) {
     super(message);
     this.name = 'ApiError';
     const entry: ErrorSpec = ERROR_CODES[code];
@@ -154,7 +162,7 @@ function framingRefusal(err: ApiError): ApiError {
  * Answered on an unopened path instead of its plain 404 (RFC 9112 §3.2).
  */
 export function hostRefusal(): ApiError {
-  return framingRefusal(new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { field: 'Host' }, { Connection: 'close' }, 400));
+  return framingRefusal(new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { details: { field: 'Host' }, headers: { Connection: 'close' }, status: 400 }));
 }
 
 /**
@@ -162,7 +170,7 @@ export function hostRefusal(): ApiError {
  * calls faulty; it closes the connection, on any path.
  */
 export function http10ChunkingRefusal(): ApiError {
-  return framingRefusal(new ApiError('MALFORMED_JSON', 'The request could not be read: an HTTP/1.0 request cannot use Transfer-Encoding.', undefined, { Connection: 'close' }));
+  return framingRefusal(new ApiError('MALFORMED_JSON', 'The request could not be read: an HTTP/1.0 request cannot use Transfer-Encoding.', { headers: { Connection: 'close' } }));
 }
 
 export function isFramingRefusal(err: unknown): boolean {
@@ -171,7 +179,7 @@ export function isFramingRefusal(err: unknown): boolean {
 
 /** 400 VALIDATION_ERROR about a request header; `details.field` names the header. */
 export function headerValidationError(field: string, message: string, extra?: ErrorDetails): ApiError {
-  return new ApiError('VALIDATION_ERROR', message, { field, ...(extra ?? {}) }, undefined, 400);
+  return new ApiError('VALIDATION_ERROR', message, { details: { field, ...(extra ?? {}) }, status: 400 });
 }
 
 /** Maps an error object that crossed from the addon (`details` as JSON text) to an ApiError. */
@@ -233,8 +241,7 @@ export function toApiError(err: unknown, limits: { bodyLimitBytes: number; maxRo
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       // The body is refused before it is read in full, so its rows are not counted (see docs/service.md).
       return new ApiError('POINTS_EXCEEDED', `The request body exceeds this service's limit of ${limits.bodyLimitBytes} bytes; send fewer rows per request (the cap is ${limits.maxRows} rows).`, {
-        cap: limits.maxRows,
-        max_body_bytes: limits.bodyLimitBytes,
+        details: { cap: limits.maxRows, max_body_bytes: limits.bodyLimitBytes },
       });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':

@@ -47,12 +47,10 @@ function rateLimitHeaders(s: RateLimitState): Record<string, string> {
 }
 
 function rateLimited(s: RateLimitState, message: string, extra: Record<string, unknown> = {}): ApiError {
-  return new ApiError(
-    'RATE_LIMIT_EXCEEDED',
-    message,
-    { limit_type: s.type, policy: s.policy, limit: s.limit, retry_after_s: s.resetSeconds, ...extra },
-    { ...rateLimitHeaders(s), 'Retry-After': String(s.resetSeconds) },
-  );
+  return new ApiError('RATE_LIMIT_EXCEEDED', message, {
+    details: { limit_type: s.type, policy: s.policy, limit: s.limit, retry_after_s: s.resetSeconds, ...extra },
+    headers: { ...rateLimitHeaders(s), 'Retry-After': String(s.resetSeconds) },
+  });
 }
 
 /** Points actually handled by a successful forecast (validation order step 10). */

@@ -74,7 +74,7 @@ export function checkCleaningOptions(
   // not the forecast's (which has raw).
   const sent = cleaning.preset;
   if (route === 'clean' && typeof sent === 'string' && sent !== 'raw' && !CLEAN_PRESETS.includes(sent as Preset)) {
-    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `Unknown cleaning preset '${sent}'.`, { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS });
+    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `Unknown cleaning preset '${sent}'.`, { details: { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS } });
   }
   const refused = engineCheck(cleaning);
   if (refused) throw fromEngineError(refused);
@@ -85,14 +85,12 @@ export function checkCleaningOptions(
     // caller never sent it, and that sending a preset overrides it.
     const inherited = presetFrom === 'request' ? '' : ` (the ${presetFrom}'s default; send options.cleaning.preset to override it)`;
     throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `The raw preset${inherited} has no cleaning report to show on /clean.`, {
-      field: 'options.cleaning.preset',
-      allowed: CLEAN_PRESETS,
-      source: presetFrom,
+      details: { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS, source: presetFrom },
     });
   }
   if (top.freq === undefined) {
     throw new ApiError('VALIDATION_ERROR', 'The raw preset requires freq.', {
-      errors: [{ field: 'freq', message: 'is required with the raw preset' }],
+      details: { errors: [{ field: 'freq', message: 'is required with the raw preset' }] },
     });
   }
 }

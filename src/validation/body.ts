@@ -48,7 +48,7 @@ export function topLevelErrors(top: unknown): FieldError[] {
 function invalidBody(errors: FieldError[]): ApiError {
   return new ApiError('VALIDATION_ERROR', `The request body is invalid: ${errors[0].field} ${errors[0].message}.`, {
     // The contract's cap on details.errors[], as the body parser applies it.
-    errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors),
+    details: { errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors) },
   });
 }
 
@@ -120,17 +120,17 @@ export function checkFutureRows(parsed: ParsedRequest): void {
   const futureInvalid = parsed.futureInvalid;
   if (futureInvalid) {
     throw new ApiError('FUTURE_COVARIATES_INVALID', `${futureInvalid.field} ${futureInvalid.message}.`, {
-      field: futureInvalid.field,
+      details: { field: futureInvalid.field },
     });
   }
   const orphan = parsed.futureWithoutHistory;
   if (orphan != null) {
-    throw new ApiError('FUTURE_COVARIATES_INVALID', `future_covariates rows for '${orphan}', which has no history.`, { unique_id: orphan });
+    throw new ApiError('FUTURE_COVARIATES_INVALID', `future_covariates rows for '${orphan}', which has no history.`, { details: { unique_id: orphan } });
   }
   const futureOnly = parsed.futureOnly;
   if (futureOnly.length > 0) {
     throw new ApiError('COVARIATE_COLUMN_MISMATCH', 'future_covariates columns must also appear on the series rows.', {
-      future_only: futureOnly,
+      details: { future_only: futureOnly },
     });
   }
 }
@@ -154,8 +154,7 @@ export function checkRowCap(parsed: ParsedRequest, endpoint: Endpoint): void {
   const [points, counted] = endpoint === 'forecast' ? [parsed.rowCount, 'rows'] : [parsed.seriesRowCount, 'input points (rows of series)'];
   if (points > MAX_ROWS) {
     throw new ApiError('POINTS_EXCEEDED', `The request holds ${points} ${counted}; the cap is ${MAX_ROWS}.`, {
-      points,
-      cap: MAX_ROWS,
+      details: { points, cap: MAX_ROWS },
     });
   }
 }
