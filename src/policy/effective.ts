@@ -15,7 +15,7 @@ import type { Endpoint } from '../store/store.js';
 export const POLICY_SOURCES = ['request', 'key', 'org', 'platform'] as const;
 export type PolicySource = (typeof POLICY_SOURCES)[number];
 
-/** The response's `cleaning_policy` (src/schemas/response.ts). */
+/** The response's `effective_policy` (src/schemas/response.ts). */
 export type EffectivePolicy = Static<typeof EffectivePolicySchema>;
 
 interface Defaults {
