@@ -73,6 +73,11 @@ function oneOf(env: Env, name: string, fallback: string, allowed: string[]): str
 // covariate columns with descriptive names, long ids and indented pretty-printing (docs/service.md).
 export const MAX_ROWS = 200_000;
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024 * 1024;
+/**
+ * A body is read into one Buffer, so no more than Node's largest (2^53 - 1 on Node 22+); and the
+ * engine's string column offsets are u32, so no more than 2^32 - 1 bytes either.
+ */
+export const MAX_BODY_LIMIT_BYTES = Math.min(bufferConstants.MAX_LENGTH, 2 ** 32 - 1);
 
 /** The part of the config the operator CLI needs (it must not fail on server-only settings). */
 export function loadStoreConfig(env: Env = process.env): Pick<Config, 'dataDir' | 'keyPrefix'> {
@@ -106,8 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
     // A wait longer than the budget could only end in the budget's 504 (docs/service.md).
     inferenceWaitMs: int(env, 'HORA_INFERENCE_WAIT_MS', Math.min(5_000, requestBudgetMs), 0, requestBudgetMs),
     inferenceThreads: inferenceThreads(env),
-    // A body is read into one Buffer: past Node's largest, no declared length could be honoured.
-    bodyLimitBytes: int(env, 'HORA_BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, 1024, bufferConstants.MAX_LENGTH),
+    bodyLimitBytes: int(env, 'HORA_BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT_BYTES, 1024, MAX_BODY_LIMIT_BYTES),
     logLevel: oneOf(env, 'HORA_LOG_LEVEL', 'info', LOG_LEVELS),
   };
 }

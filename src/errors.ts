@@ -1,18 +1,24 @@
 // The one registry of the contract's error codes, the ApiError every path throws, and the envelope.
-// Errors raised in Rust cross the boundary as {code, message, details} and are looked up here; no
-// free text is parsed.
+// Errors raised in Rust cross the boundary as {code, message, detailsJson} and are looked up here;
+// no free text is parsed.
 import type { Static } from 'typebox';
 import type { ErrorEnvelope as ErrorEnvelopeSchema } from './schemas/response.js';
+// Type-only: erased at build, so this module does not load the addon.
+import type { EngineError } from './native.js';
 
-export type ErrorCategory =
-  | 'invalid_request'
-  | 'data_invalid'
-  | 'limit_exceeded'
-  | 'model_unavailable'
-  | 'auth'
-  | 'conflict'
-  | 'rate_limited'
-  | 'server';
+/** Every error category; the envelope schema's description lists them from here. */
+export const ERROR_CATEGORIES = [
+  'invalid_request',
+  'data_invalid',
+  'limit_exceeded',
+  'model_unavailable',
+  'auth',
+  'conflict',
+  'rate_limited',
+  'server',
+] as const;
+
+export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
 export interface ErrorSpec {
   /** The status a code answers with by default. */
@@ -77,6 +83,18 @@ export function isErrorCode(code: unknown): code is ErrorCode {
 
 export type ErrorDetails = Record<string, unknown>;
 
+/** What an ApiError carries besides its code and message; each part is optional. */
+export interface ApiErrorOptions {
+  details?: ErrorDetails;
+  /** Extra response headers, such as Retry-After or X-RateLimit-*. */
+  headers?: Record<string, string>;
+  /**
+   * Overrides the code's default status, only with a status the registry lists for it (the 400 of
+   * VALIDATION_ERROR); anything else is a programming error.
+   */
+  status?: number;
+}
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -88,11 +106,7 @@ export class ApiError extends Error {
   /** Extra response headers, such as Retry-After or X-RateLimit-*. */
   readonly headers: Record<string, string>;
 
-  /**
-   * `status` overrides the default only with a status the registry lists for the code (the 400 of
-   * VALIDATION_ERROR); anything else is a programming error.
-   */
-  constructor(code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>, status?: number) {
+  constructor(code: ErrorCode, message: string, { details, headers, status }: ApiErrorOptions = {}) {
     super(message);
     this.name = 'ApiError';
     const entry: ErrorSpec = ERROR_CODES[code];
@@ -148,7 +162,7 @@ function framingRefusal(err: ApiError): ApiError {
  * Answered on an unopened path instead of its plain 404 (RFC 9112 §3.2).
  */
 export function hostRefusal(): ApiError {
-  return framingRefusal(new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { field: 'Host' }, { Connection: 'close' }, 400));
+  return framingRefusal(new ApiError('VALIDATION_ERROR', 'An HTTP/1.1 request must carry one valid Host header.', { details: { field: 'Host' }, headers: { Connection: 'close' }, status: 400 }));
 }
 
 /**
@@ -156,7 +170,7 @@ export function hostRefusal(): ApiError {
  * calls faulty; it closes the connection, on any path.
  */
 export function http10ChunkingRefusal(): ApiError {
-  return framingRefusal(new ApiError('MALFORMED_JSON', 'The request could not be read: an HTTP/1.0 request cannot use Transfer-Encoding.', undefined, { Connection: 'close' }));
+  return framingRefusal(new ApiError('MALFORMED_JSON', 'The request could not be read: an HTTP/1.0 request cannot use Transfer-Encoding.', { headers: { Connection: 'close' } }));
 }
 
 export function isFramingRefusal(err: unknown): boolean {
@@ -165,18 +179,11 @@ export function isFramingRefusal(err: unknown): boolean {
 
 /** 400 VALIDATION_ERROR about a request header; `details.field` names the header. */
 export function headerValidationError(field: string, message: string, extra?: ErrorDetails): ApiError {
-  return new ApiError('VALIDATION_ERROR', message, { field, ...(extra ?? {}) }, undefined, 400);
+  return new ApiError('VALIDATION_ERROR', message, { details: { field, ...(extra ?? {}) }, status: 400 });
 }
 
-/** An error as it crosses from the addon: `details` comes as JSON text (large reports included). */
-export interface EngineErrorData {
-  code: string;
-  message: string;
-  detailsJson: string;
-}
-
-/** Maps an error object that crossed from the addon to an ApiError. */
-export function fromEngineError(err: EngineErrorData): ApiError {
+/** Maps an error object that crossed from the addon (`details` as JSON text) to an ApiError. */
+export function fromEngineError(err: EngineError): ApiError {
   if (!isErrorCode(err.code)) {
     return new ApiError('INTERNAL_SERVER_ERROR', 'Unexpected engine error.');
   }
@@ -234,8 +241,7 @@ export function toApiError(err: unknown, limits: { bodyLimitBytes: number; maxRo
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       // The body is refused before it is read in full, so its rows are not counted (see docs/service.md).
       return new ApiError('POINTS_EXCEEDED', `The request body exceeds this service's limit of ${limits.bodyLimitBytes} bytes; send fewer rows per request (the cap is ${limits.maxRows} rows).`, {
-        cap: limits.maxRows,
-        max_body_bytes: limits.bodyLimitBytes,
+        details: { cap: limits.maxRows, max_body_bytes: limits.bodyLimitBytes },
       });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':

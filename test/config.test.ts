@@ -1,7 +1,7 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('config', () => {
@@ -96,6 +96,28 @@ describe('config', () => {
     expect(() => loadConfig({ HORA_REQUEST_BUDGET_MS: '1000', HORA_INFERENCE_WAIT_MS: '60000' })).toThrow(/HORA_INFERENCE_WAIT_MS must be an integer from 0 to 1000/);
     // A body is read into one Buffer: a limit past the largest one could never be honoured.
     expect(() => loadConfig({ HORA_BODY_LIMIT_BYTES: String(bufferConstants.MAX_LENGTH + 1) })).toThrow(/HORA_BODY_LIMIT_BYTES/);
-    expect(loadConfig({ HORA_BODY_LIMIT_BYTES: String(bufferConstants.MAX_LENGTH) }).bodyLimitBytes).toBe(bufferConstants.MAX_LENGTH);
+  });
+
+  it('HORA_BODY_LIMIT_BYTES is at most 2^32 - 1 whatever Node\'s largest Buffer is, since the engine\'s string offsets are u32', () => {
+    // On Node 20 MAX_LENGTH is 2^32; on Node 22+ it is 2^53 - 1. 2^32 is refused either way.
+    const largest = Math.min(bufferConstants.MAX_LENGTH, 2 ** 32 - 1);
+    expect(loadConfig({ HORA_BODY_LIMIT_BYTES: String(largest) }).bodyLimitBytes).toBe(largest);
+    expect(() => loadConfig({ HORA_BODY_LIMIT_BYTES: String(2 ** 32) })).toThrow(`HORA_BODY_LIMIT_BYTES must be an integer from 1024 to ${largest}, got "${2 ** 32}".`);
+  });
+
+  it('under Node 22 semantics (largest Buffer 2^53 - 1) HORA_BODY_LIMIT_BYTES still refuses 2^32', async () => {
+    vi.resetModules();
+    vi.doMock('node:buffer', async (importOriginal) => {
+      const real = await importOriginal<typeof import('node:buffer')>();
+      return { ...real, constants: { ...real.constants, MAX_LENGTH: 2 ** 53 - 1 } };
+    });
+    try {
+      const fresh = await import('../src/config.js');
+      expect(fresh.loadConfig({ HORA_BODY_LIMIT_BYTES: String(2 ** 32 - 1) }).bodyLimitBytes).toBe(2 ** 32 - 1);
+      expect(() => fresh.loadConfig({ HORA_BODY_LIMIT_BYTES: String(2 ** 32) })).toThrow(`HORA_BODY_LIMIT_BYTES must be an integer from 1024 to ${2 ** 32 - 1}, got "${2 ** 32}".`);
+    } finally {
+      vi.doUnmock('node:buffer');
+      vi.resetModules();
+    }
   });
 });

@@ -54,7 +54,7 @@ describe('error registry', () => {
   it('retryable is true only for 409, 429, 500, 503 and 504', () => {
     for (const [code, statuses] of CONTRACT_TABLE) {
       for (const status of statuses) {
-        const e = new ApiError(code as any, 'm', undefined, undefined, status);
+        const e = new ApiError(code as any, 'm', { status });
         expect(e.retryable, `${code} ${status}`).toBe([409, 429, 500, 503, 504].includes(status));
       }
     }
@@ -63,15 +63,15 @@ describe('error registry', () => {
 
   it('VALIDATION_ERROR is 422 for the body and 400 only when asked for a header', () => {
     expect(new ApiError('VALIDATION_ERROR', 'body').status).toBe(422);
-    expect(new ApiError('VALIDATION_ERROR', 'header', { field: 'Idempotency-Key' }, undefined, 400).status).toBe(400);
-    expect(() => new ApiError('MALFORMED_JSON', 'x', undefined, undefined, 422)).toThrow();
+    expect(new ApiError('VALIDATION_ERROR', 'header', { details: { field: 'Idempotency-Key' }, status: 400 }).status).toBe(400);
+    expect(() => new ApiError('MALFORMED_JSON', 'x', { status: 422 })).toThrow();
   });
 
   it('the envelope carries code, category, retryable, message, request_id and details only when given', () => {
     expect(envelope(new ApiError('SERIES_EMPTY', 'no y'), 'req_1')).toEqual({
       error: { code: 'SERIES_EMPTY', category: 'data_invalid', retryable: false, message: 'no y', request_id: 'req_1' },
     });
-    expect(envelope(new ApiError('POINTS_EXCEEDED', 'm', { points: 3, cap: 2 }), 'req_2').error.details).toEqual({ points: 3, cap: 2 });
+    expect(envelope(new ApiError('POINTS_EXCEEDED', 'm', { details: { points: 3, cap: 2 } }), 'req_2').error.details).toEqual({ points: 3, cap: 2 });
   });
 
   it('an engine error\'s details text is spliced into the envelope unparsed, and parsed only when read', () => {

@@ -101,10 +101,23 @@ describe('the Rust validator and the typebox request schema agree', () => {
     });
   }
 
-  it('the corpus holds both valid and invalid bodies', () => {
-    const verdicts = corpus.map(([, , expected]) => expected === 'valid');
-    expect(verdicts.filter(Boolean).length).toBeGreaterThanOrEqual(5);
-    expect(verdicts.filter((v) => !v).length).toBeGreaterThanOrEqual(20);
+  // So a field the engine adds is not left out of the agreement checked above.
+  it('the valid bodies carry every field of REQUEST_SHAPE at least once', () => {
+    const keysAt = (path: string[]) =>
+      new Set(
+        corpus.flatMap(([, body, expected]) => {
+          const node = path.reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], body);
+          return expected === 'valid' && typeof node === 'object' && node !== null && !Array.isArray(node) ? Object.keys(node) : [];
+        }),
+      );
+    const missing = (fields: readonly string[], path: string[]) => fields.filter((f) => !keysAt(path).has(f)).map((f) => [...path, f].join('.'));
+    expect([
+      ...missing(REQUEST_SHAPE.topLevelFields, []),
+      ...missing(REQUEST_SHAPE.modelOptionsFields, ['model_options']),
+      ...missing(REQUEST_SHAPE.optionsFields, ['options']),
+      ...missing(REQUEST_SHAPE.cleaningFields, ['options', 'cleaning']),
+      ...missing(REQUEST_SHAPE.boundsFields, ['options', 'cleaning', 'bounds']),
+    ]).toEqual([]);
   });
 });
 

@@ -56,7 +56,7 @@ export function forecastParams(top: TopLevelFields, cleaning: CleaningParams): F
 export function checkModelId(top: TopLevelFields): void {
   const model = top.model ?? DEFAULTS.model;
   if (!(MODEL_IDS as readonly string[]).includes(model)) {
-    throw new ApiError('MODEL_NOT_AVAILABLE', `Model "${model}" is not available.`, { model, available: [...MODEL_IDS] });
+    throw new ApiError('MODEL_NOT_AVAILABLE', `Model "${model}" is not available.`, { details: { model, available: [...MODEL_IDS] } });
   }
 }
 
@@ -99,9 +99,7 @@ export async function checkForecastModel(
   const maxHorizon = Math.min(H_FIELD_MAX, model.maxHorizon);
   if (params.h > maxHorizon) {
     throw new ApiError('HORIZON_EXCEEDS_MODEL', `h = ${params.h} exceeds the maximum horizon of ${maxHorizon} for ${model.name}.`, {
-      model: model.name,
-      h: params.h,
-      max_horizon: maxHorizon,
+      details: { model: model.name, h: params.h, max_horizon: maxHorizon },
     });
   }
   const quantileError = checkQuantiles(params);

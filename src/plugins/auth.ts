@@ -49,11 +49,12 @@ export default fp(
       const found = await app.store.findKeyByDigest(digest);
       if (!found || !digestsEqual(found.digest, digest) || found.key.revoked) throw invalidKey('The API key is not valid.');
       if (!found.key.scopes.includes(REQUIRED_SCOPE)) {
-        throw new ApiError('INSUFFICIENT_SCOPE', `The API key lacks the ${REQUIRED_SCOPE} scope.`, { required_scope: REQUIRED_SCOPE });
+        throw new ApiError('INSUFFICIENT_SCOPE', `The API key lacks the ${REQUIRED_SCOPE} scope.`, { details: { required_scope: REQUIRED_SCOPE } });
       }
       if (await app.store.isEndpointPaused(policy.endpoint)) {
-        throw new ApiError('SERVICE_UNAVAILABLE', `The ${policy.endpoint} endpoint is paused by the operator.`, { endpoint: policy.endpoint }, {
-          'Retry-After': String(PAUSED_RETRY_AFTER_S),
+        throw new ApiError('SERVICE_UNAVAILABLE', `The ${policy.endpoint} endpoint is paused by the operator.`, {
+          details: { endpoint: policy.endpoint },
+          headers: { 'Retry-After': String(PAUSED_RETRY_AFTER_S) },
         });
       }
       if (found.account.suspended || found.org.suspended) {

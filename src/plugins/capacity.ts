@@ -81,7 +81,7 @@ export class Semaphore {
 }
 
 function modelBusy(): ApiError {
-  return new ApiError('MODEL_BUSY', 'The model is busy; retry shortly.', undefined, { 'Retry-After': String(BUSY_RETRY_AFTER_S) });
+  return new ApiError('MODEL_BUSY', 'The model is busy; retry shortly.', { headers: { 'Retry-After': String(BUSY_RETRY_AFTER_S) } });
 }
 
 export class Capacity {
@@ -116,7 +116,7 @@ export class Capacity {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new ApiError('GATEWAY_TIMEOUT', `Inference did not finish within ${this.budgetMs} ms.`, { budget_ms: this.budgetMs })),
+        () => reject(new ApiError('GATEWAY_TIMEOUT', `Inference did not finish within ${this.budgetMs} ms.`, { details: { budget_ms: this.budgetMs } })),
         this.budgetMs,
       );
     });
@@ -134,7 +134,7 @@ export class Capacity {
   acquireCleaning(req: FastifyRequest): CapacitySlot {
     const slot = this.cleaning.tryAcquire();
     if (!slot) {
-      throw new ApiError('SERVICE_UNAVAILABLE', 'The cleaning capacity is full; retry shortly.', undefined, { 'Retry-After': String(BUSY_RETRY_AFTER_S) });
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The cleaning capacity is full; retry shortly.', { headers: { 'Retry-After': String(BUSY_RETRY_AFTER_S) } });
     }
     heldSlots(req).push(slot);
     return slot;

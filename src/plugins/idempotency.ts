@@ -124,8 +124,8 @@ export default fp(
       }
       if (found.bodyDigest !== digest) throw keyReused();
       if (found.state === 'in_progress') {
-        throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry later with the same key.', undefined, {
-          'Retry-After': String(IN_PROGRESS_RETRY_AFTER_S),
+        throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry later with the same key.', {
+          headers: { 'Retry-After': String(IN_PROGRESS_RETRY_AFTER_S) },
         });
       }
       // Replay: the stored response with its original request_id; nothing runs or is billed.

@@ -14,6 +14,8 @@ const DAY_MS = 86_400_000;
 
 export type LimitType = 'rpm' | 'daily';
 export type LimitPolicy = 'forecast-rpm' | 'clean-rpm' | 'forecast-daily-points';
+/** The per-minute policies: every limit but the daily quota. */
+export type RpmPolicy = Exclude<LimitPolicy, 'forecast-daily-points'>;
 
 /** One limit's state as the X-RateLimit-* headers show it (units in docs/service.md). */
 export interface RateLimitState {
@@ -45,12 +47,10 @@ function rateLimitHeaders(s: RateLimitState): Record<string, string> {
 }
 
 function rateLimited(s: RateLimitState, message: string, extra: Record<string, unknown> = {}): ApiError {
-  return new ApiError(
-    'RATE_LIMIT_EXCEEDED',
-    message,
-    { limit_type: s.type, policy: s.policy, limit: s.limit, retry_after_s: s.resetSeconds, ...extra },
-    { ...rateLimitHeaders(s), 'Retry-After': String(s.resetSeconds) },
-  );
+  return new ApiError('RATE_LIMIT_EXCEEDED', message, {
+    details: { limit_type: s.type, policy: s.policy, limit: s.limit, retry_after_s: s.resetSeconds, ...extra },
+    headers: { ...rateLimitHeaders(s), 'Retry-After': String(s.resetSeconds) },
+  });
 }
 
 /** Points actually handled by a successful forecast (validation order step 10). */
@@ -124,14 +124,14 @@ export class Limits {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    readonly rpm: Record<'forecast-rpm' | 'clean-rpm', number>,
+    readonly rpm: Record<RpmPolicy, number>,
     readonly dailyPoints: number,
     /** How long a reservation outlives a process that died holding it. */
     readonly reservationLeaseMs: number,
   ) {}
 
   /** Step 2: counts the request in its account's minute window, or throws 429 (not counted). */
-  async consumeRpm(account: string, policy: 'forecast-rpm' | 'clean-rpm'): Promise<RateLimitState> {
+  async consumeRpm(account: string, policy: RpmPolicy): Promise<RateLimitState> {
     const now = this.clock.now();
     const windowStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
     const limit = this.rpm[policy];
@@ -142,7 +142,7 @@ export class Limits {
   }
 
   /** The minute window's state without counting (replays). */
-  async peekRpm(account: string, policy: 'forecast-rpm' | 'clean-rpm'): Promise<RateLimitState> {
+  async peekRpm(account: string, policy: RpmPolicy): Promise<RateLimitState> {
     const now = this.clock.now();
     const windowStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
     const limit = this.rpm[policy];

@@ -5,7 +5,9 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
-const CLIENT_ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
+/** The contract's pattern for a client X-Request-Id; the OpenAPI document states it from here. */
+export const CLIENT_REQUEST_ID_PATTERN = '^[A-Za-z0-9_-]{8,64}$';
+const CLIENT_ID_RE = new RegExp(CLIENT_REQUEST_ID_PATTERN);
 
 export function newRequestId(): string {
   return `req_${randomBytes(12).toString('hex')}`;

@@ -5,7 +5,7 @@ import type { PolicyVersion, Preset } from '../policy/table.js';
 import type { Endpoint, Store } from '../store/store.js';
 import type { Capacity } from './capacity.js';
 import type { IdempotencyState } from './idempotency.js';
-import type { Limits, QuotaReservation, RateLimitState } from './limits.js';
+import type { Limits, QuotaReservation, RateLimitState, RpmPolicy } from './limits.js';
 import type { Connections } from '../shutdown.js';
 
 export interface PolicyDefaults {
@@ -25,7 +25,7 @@ export interface Tenant {
 /** What the plugins do for a route: its endpoint name, rpm policy and idempotency support. */
 export interface RoutePolicy {
   endpoint: Endpoint;
-  rpmPolicy: 'forecast-rpm' | 'clean-rpm';
+  rpmPolicy: RpmPolicy;
   idempotent: boolean;
 }
 

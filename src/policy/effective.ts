@@ -9,12 +9,13 @@ import type { Static } from 'typebox';
 import type { CleaningParams } from '../native.js';
 import type { TopLevelFields } from '../schemas/request.js';
 import type { EffectivePolicy as EffectivePolicySchema } from '../schemas/response.js';
+import type { Endpoint } from '../store/store.js';
 
 /** Where a preset or version came from, the most specific first. */
 export const POLICY_SOURCES = ['request', 'key', 'org', 'platform'] as const;
 export type PolicySource = (typeof POLICY_SOURCES)[number];
 
-/** The response's `cleaning_policy` (src/schemas/response.ts). */
+/** The response's `effective_policy` (src/schemas/response.ts). */
 export type EffectivePolicy = Static<typeof EffectivePolicySchema>;
 
 interface Defaults {
@@ -66,14 +67,14 @@ export function checkCleaningOptions(
   top: TopLevelFields,
   policy: EffectivePolicy,
   cleaning: CleaningParams,
-  route: 'forecast' | 'clean',
+  route: Endpoint,
   presetFrom: PolicySource,
 ): void {
   // /clean offers only the presets that have a report: an unknown one is refused with that list,
   // not the forecast's (which has raw).
   const sent = cleaning.preset;
   if (route === 'clean' && typeof sent === 'string' && sent !== 'raw' && !CLEAN_PRESETS.includes(sent as Preset)) {
-    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `Unknown cleaning preset '${sent}'.`, { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS });
+    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `Unknown cleaning preset '${sent}'.`, { details: { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS } });
   }
   const refused = engineCheck(cleaning);
   if (refused) throw fromEngineError(refused);
@@ -84,14 +85,12 @@ export function checkCleaningOptions(
     // caller never sent it, and that sending a preset overrides it.
     const inherited = presetFrom === 'request' ? '' : ` (the ${presetFrom}'s default; send options.cleaning.preset to override it)`;
     throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `The raw preset${inherited} has no cleaning report to show on /clean.`, {
-      field: 'options.cleaning.preset',
-      allowed: CLEAN_PRESETS,
-      source: presetFrom,
+      details: { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS, source: presetFrom },
     });
   }
   if (top.freq === undefined) {
     throw new ApiError('VALIDATION_ERROR', 'The raw preset requires freq.', {
-      errors: [{ field: 'freq', message: 'is required with the raw preset' }],
+      details: { errors: [{ field: 'freq', message: 'is required with the raw preset' }] },
     });
   }
 }

@@ -103,7 +103,8 @@ function reportSchema(exact: boolean): TObject {
       count: Type.Integer({ minimum: 0 }),
       stamps: Type.Optional(Type.Array(Type.String(), { maxItems: LISTED_MAX })),
       ranges: Type.Optional(Type.Array(obj({ from: Type.String(), to: Type.String() }), { maxItems: LISTED_MAX })),
-      method: Type.Optional(codes(['linear', 'seasonal', 'locf', 'structural_zero'])),
+      // The request's impute methods, plus the fill the structural_zero option makes.
+      method: Type.Optional(codes([...REQUEST_SHAPE.imputeMethods, 'structural_zero'])),
       column: Type.Optional(Type.String()),
     },
   );

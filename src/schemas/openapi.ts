@@ -2,6 +2,7 @@
 import { CleanRequest, ForecastRequest } from './request.js';
 import { CleanResponse, ErrorEnvelope, ForecastResponse } from './response.js';
 import type { LimitPolicy, RateLimitState } from '../plugins/limits.js';
+import { CLIENT_REQUEST_ID_PATTERN } from '../plugins/request-id.js';
 
 type Headers = Record<string, { schema: Record<string, unknown>; description?: string }>;
 
@@ -21,7 +22,7 @@ const cleanLimits = rateLimitHeaders(['clean-rpm']);
 // Each header once; the responses below say which statuses carry it.
 const requestIdHeaders: Headers = {
   'X-Request-Id': { schema: { type: 'string', pattern: '^req_' } },
-  'X-Client-Request-Id': { schema: { type: 'string' }, description: 'Echo of a valid client X-Request-Id; empty when none was sent or it did not match ^[A-Za-z0-9_-]{8,64}$.' },
+  'X-Client-Request-Id': { schema: { type: 'string' }, description: `Echo of a valid client X-Request-Id; empty when none was sent or it did not match ${CLIENT_REQUEST_ID_PATTERN}.` },
 };
 const retryAfter: Headers = { 'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' } };
 const replayed: Headers = {
@@ -92,7 +93,7 @@ function cleanResponses(): Record<string, Response> {
 // 1 to 255 printable ASCII characters (space through tilde), else 400 VALIDATION_ERROR naming the header.
 const idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]+$' };
 const trace = [
-  { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,64}$' } },
+  { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', pattern: CLIENT_REQUEST_ID_PATTERN } },
   { name: 'X-Service-Region', in: 'header', required: false, schema: { enum: ['cn-mainland', 'global'] } },
 ];
 

@@ -5,12 +5,13 @@ import { MODEL_IDS } from './request.js';
 import { POLICY_SOURCES } from '../policy/effective.js';
 import { PRESETS } from '../policy/table.js';
 import { CleaningReport } from './cleaning-report.js';
+import { ERROR_CATEGORIES } from '../errors.js';
 
 export const ErrorEnvelope = Type.Object({
   error: Type.Object({
     code: Type.String(),
     // The contract: new categories may be added, so clients must not close the set.
-    category: Type.String({ description: 'invalid_request, data_invalid, limit_exceeded, model_unavailable, auth, conflict, rate_limited or server; new values may be added.' }),
+    category: Type.String({ description: `${ERROR_CATEGORIES.slice(0, -1).join(', ')} or ${ERROR_CATEGORIES.at(-1)}; new values may be added.` }),
     retryable: Type.Boolean(),
     message: Type.String(),
     request_id: Type.String({ pattern: '^req_' }),
@@ -94,7 +95,7 @@ export const ModelInput = Type.Object(
 );
 
 export const QuantileReport = Type.Object({
-  policy: Type.Enum(['nearest', 'strict']),
+  policy: Type.Enum([...REQUEST_SHAPE.quantilePolicies]),
   requested: Type.Array(Type.Number()),
   used: Type.Array(Type.Number()),
   substitutions: Type.Array(Type.Object({ requested: Type.Number(), used: Type.Number() })),

@@ -5,6 +5,7 @@ import { MAX_ROWS } from '../config.js';
 import { ApiError, fromEngineError, jsonPointerToPath } from '../errors.js';
 import { isKnownTimeZone, parseRequest, readStamps, REQUEST_SHAPE, type CleaningParams, type FieldError, type ParsedRequest } from '../native.js';
 import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
+import type { Endpoint } from '../store/store.js';
 
 const topLevel = Compile(TopLevelFields);
 
@@ -47,7 +48,7 @@ export function topLevelErrors(top: unknown): FieldError[] {
 function invalidBody(errors: FieldError[]): ApiError {
   return new ApiError('VALIDATION_ERROR', `The request body is invalid: ${errors[0].field} ${errors[0].message}.`, {
     // The contract's cap on details.errors[], as the body parser applies it.
-    errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors),
+    details: { errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors) },
   });
 }
 
@@ -119,17 +120,17 @@ export function checkFutureRows(parsed: ParsedRequest): void {
   const futureInvalid = parsed.futureInvalid;
   if (futureInvalid) {
     throw new ApiError('FUTURE_COVARIATES_INVALID', `${futureInvalid.field} ${futureInvalid.message}.`, {
-      field: futureInvalid.field,
+      details: { field: futureInvalid.field },
     });
   }
   const orphan = parsed.futureWithoutHistory;
   if (orphan != null) {
-    throw new ApiError('FUTURE_COVARIATES_INVALID', `future_covariates rows for '${orphan}', which has no history.`, { unique_id: orphan });
+    throw new ApiError('FUTURE_COVARIATES_INVALID', `future_covariates rows for '${orphan}', which has no history.`, { details: { unique_id: orphan } });
   }
   const futureOnly = parsed.futureOnly;
   if (futureOnly.length > 0) {
     throw new ApiError('COVARIATE_COLUMN_MISMATCH', 'future_covariates columns must also appear on the series rows.', {
-      future_only: futureOnly,
+      details: { future_only: futureOnly },
     });
   }
 }
@@ -149,12 +150,11 @@ export async function checkStamps(parsed: ParsedRequest, cleaning: CleaningParam
  * most 200,000 input points, the `series` rows its report counts as `input_points` (future rows,
  * a Hora extension there, are not input points).
  */
-export function checkRowCap(parsed: ParsedRequest, endpoint: 'forecast' | 'clean'): void {
+export function checkRowCap(parsed: ParsedRequest, endpoint: Endpoint): void {
   const [points, counted] = endpoint === 'forecast' ? [parsed.rowCount, 'rows'] : [parsed.seriesRowCount, 'input points (rows of series)'];
   if (points > MAX_ROWS) {
     throw new ApiError('POINTS_EXCEEDED', `The request holds ${points} ${counted}; the cap is ${MAX_ROWS}.`, {
-      points,
-      cap: MAX_ROWS,
+      details: { points, cap: MAX_ROWS },
     });
   }
 }

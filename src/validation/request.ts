@@ -4,6 +4,7 @@ import { cleaningOptions } from '../forecast/params.js';
 import type { CleaningParams, ParsedRequest } from '../native.js';
 import { checkCleaningOptions, presetSource, resolvePolicy, type CleaningDefaultsByLevel, type EffectivePolicy } from '../policy/effective.js';
 import type { TopLevelFields } from '../schemas/request.js';
+import type { Endpoint } from '../store/store.js';
 import { checkFutureRows, checkRowCap, checkStamps, parseAndValidate } from './body.js';
 
 export interface ValidatedRequest {
@@ -18,7 +19,7 @@ export interface ValidatedRequest {
 
 export async function validateRequest(
   raw: Buffer,
-  opts: { endpoint: 'forecast' | 'clean'; defaults: CleaningDefaultsByLevel },
+  opts: { endpoint: Endpoint; defaults: CleaningDefaultsByLevel },
 ): Promise<ValidatedRequest> {
   const started = performance.now();
   const { parsed, top } = await parseAndValidate(raw, opts.endpoint === 'forecast');
