@@ -195,11 +195,13 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         missing_runs(&values[lo..=last]).into_iter().map(|(s, l)| (s + lo, l)).collect();
     let long: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.1 >= threshold).collect();
     let tail_len = n - 1 - last;
-    let mut masked: Vec<(usize, usize)> = Vec::new();
+    // When the mask applies it covers every long run: a test per run, not a search of a list
+    // (200,000 gaps made that quadratic).
+    let mut mask_long = false;
     if !long.is_empty() {
         let fits = ctx.limits.is_none_or(|l| n - lo <= l.max_context);
         if res.knobs.long_gap_mask && fits {
-            masked = long.clone();
+            mask_long = true;
             out.long_gap_points = long.iter().map(|r| r.1).sum();
             out.long_gap_masked = true;
             d.push(
@@ -249,7 +251,8 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     if inserted_count > 0 {
         d.push(Decision::new(DecisionId::Regrid, name, inserted_count, res).with_ranges(ranges_of(&inserted, |k| grid[k])));
     }
-    let fill: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.0 >= lo && !masked.contains(r)).collect();
+    let masked = |r: &(usize, usize)| mask_long && r.1 >= threshold;
+    let fill: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.0 >= lo && !masked(r)).collect();
     // The health rules judge every gap. An imputation that applies while the regrid does not
     // (regrid proposed or declined) fills only null rows: the other slots were never inserted. A
     // proposed imputation still covers every slot, so accepting it with the regrid fills them all.
@@ -294,7 +297,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let gaps: Vec<((usize, usize), DecisionId)> = runs
         .iter()
         .filter(|r| r.0 >= lo)
-        .map(|r| (*r, if masked.contains(r) { DecisionId::MaskLongGap } else { DecisionId::Impute }))
+        .map(|r| (*r, if masked(r) { DecisionId::MaskLongGap } else { DecisionId::Impute }))
         .collect();
     health_rules(&mut out, name, &gaps, last + 1 - lo, last + 1, inserted_count > 0, ctx);
     flag_values(&mut out, &values[lo..end], &observed[lo..end], &grid[lo..end], ctx);

@@ -127,12 +127,15 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         st.decisions.extend(exog);
         st.blocks.extend(o.blocks.iter().cloned());
         st.warnings.extend(o.warnings.iter().cloned());
+        let model_input = report::model_input(&p.unique_id, &o, columns);
+        // Moved, not copied: the report reads only the outcome's counts (entities x h stamps
+        // twice held 3.3 GB for 100,000 entities at h = 2048).
         entities.push(CleanEntity {
             unique_id: p.unique_id.clone(),
-            values: o.values.clone(),
-            stamps: o.grid.clone(),
-            forecast_stamps: o.forecast_stamps.clone(),
-            model_input: report::model_input(&p.unique_id, &o, columns),
+            values: std::mem::take(&mut o.values),
+            stamps: std::mem::take(&mut o.grid),
+            forecast_stamps: std::mem::take(&mut o.forecast_stamps),
+            model_input,
             // Every row sent: a duplicate dedupe dropped, or a stamp off the grid, counts too.
             history_nonnegative: super::all_nonnegative(table.entity_y(e)),
         });

@@ -24,8 +24,11 @@ fn push_number(out: &mut String, buf: &mut zmij::Buffer, v: f64) {
 }
 
 pub(crate) fn forecast_rows_json(entities: &[CleanEntity], quantiles: &[Vec<f64>], q: usize, plan: &QuantilePlan) -> String {
-    let rows: usize = entities.iter().map(|e| e.forecast_stamps.len()).sum();
-    let mut out = String::with_capacity(rows * (96 + 48 * plan.intervals.len()));
+    // Every row repeats its entity's id: a long id counts h times (growing by doubling instead
+    // would hold up to twice the answer).
+    let row_bytes = 96 + 48 * plan.intervals.len();
+    let capacity: usize = entities.iter().map(|e| e.forecast_stamps.len() * (row_bytes + e.unique_id.len() + 2)).sum();
+    let mut out = String::with_capacity(capacity);
     out.push('[');
     let mut first = true;
     let mut buf = zmij::Buffer::new();

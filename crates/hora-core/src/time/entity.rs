@@ -207,6 +207,9 @@ struct Accumulator {
     conv: WallConverter,
     zone_given: bool,
     last_offset: Option<i32>,
+    /// The offsets `out.explicit_offsets` lists, as seconds: rows cycling through thousands of
+    /// offsets would otherwise format each and search the list of texts.
+    offsets_seen: HashSet<i32, foldhash::fast::RandomState>,
     /// Every explicit offset is the given zone's offset at its instant (true without a zone).
     offsets_fit_zone: bool,
     /// Some row carries a local clock: naive, or an offset other than `Z` / `-00:00`.
@@ -240,6 +243,7 @@ impl Accumulator {
             conv: WallConverter::new(used),
             zone_given: zone.is_some(),
             last_offset: None,
+            offsets_seen: HashSet::default(),
             offsets_fit_zone: true,
             clocked_rows: false,
             repeated_walls: HashSet::default(),
@@ -299,9 +303,8 @@ impl Accumulator {
             }
             if self.last_offset != Some(off) {
                 self.last_offset = Some(off);
-                let text = format_offset(off);
-                if !self.out.explicit_offsets.contains(&text) {
-                    self.out.explicit_offsets.push(text);
+                if self.offsets_seen.insert(off) {
+                    self.out.explicit_offsets.push(format_offset(off));
                 }
             }
         }
