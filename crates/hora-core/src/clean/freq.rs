@@ -6,7 +6,7 @@ use super::options::Resolved;
 use super::prepare::Prepared;
 use super::stamps::{self, FreqSpec, Zone, MICROS_PER_DAY};
 use crate::error::{ErrorCode, HoraError, Result};
-use crate::time::MIN_DISTINCT_STAMPS;
+use crate::time::{FreqUnit, MICROS_PER_HOUR, MIN_DISTINCT_STAMPS};
 
 #[derive(Debug, Clone)]
 pub struct FreqChoice {
@@ -102,7 +102,7 @@ pub(super) fn offsets_hint(err: HoraError, p: &Prepared, zone_sent: bool) -> Hor
 /// The default seasonal period of a frequency, in steps (docs/cleaning-policy.md).
 pub fn default_period(freq: &FreqSpec) -> usize {
     if let Some(step) = freq.nominal_step() {
-        let hour = 3_600_000_000i64;
+        let hour = MICROS_PER_HOUR;
         return match step {
             s if s < hour => (hour / s).max(2) as usize,
             s if s < MICROS_PER_DAY => (MICROS_PER_DAY / s).max(2) as usize,
@@ -110,14 +110,29 @@ pub fn default_period(freq: &FreqSpec) -> usize {
             s => (364 * MICROS_PER_DAY / s).max(2) as usize,
         };
     }
-    let tok = freq.canonical.as_str();
-    let digits = tok.bytes().take_while(|b| b.is_ascii_digit()).count();
-    let n: usize = tok[..digits].parse().unwrap_or(1).max(1);
-    let base = match &tok[digits..] {
-        "B" => 5,
-        u if u.starts_with('Q') => 4,
-        u if u.starts_with('Y') || u.starts_with('A') => 1,
+    let base = match freq.freq.unit {
+        FreqUnit::BusinessDay => 5,
+        FreqUnit::QuarterStart | FreqUnit::QuarterEnd => 4,
+        FreqUnit::YearStart | FreqUnit::YearEnd => 1,
         _ => 12,
     };
-    (base / n).max(2)
+    (base / freq.freq.n.max(1) as usize).max(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_seasonal_period_follows_the_policy_table() {
+        let period = |f: &str| default_period(&stamps::parse_freq(f, true).unwrap());
+        // docs/cleaning-policy.md, Seasonal period.
+        let table = [
+            ("15min", 4), ("h", 24), ("2h", 12), ("D", 7), ("W", 52), ("B", 5),
+            ("MS", 12), ("3ME", 4), ("M@15", 12), ("QS", 4), ("2QE", 2), ("YS", 2), ("A", 2),
+        ];
+        for (freq, want) in table {
+            assert_eq!(period(freq), want, "{freq}");
+        }
+    }
 }

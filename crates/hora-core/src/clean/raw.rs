@@ -159,9 +159,10 @@ fn raw_prepared(name: &str, ts: Vec<i64>, y: Vec<f64>, rows: Vec<u32>) -> Prepar
     Prepared { unique_id: name.to_string(), input_rows: ts.len(), parsed: EntityStamps::default(), ts, y, rows, decisions: Vec::new() }
 }
 
+/// A frequency the contract knows whose steps are calendar ones (`B` included, which the raw
+/// preset's parse refuses first): read from the one token table, `time::Freq::parse`.
 fn is_calendar_token(s: &str) -> bool {
-    let unit = s.trim_start_matches(|c: char| c.is_ascii_digit());
-    ["MS", "ME", "M", "QS", "QE", "Q", "YS", "AS", "YE", "Y", "A", "B"].contains(&unit) || unit.starts_with("M@")
+    crate::time::Freq::parse(s, true).is_ok_and(|f| !f.is_fixed())
 }
 
 /// `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` followed by `Z` or `±HH:MM`, nothing else.
