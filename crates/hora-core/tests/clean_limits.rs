@@ -118,7 +118,12 @@ fn a_grid_longer_than_the_context_after_filling_is_measured_on_model_input() {
 #[test]
 fn an_entity_cut_by_a_long_gap_skips_the_pre_cleaning_length_check() {
     let rows: Vec<Row> = hourly("a", 5000).into_iter().enumerate().filter(|(k, _)| !(1000..1100).contains(k)).map(|(_, r)| r).collect();
-    let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
+    let t = table(&rows);
+    let o = opts(json!({}));
+    // 4,900 rows, more than the model's 4,096, pass the check before cleaning: the split will cut them.
+    let req = CleanRequest { series: &t, future: None, freq: Some("h"), h: 1, options: &o, model_limits: Some(LIMITS), stamps: None };
+    assert!(clean::check_length(&req).is_ok());
+    let out = run(&t, Some("h"), 1, &o).unwrap();
     assert_eq!(out.entities[0].values.len(), 3900);
 }
 
