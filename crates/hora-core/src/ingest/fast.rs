@@ -89,6 +89,8 @@ fn rows(s: &mut Scan, two_thread_bytes: usize) -> Option<TableBuilder> {
             if let (Some(mut rows), Some((tail, end))) = (first, second) {
                 rows.append(tail);
                 s.i = end;
+                #[cfg(test)]
+                tests::SPLIT_READS.with(|n| n.set(n.get() + 1));
                 return Some(rows);
             }
         }
@@ -431,6 +433,17 @@ mod tests {
         }
     }
 
+    thread_local! {
+        /// Bodies whose rows this thread read in two halves: every fallback to one pass gives the
+        /// same table, so only this tells that the split happened.
+        pub(super) static SPLIT_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Whether this machine lets `rows` split at all (one core: never).
+    fn splits_here() -> bool {
+        std::thread::available_parallelism().map_or(1, |n| n.get()) > 1
+    }
+
     #[test]
     fn rows_read_on_two_threads_build_the_table_of_one_pass() {
         // Grouped and interleaved entities, an entity spanning the split, blanks around commas.
@@ -442,7 +455,11 @@ mod tests {
                 })
                 .collect();
             let body = format!(r#"{{"h":3,"series":[{}],"freq":"h"}}"#, rows.join(&format!("{ws},{ws}")));
+            let before = SPLIT_READS.with(|c| c.get());
             let split = parse_common_split(&body, 0).expect("the fast path reads it");
+            // Two rows: the middle of the body falls inside the second, so no row starts after it.
+            let halves = usize::from(splits_here() && n > 2);
+            assert_eq!(SPLIT_READS.with(|c| c.get()) - before, halves, "{n} rows read in two halves");
             let one = parse_common_split(&body, usize::MAX).expect("the fast path reads it");
             assert_eq!(split.series, one.series, "{n} rows");
             assert_eq!(split.top, one.top);
