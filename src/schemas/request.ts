@@ -91,7 +91,7 @@ export const RequestOptions = Type.Object(
     timezone: Type.Optional(
       Type.String({ default: 'UTC', description: 'IANA zone name for naive timestamps, case-sensitive (UTC, not utc); an unknown name is 422 VALIDATION_ERROR.' }),
     ),
-    ds_format: Type.Optional(Type.Enum(['dmy', 'mdy'])),
+    ds_format: Type.Optional(Type.Enum([...REQUEST_SHAPE.dsFormats])),
     gap_split_min_steps: Type.Optional(
       Type.Integer({
         minimum: 0,

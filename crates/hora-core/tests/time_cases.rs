@@ -4,6 +4,7 @@
 
 mod time_support;
 
+use hora_core::choice::Choice;
 use hora_core::time::{self, DayMonthOrder, Freq};
 use serde_json::Value;
 use time_support::{cases, micros, table_of, zone_of};

@@ -11,6 +11,7 @@ use hora_core::choice::Choice;
 use hora_core::clean::options::{self, ImputeMethod, Preset};
 use hora_core::clean::EntityStamps;
 use hora_core::model::{Nonnegative, QuantilePolicy};
+use hora_core::time::DayMonthOrder;
 use std::sync::{Arc, Mutex};
 
 #[napi(object)]
@@ -44,6 +45,8 @@ pub struct RequestShape {
     pub nonnegative_values: Vec<String>,
     pub long_gap_values: Vec<String>,
     pub quantile_policies: Vec<String>,
+    /// `options.ds_format`.
+    pub ds_formats: Vec<String>,
     pub seasonal_period_min: u32,
     pub seasonal_period_max: u32,
     /// `accept` and `decline`: ids at most, and characters per id at most.
@@ -72,6 +75,7 @@ pub fn request_shape() -> RequestShape {
         nonnegative_values: strings(&Nonnegative::names()),
         long_gap_values: strings(&options::LONG_GAP_VALUES),
         quantile_policies: strings(&QuantilePolicy::names()),
+        ds_formats: strings(&DayMonthOrder::names()),
         seasonal_period_min: options::SEASONAL_PERIOD_MIN,
         seasonal_period_max: options::SEASONAL_PERIOD_MAX,
         max_decision_ids: options::MAX_DECISION_IDS as u32,

@@ -3,6 +3,7 @@
 //! way the request body reaches the engine, and instants come back as a typed array.
 
 use crate::errors::EngineError;
+use hora_core::choice::Choice;
 use hora_core::time::{self, DayMonthOrder};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -38,7 +39,7 @@ pub fn parse_ds_column(ds: &[u8], timezone: Option<String>, ds_format: Option<St
     let order = match ds_format.as_deref() {
         None => None,
         Some(s) => {
-            Some(DayMonthOrder::parse(s).ok_or_else(|| Error::new(Status::InvalidArg, "ds_format is dmy or mdy"))?)
+            Some(DayMonthOrder::read("ds_format", s).map_err(|e| Error::new(Status::InvalidArg, e.message))?)
         }
     };
     let parsed = timezone.as_deref().map(time::parse_zone).transpose().and_then(|zone| {

@@ -2,7 +2,8 @@
 //! frequency, step along it. Everything the pipeline needs from `time` goes through here.
 
 use super::options::CleanOptions;
-use crate::error::{HoraError, Result};
+use crate::choice::Choice;
+use crate::error::Result;
 use crate::ingest::RowTable;
 use crate::time::{self, DayMonthOrder, Freq, FreqUnit, ZoneRule};
 
@@ -78,9 +79,7 @@ impl EntityStamps {
 pub fn day_month_order(ds_format: Option<&str>) -> Result<Option<DayMonthOrder>> {
     match ds_format {
         None => Ok(None),
-        Some(s) => DayMonthOrder::parse(s)
-            .map(Some)
-            .ok_or_else(|| HoraError::field("options.ds_format", "must be dmy or mdy")),
+        Some(s) => DayMonthOrder::read("options.ds_format", s).map(Some),
     }
 }
 

@@ -6,6 +6,7 @@ use super::infer::mode_delta;
 use super::lex::{lex, Lexed, Shape};
 use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
+use crate::choice::{one_of, Choice};
 use crate::error::{ErrorCode, HoraError};
 use crate::ingest::RowTable;
 use std::collections::HashSet;
@@ -17,13 +18,14 @@ pub enum DayMonthOrder {
     Mdy,
 }
 
-impl DayMonthOrder {
-    /// `dmy` / `mdy` as in `options.ds_format`.
-    pub fn parse(s: &str) -> Option<DayMonthOrder> {
-        match s {
-            "dmy" => Some(DayMonthOrder::Dmy),
-            "mdy" => Some(DayMonthOrder::Mdy),
-            _ => None,
+/// `dmy` / `mdy` as in `options.ds_format`.
+impl Choice for DayMonthOrder {
+    const ALL: &'static [Self] = &[DayMonthOrder::Dmy, DayMonthOrder::Mdy];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            DayMonthOrder::Dmy => "dmy",
+            DayMonthOrder::Mdy => "mdy",
         }
     }
 }
@@ -411,11 +413,12 @@ fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<DayMonthOrder
                 ErrorCode::AmbiguousDateFormat,
                 format!(
                     "series[{row}].ds {s:?} and the other rows of its entity may be D/M/YYYY or M/D/YYYY; \
-                     send options.ds_format (dmy or mdy) or use ISO 8601"
+                     send options.ds_format ({}) or use ISO 8601",
+                    one_of(&DayMonthOrder::names())
                 ),
             )
             .with("field", ds_field(row))
-            .with("allowed", serde_json::json!(["dmy", "mdy"])));
+            .with("allowed", serde_json::json!(DayMonthOrder::names())));
         }
     };
     for (row, s, l) in pending {
