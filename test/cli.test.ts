@@ -266,6 +266,36 @@ describe('the CLI mints keys with the prefix of the server on its HORA_DATA_DIR'
   });
 });
 
+describe('the prefix of keys minted before the first start', () => {
+  it('a first mint with HORA_KEY_PREFIX fixes it for later mints without the variable, and a restart with the served prefix does not warn', async () => {
+    const dir = tempDataDir();
+    try {
+      const cli = (env: Record<string, string>, ...args: string[]) =>
+        run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir, ...env } }).then(
+          (r) => ({ code: 0, out: JSON.parse(r.stdout) }),
+          (e) => ({ code: e.code as number, out: JSON.parse(e.stderr) }),
+        );
+      await cli({}, 'org', 'create', 'o');
+      await cli({}, 'account', 'create', 'a', '--org', 'o');
+      expect((await cli({ HORA_KEY_PREFIX: 'acme' }, 'key', 'create', '--account', 'a', '--name', 'k0')).out.key).toMatch(/^acme_live_/);
+      // Unset here: the prefix the store's keys carry, not the default.
+      const plain = await cli({ HORA_KEY_PREFIX: '' }, 'key', 'create', '--account', 'a', '--name', 'k1');
+      expect([plain.code, plain.out.key]).toEqual([0, expect.stringMatching(/^acme_live_/)]);
+      const warnings: string[] = [];
+      for (let start = 0; start < 2; start++) {
+        const app = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0', HORA_KEY_PREFIX: 'other' }), { logger: false, routes: testRoutes(new TestControl()) });
+        app.log.warn = ((msg: string) => void warnings.push(msg)) as typeof app.log.warn;
+        await app.listen({ host: '127.0.0.1', port: 0 });
+        await app.close();
+      }
+      // The first start changed the prefix from the minted one; the restart with the same prefix did not.
+      expect(warnings).toEqual([expect.stringMatching(/HORA_KEY_PREFIX changed from "acme" to "other"/)]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('two first key mints at once, before any server start', () => {
   it('never mint keys with two prefixes: the one that loses uses the winner prefix or is refused', async () => {
     for (let round = 0; round < 3; round++) {

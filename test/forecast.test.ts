@@ -305,6 +305,12 @@ describe('validation order steps 3 to 6', () => {
     const noEntity = await post({ ...base({}, readable), future_covariates: idless });
     expectError(noEntity, 422, 'FUTURE_COVARIATES_INVALID');
     expect(noEntity.json.error.details.field).toBe('future_covariates[0].unique_id');
+    // A future row that is no object has neither: FUTURE_COVARIATES_INVALID, not an empty ds.
+    for (const notRow of [5, null, [1], 'a']) {
+      const r = await post({ ...base({}, readable), future_covariates: [{ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 2)), temp: 2 }, notRow] });
+      expectError(r, 422, 'FUTURE_COVARIATES_INVALID');
+      expect(r.json.error.details.field, JSON.stringify(notRow)).toMatch(/^future_covariates\[1\]/);
+    }
     // Its own ds is not read either: the row belongs to no entity whose zone and order would read it.
     const idlessGarbage = await post({ ...base({}, readable), future_covariates: [{ unique_id: 7, ds: 'garbage', temp: 2 }] });
     expectError(idlessGarbage, 422, 'FUTURE_COVARIATES_INVALID');
@@ -376,6 +382,10 @@ describe('validation order steps 3 to 6', () => {
     const mixed = await post({ series: [...slash, ...history], h: 2, freq: 'D', future_covariates: future(['a']) });
     expectError(mixed, 422, 'AMBIGUOUS_DATE_FORMAT');
     expect(blocked(mixed.json)).toEqual(['h', 'a']);
+    // An entity whose own rows and future rows are both unproven is blocked once.
+    const own = await post({ series: slash, h: 2, freq: 'D', future_covariates: future(['h']) });
+    expectError(own, 422, 'AMBIGUOUS_DATE_FORMAT');
+    expect(blocked(own.json)).toEqual(['h']);
   });
 
   it('under raw a D/M/YYYY future ds is read by options.ds_format; without it AMBIGUOUS_DATE_FORMAT names the future row', async () => {

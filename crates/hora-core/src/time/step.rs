@@ -204,4 +204,16 @@ mod tests {
             assert_eq!(step(t, -(k as i64), &b, apia), Some(monday), "back {k} from {t}");
         }
     }
+
+    #[test]
+    fn a_skipped_weekend_day_costs_no_business_step() {
+        // Kwajalein skipped Saturday 1993-08-21 (from -12 to +12): Friday's next business day is
+        // still Monday the 23rd.
+        let kwajalein = parse_zone("Pacific/Kwajalein").unwrap();
+        assert!(skipped_days(kwajalein).contains(&days_from_civil(1993, 8, 21)));
+        let b = Freq::new(1, FreqUnit::BusinessDay);
+        let friday = at_local_midnight(1993, 8, 20, kwajalein);
+        assert_eq!(step(friday, 1, &b, kwajalein), Some(at_local_midnight(1993, 8, 23, kwajalein)));
+        assert_eq!(step(friday, 2, &b, kwajalein), Some(at_local_midnight(1993, 8, 24, kwajalein)));
+    }
 }
