@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
-use super::entity::{auto_split_steps, runs_of, Ctx, Outcome};
+use super::entity::{runs_of, Ctx, Outcome};
+use super::long_gap::auto_split_steps;
 use super::fill::missing_runs;
 use super::options::Preset;
 use super::policy::LISTED_MAX;

@@ -10,6 +10,7 @@ mod fill;
 mod freq;
 mod grid;
 pub mod kernels;
+mod long_gap;
 pub mod options;
 mod pipeline;
 pub mod policy;

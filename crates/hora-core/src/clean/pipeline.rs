@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use super::blocking::{self, Block};
 use super::decisions::{self, Decision};
 use super::entity::{self, Outcome};
+use super::long_gap;
 use super::freq::{self, FreqChoice};
 use super::options::{Preset, Resolved};
 use super::policy::GRID_CAP;
@@ -176,15 +177,15 @@ fn resolve_freq(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: 
 }
 
 /// The implied grid, checked arithmetically before any grid is allocated. Over the cap, entities
-/// whose history before a long gap the split drops anyway are cut (`entity::presplit`; the cut
+/// whose history before a long gap the split drops anyway are cut (`long_gap::presplit`; the cut
 /// version of each such entity is returned at its index), largest grid first and only until the
 /// total fits, so an entity that is not the cause keeps its own cleaning (its mask included);
 /// the cap is then checked on what is kept.
-pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> Result<Vec<Option<entity::Cut>>> {
+pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> Result<Vec<Option<long_gap::Cut>>> {
     // An entity with no numeric y gets no grid (it is blocked SERIES_EMPTY instead).
     let size = |p: &Prepared, e: usize| if p.has_values() { grid::implied_len(p, ctx.freq, &zones[e]) } else { 0 };
     let mut kept: Vec<u64> = prepared.iter().enumerate().map(|(e, p)| size(p, e)).collect();
-    let mut cut: Vec<Option<entity::Cut>> = (0..prepared.len()).map(|_| None).collect();
+    let mut cut: Vec<Option<long_gap::Cut>> = (0..prepared.len()).map(|_| None).collect();
     // A running total (u128: no entity count or grid size overflows it), not a sum per step.
     let mut total: u128 = kept.iter().map(|&k| u128::from(k)).sum();
     let mut largest_first: Vec<usize> = (0..prepared.len()).collect();
@@ -193,7 +194,7 @@ pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx)
         if total <= u128::from(GRID_CAP) {
             break;
         }
-        if let Some(c) = entity::presplit(&prepared[e], &entity::Ctx { zone: &zones[e], ..*ctx }) {
+        if let Some(c) = long_gap::presplit(&prepared[e], &entity::Ctx { zone: &zones[e], ..*ctx }) {
             let now = size(&c.kept, e);
             total = total - u128::from(kept[e]) + u128::from(now);
             kept[e] = now;
