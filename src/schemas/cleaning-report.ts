@@ -95,10 +95,10 @@ function reportSchema(exact: boolean): TObject {
 
   const Decision = obj(
     {
-      id: codes(['ds.sort', 'ds.dedupe', 'grid.drop_off_grid', 'gap.trim_head', 'gap.trim_tail', 'grid.regrid', 'gap.split', 'gap.mask_long', 'gap.impute', 'gap.masked_tail', 'exog.impute']),
+      id: codes([...REQUEST_SHAPE.decisionIds]),
       unique_id: Type.String(),
-      kind: codes(['reorder_rows', 'drop_rows', 'insert_slots', 'drop_history', 'mask_slots', 'fill_values']),
-      status: codes(['applied', 'proposed', 'declined']),
+      kind: codes([...REQUEST_SHAPE.decisionKinds]),
+      status: codes([...REQUEST_SHAPE.decisionStatuses]),
       reversible: Type.Boolean(),
       count: Type.Integer({ minimum: 0 }),
       stamps: Type.Optional(Type.Array(Type.String(), { maxItems: LISTED_MAX })),

@@ -9,6 +9,7 @@ use napi_derive::napi;
 use serde_json::Value;
 use hora_core::choice::Choice;
 use hora_core::clean::options::{self, ImputeMethod, Preset};
+use hora_core::clean::decisions::{self, DecisionId};
 use hora_core::clean::EntityStamps;
 use hora_core::model::{Nonnegative, QuantilePolicy};
 use hora_core::time::DayMonthOrder;
@@ -47,6 +48,10 @@ pub struct RequestShape {
     pub quantile_policies: Vec<String>,
     /// `options.ds_format`.
     pub ds_formats: Vec<String>,
+    /// A cleaning decision's `id`, `kind` and `status` values (the report's schema).
+    pub decision_ids: Vec<String>,
+    pub decision_kinds: Vec<String>,
+    pub decision_statuses: Vec<String>,
     pub seasonal_period_min: u32,
     pub seasonal_period_max: u32,
     /// `accept` and `decline`: ids at most, and characters per id at most.
@@ -76,6 +81,17 @@ pub fn request_shape() -> RequestShape {
         long_gap_values: strings(&options::LONG_GAP_VALUES),
         quantile_policies: strings(&QuantilePolicy::names()),
         ds_formats: strings(&DayMonthOrder::names()),
+        decision_ids: DecisionId::ALL.iter().map(|d| d.as_str().to_string()).collect(),
+        decision_kinds: {
+            let mut kinds: Vec<String> = Vec::new();
+            for kind in DecisionId::ALL.iter().map(|d| d.kind().to_string()) {
+                if !kinds.contains(&kind) {
+                    kinds.push(kind);
+                }
+            }
+            kinds
+        },
+        decision_statuses: decisions::Status::ALL.iter().map(|s| s.as_str().to_string()).collect(),
         seasonal_period_min: options::SEASONAL_PERIOD_MIN,
         seasonal_period_max: options::SEASONAL_PERIOD_MAX,
         max_decision_ids: options::MAX_DECISION_IDS as u32,

@@ -98,6 +98,8 @@ pub enum Status {
 }
 
 impl Status {
+    pub const ALL: [Status; 3] = [Status::Applied, Status::Proposed, Status::Declined];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Applied => "applied",
