@@ -66,6 +66,20 @@ fn future_stamps_read_at_an_offset_other_than_utc_make_the_data_timezone_normali
 }
 
 #[test]
+fn a_naive_future_row_at_a_repeated_time_the_history_sent_is_its_second_pass() {
+    // Berlin falls back at 03:00 CEST on 2024-10-27: 02:00 is read twice. The history ends at the
+    // first 02:00 (00:00Z); the first forecast stamp is the second 02:00 (01:00Z).
+    let wall = |k: i64| (chrono::NaiveDate::from_ymd_opt(2024, 10, 26).unwrap().and_hms_opt(0, 0, 0).unwrap() + chrono::Duration::hours(k)).format("%Y-%m-%d %H:%M:%S").to_string();
+    let history: Vec<Row> = (0..=26).map(|k| ("a".to_string(), wall(k), Some(10.0 + (k % 5) as f64))).collect();
+    let t = table_with(&history, &[("x", vec![Some(1.0); history.len()])]);
+    let future_rows: Vec<Row> = (26..30).map(|k| ("a".to_string(), wall(k), None)).collect();
+    let f = table_with(&future_rows, &[("x", vec![Some(2.0); 4])]);
+    let out = run_future(&t, &f, Some("h"), 4, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
+    assert_eq!(column(&out, "x")["reason"], "model_unsupported", "every forecast stamp has its future row");
+    assert!(out.warnings.iter().all(|w| w["code"] != "future_rows_unused"), "{:?}", out.warnings);
+}
+
+#[test]
 fn a_non_numeric_column_is_not_used() {
     let mut t = table_with(&hourly("a", 30), &[("kind", vec![None; 30])]);
     t.covariates[0].non_numeric = (0..30).collect();

@@ -51,9 +51,16 @@ pub struct FutureRows {
 /// `options.ds_format` or else the day/month order its history proved (`history_order`). An
 /// unreadable future stamp is a `VALIDATION_ERROR` naming its `future_covariates[i].ds`; it is
 /// never dropped in silence.
-pub fn read_future(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<Vec<Option<FutureRows>>> {
+/// `history_walls` are an entity's repeated local times its history sent: a future row at such a
+/// time is the second pass (the one forecast stamp a naive row can name there).
+pub fn read_future<'a>(
+    req: &CleanRequest,
+    zone: &Zone,
+    history_order: impl Fn(usize) -> Option<DayMonthOrder>,
+    history_walls: impl Fn(usize) -> &'a [i64],
+) -> Result<Vec<Option<FutureRows>>> {
     let mut out = vec![None; req.series.entity_count()];
-    for (e, rows) in future_by_entity(req, zone, history_order) {
+    for (e, rows) in future_by_entity(req, zone, history_order, history_walls) {
         // Future rows of an entity without history are refused by `validate_future`.
         if let Some(e) = e {
             out[e] = Some(rows?);
@@ -65,7 +72,7 @@ pub fn read_future(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize
 /// The series entities whose future rows need a day/month order that neither `options.ds_format`
 /// nor their history proves (`AMBIGUOUS_DATE_FORMAT`), in entity order.
 pub fn future_of_unproven_order(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Vec<usize> {
-    let mut out: Vec<usize> = future_by_entity(req, zone, history_order)
+    let mut out: Vec<usize> = future_by_entity(req, zone, history_order, |_| &[])
         .filter_map(|(e, rows)| e.filter(|_| rows.is_err_and(|err| err.code == ErrorCode::AmbiguousDateFormat)))
         .collect();
     out.sort_unstable();
@@ -76,7 +83,7 @@ pub fn future_of_unproven_order(req: &CleanRequest, zone: &Zone, history_order: 
 /// `future_covariates[i].ds`) among every entity's future rows. Rows that need a day/month order
 /// their history has not proven are left to the cleaning step, as the history is.
 pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<()> {
-    match future_by_entity(req, zone, history_order).find_map(|(_, rows)| rows.err().filter(|e| e.code == ErrorCode::ValidationError)) {
+    match future_by_entity(req, zone, history_order, |_| &[]).find_map(|(_, rows)| rows.err().filter(|e| e.code == ErrorCode::ValidationError)) {
         Some(err) => Err(err),
         None => Ok(()),
     }
@@ -85,18 +92,23 @@ pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl 
 /// Every future entity's rows read, in the order the future table lists them, with the series
 /// entity they belong to (`None` for an entity without history, whose stamps are still read: an
 /// unreadable one is this step's `VALIDATION_ERROR`, before `FUTURE_COVARIATES_INVALID`).
-fn future_by_entity<'a>(
+fn future_by_entity<'a, 'w>(
     req: &'a CleanRequest,
     zone: &'a Zone,
     history_order: impl Fn(usize) -> Option<DayMonthOrder> + 'a,
-) -> impl Iterator<Item = (Option<usize>, Result<FutureRows>)> + 'a {
+    history_walls: impl Fn(usize) -> &'w [i64] + 'a,
+) -> impl Iterator<Item = (Option<usize>, Result<FutureRows>)> + 'a
+where
+    'w: 'a,
+{
     let entity_of: HashMap<&str, usize> = req.series.entities.iter().enumerate().map(|(e, u)| (u.as_str(), e)).collect();
     req.future
         .into_iter()
         .flat_map(|future| future.entities.iter().enumerate().map(move |(fe, u)| (future, fe, u)))
         .map(move |(future, fe, u)| {
             let e = entity_of.get(u.as_str()).copied();
-            let read = stamps::parse_entity(future, fe, zone, e.and_then(&history_order))
+            let seen = e.map_or(&[][..], &history_walls);
+            let read = stamps::parse_entity_after(future, fe, zone, e.and_then(&history_order), seen)
                 .map(|parsed| FutureRows {
                     converted: parsed.converted(zone),
                     naive: parsed.naive_rows,

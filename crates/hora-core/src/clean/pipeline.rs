@@ -59,7 +59,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // Future rows read as their entity's history was (zone, day/month order).
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
     let proven = |e: usize| ds_format.or_else(|| prepared[e].parsed.proven_order());
-    let future = match covariates::read_future(req, &zone, proven) {
+    let future = match covariates::read_future(req, &zone, proven, |e| &prepared[e].parsed.repeated_walls) {
         Ok(future) => future,
         // Future rows whose day/month order neither the option nor their history proves: the
         // cleaning-step data error, with the report, as for a history's own rows.

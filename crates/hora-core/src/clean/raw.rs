@@ -103,7 +103,8 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     // other presets: naive in `options.timezone` (else UTC), `D/M/YYYY` by `options.ds_format`
     // (raw history proves no day/month order).
     let (future_zone, ds_format) = stamps::reading(req.options)?;
-    let future = covariates::read_future(req, &future_zone, |_| ds_format)?;
+    // A raw history carries offsets: it has no repeated local time to carry over.
+    let future = covariates::read_future(req, &future_zone, |_| ds_format, |_| &[])?;
     // Raw steps are exact durations on UTC instants (docs/time.md), whatever the zone option.
     let zone = stamps::parse_zone(None)?;
     let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2 };

@@ -50,6 +50,8 @@ pub struct EntityStamps {
     /// The zone calendar steps run in: `options.timezone`; without it UTC, or the zone of the one
     /// offset every row carries (docs/time.md).
     pub zone: ZoneRule,
+    /// Repeated local times read (`time::ParsedStamps::repeated_walls`).
+    pub repeated_walls: Vec<i64>,
 }
 
 /// How the request's stamps are read: `options.timezone` and `options.ds_format`.
@@ -85,7 +87,12 @@ pub fn day_month_order(ds_format: Option<&str>) -> Result<Option<DayMonthOrder>>
 
 /// Parses the `ds` of entity `e` (errors name the row: `VALIDATION_ERROR`, `AMBIGUOUS_DATE_FORMAT`).
 pub fn parse_entity(table: &RowTable, e: usize, zone: &Zone, order: Option<DayMonthOrder>) -> Result<EntityStamps> {
-    let p = time::parse_entity(table, e, zone.option(), order)?;
+    parse_entity_after(table, e, zone, order, &[])
+}
+
+/// [`parse_entity`] for rows read after the entity's history (`seen`: its repeated local times).
+pub fn parse_entity_after(table: &RowTable, e: usize, zone: &Zone, order: Option<DayMonthOrder>, seen: &[i64]) -> Result<EntityStamps> {
+    let p = time::parse_entity_after(table, e, zone.option(), order, seen)?;
     Ok(EntityStamps {
         instants: p.instants,
         format: p.format.as_str(),
@@ -94,6 +101,7 @@ pub fn parse_entity(table: &RowTable, e: usize, zone: &Zone, order: Option<DayMo
         explicit_rows: p.explicit_rows,
         explicit_offsets: p.explicit_offsets,
         zone: p.zone,
+        repeated_walls: p.repeated_walls,
     })
 }
 

@@ -123,6 +123,9 @@ pub struct ParsedStamps {
     /// Naive rows whose local time was repeated by a DST change (the first row at such a time
     /// takes the earlier instant, a later row at the same time the later one).
     pub repeated_local_rows: usize,
+    /// The repeated local times read (wall-clock micros), sorted: the entity's future rows are
+    /// read after them, so a future row at such a time is its second pass.
+    pub repeated_walls: Vec<Micros>,
 }
 
 /// `s` quoted for a message, cut after 64 bytes (the longest stamp): an error need not echo a
@@ -156,8 +159,31 @@ pub fn parse_stamps<'a>(
     zone: Option<ZoneRule>,
     ds_format: Option<DayMonthOrder>,
 ) -> Result<ParsedStamps, HoraError> {
+    parse_stamps_after(stamps, zone, ds_format, &[])
+}
+
+/// [`parse_entity`] for rows that follow others of the same entity (its future rows after its
+/// history): a repeated local time in `seen` (the history's `repeated_walls`) was sent already,
+/// so these rows' first one at that time is its second pass (docs/time.md).
+pub fn parse_entity_after(
+    table: &RowTable,
+    e: usize,
+    zone: Option<ZoneRule>,
+    ds_format: Option<DayMonthOrder>,
+    seen: &[Micros],
+) -> Result<ParsedStamps, HoraError> {
+    parse_stamps_after(table.entity_ds(e), zone, ds_format, seen)
+}
+
+fn parse_stamps_after<'a>(
+    stamps: impl IntoIterator<Item = (u32, &'a str)>,
+    zone: Option<ZoneRule>,
+    ds_format: Option<DayMonthOrder>,
+    seen: &[Micros],
+) -> Result<ParsedStamps, HoraError> {
     let iter = stamps.into_iter();
     let mut acc = Accumulator::new(zone, iter.size_hint().0);
+    acc.repeated_walls.extend(seen.iter().copied());
     let mut first: Option<(Shape, u32)> = None;
     let mut pending: Vec<(u32, &'a str, Lexed)> = Vec::new();
     for (row, s) in iter {
@@ -239,6 +265,7 @@ impl Accumulator {
             explicit_offsets: Vec::new(),
             skipped_local_rows: 0,
             repeated_local_rows: 0,
+            repeated_walls: Vec::new(),
         };
         Accumulator {
             out,
@@ -356,6 +383,8 @@ impl Accumulator {
                 _ => ZoneRule::UTC,
             };
         }
+        self.out.repeated_walls = self.repeated_walls.iter().copied().collect();
+        self.out.repeated_walls.sort_unstable();
         self.out
     }
 
