@@ -378,6 +378,9 @@ describe('validation order steps 3 to 6', () => {
     const future = (ids: string[]) => ids.map((unique_id) => ({ unique_id, ds: '01/02/2024', x: 2 }));
     const two = await post({ series: [...history, ...b], h: 2, freq: 'D', future_covariates: future(['a', 'b']) });
     expect(blocked(two.json)).toEqual(['a', 'b']);
+    // In entity order, not the order the future rows list them.
+    const reversed = await post({ series: [...history, ...b], h: 2, freq: 'D', future_covariates: future(['b', 'a']) });
+    expect(blocked(reversed.json)).toEqual(['a', 'b']);
     const slash = Array.from({ length: 12 }, (_, i) => ({ unique_id: 'h', ds: `${i + 1}/1/2024`, y: i, x: 1 }));
     const mixed = await post({ series: [...slash, ...history], h: 2, freq: 'D', future_covariates: future(['a']) });
     expectError(mixed, 422, 'AMBIGUOUS_DATE_FORMAT');

@@ -241,6 +241,11 @@ fn with_the_regrid_declined_a_covariate_fill_covers_only_the_rows_that_exist() {
     assert_eq!(fills.len(), 1);
     assert_eq!((fills[0]["count"].clone(), fills[0]["status"].clone()), (json!(1), json!("applied")));
     assert_eq!(fills[0]["ranges"][0]["from"], json!(hour_stamp(40)));
+    // Proposed (strict) with the fill accepted: the same, the regrid's slot does not exist.
+    let err = run(&t, Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["exog.impute"]}))).unwrap_err();
+    let fills = decisions(report_of(&err), "exog.impute");
+    assert_eq!((fills[0]["count"].clone(), fills[0]["status"].clone()), (json!(1), json!("applied")));
+    assert_eq!(fills[0]["ranges"][0]["from"], json!(hour_stamp(40)));
     // With the regrid applied, both slots are filled.
     let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(decisions(out.report.as_ref().unwrap(), "exog.impute")[0]["count"], json!(2));
