@@ -224,15 +224,20 @@ describe('npx hora', () => {
   }, 120_000);
 });
 
+/** `npx hora` on `dir` with extra environment: its exit code and its one JSON object (stdout or stderr). */
+function cliOn(dir: string) {
+  return (env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: any }> =>
+    run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir, ...env } }).then(
+      (r) => ({ code: 0, out: JSON.parse(r.stdout) }),
+      (e) => ({ code: e.code as number, out: JSON.parse(e.stderr) }),
+    );
+}
+
 describe('the CLI mints keys with the prefix of the server on its HORA_DATA_DIR', () => {
   it('follows the prefix the server started with, and refuses a different HORA_KEY_PREFIX', async () => {
     const dir = tempDataDir();
     try {
-      const cli = (env: Record<string, string>, ...args: string[]) =>
-        run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir, ...env } }).then(
-          (r) => ({ code: 0, out: JSON.parse(r.stdout) }),
-          (e) => ({ code: e.code as number, out: JSON.parse(e.stderr) }),
-        );
+      const cli = cliOn(dir);
       await cli({}, 'org', 'create', 'o');
       await cli({}, 'account', 'create', 'a', '--org', 'o');
       // Before any server start: HORA_KEY_PREFIX, else hora; the first key minted fixes it until a start.
@@ -270,11 +275,7 @@ describe('the prefix of keys minted before the first start', () => {
   it('a first mint with HORA_KEY_PREFIX fixes it for later mints without the variable, and a restart with the served prefix does not warn', async () => {
     const dir = tempDataDir();
     try {
-      const cli = (env: Record<string, string>, ...args: string[]) =>
-        run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir, ...env } }).then(
-          (r) => ({ code: 0, out: JSON.parse(r.stdout) }),
-          (e) => ({ code: e.code as number, out: JSON.parse(e.stderr) }),
-        );
+      const cli = cliOn(dir);
       await cli({}, 'org', 'create', 'o');
       await cli({}, 'account', 'create', 'a', '--org', 'o');
       expect((await cli({ HORA_KEY_PREFIX: 'acme' }, 'key', 'create', '--account', 'a', '--name', 'k0')).out.key).toMatch(/^acme_live_/);
