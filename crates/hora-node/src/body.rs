@@ -1,7 +1,7 @@
 //! Request bodies: parsed off the event loop into columns that stay in Rust.
 
 use crate::errors::EngineError;
-use crate::guard::guarded;
+use crate::guard::{EngineTask, Guarded};
 use hora_core::ingest::{canonical_digest, parse_body, FieldError, ParsedBody};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
@@ -203,12 +203,12 @@ pub struct ParseTask {
     bytes: Buffer,
 }
 
-impl Task for ParseTask {
+impl EngineTask for ParseTask {
     type Output = std::result::Result<ParsedBody, HoraError>;
     type JsValue = ParsedRequest;
 
-    fn compute(&mut self) -> Result<Self::Output> {
-        guarded(|| Ok(parse_body(&self.bytes)))
+    fn run(&mut self) -> Result<Self::Output> {
+        Ok(parse_body(&self.bytes))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ParsedRequest> {
@@ -218,20 +218,20 @@ impl Task for ParseTask {
 
 /// Parses and validates a request body (`series` rows straight into columns) on the thread pool.
 #[napi(ts_return_type = "Promise<ParsedRequest>")]
-pub fn parse_request(body: Buffer) -> AsyncTask<ParseTask> {
-    AsyncTask::new(ParseTask { bytes: body })
+pub fn parse_request(body: Buffer) -> AsyncTask<Guarded<ParseTask>> {
+    AsyncTask::new(Guarded(ParseTask { bytes: body }))
 }
 
 pub struct DigestTask {
     bytes: Buffer,
 }
 
-impl Task for DigestTask {
+impl EngineTask for DigestTask {
     type Output = String;
     type JsValue = String;
 
-    fn compute(&mut self) -> Result<String> {
-        guarded(|| Ok(canonical_digest(&self.bytes)))
+    fn run(&mut self) -> Result<String> {
+        Ok(canonical_digest(&self.bytes))
     }
 
     fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
@@ -241,6 +241,6 @@ impl Task for DigestTask {
 
 /// SHA-256 (hex) of the canonical JSON of a body, for idempotency; computed on the thread pool.
 #[napi(ts_return_type = "Promise<string>")]
-pub fn canonical_digest_of(body: Buffer) -> AsyncTask<DigestTask> {
-    AsyncTask::new(DigestTask { bytes: body })
+pub fn canonical_digest_of(body: Buffer) -> AsyncTask<Guarded<DigestTask>> {
+    AsyncTask::new(Guarded(DigestTask { bytes: body }))
 }

@@ -3,7 +3,7 @@
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use crate::body::{ReadStamps, RequestRows};
-use crate::guard::guarded;
+use crate::guard::{EngineTask, Guarded};
 use hora_core::clean::{self, CleanOptions, CleanRequest, ModelLimits};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
@@ -101,23 +101,21 @@ fn with_request<T>(
     })
 }
 
-impl Task for CleanTask {
+impl EngineTask for CleanTask {
     type Output = std::result::Result<SerialisedClean, EngineError>;
     type JsValue = CleanOutcome;
 
-    fn compute(&mut self) -> Result<Self::Output> {
-        guarded(|| {
-            let start = std::time::Instant::now();
-            Ok(with_request(&self.rows, &self.params, clean::run)
-                .map(|c| {
-                    let clean_ms = start.elapsed().as_secs_f64() * 1000.0;
-                    let serialising = std::time::Instant::now();
-                    let (report_json, data_quality_json, warnings_json) = (json(&c.report), json(&c.data_quality), json(&c.warnings));
-                    let serialize_ms = serialising.elapsed().as_secs_f64() * 1000.0;
-                    SerialisedClean { freq: c.freq, report_json, data_quality_json, warnings_json, clean_ms, serialize_ms }
-                })
-                .map_err(Into::into))
-        })
+    fn run(&mut self) -> Result<Self::Output> {
+        let start = std::time::Instant::now();
+        Ok(with_request(&self.rows, &self.params, clean::run)
+            .map(|c| {
+                let clean_ms = start.elapsed().as_secs_f64() * 1000.0;
+                let serialising = std::time::Instant::now();
+                let (report_json, data_quality_json, warnings_json) = (json(&c.report), json(&c.data_quality), json(&c.warnings));
+                let serialize_ms = serialising.elapsed().as_secs_f64() * 1000.0;
+                SerialisedClean { freq: c.freq, report_json, data_quality_json, warnings_json, clean_ms, serialize_ms }
+            })
+            .map_err(Into::into))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<CleanOutcome> {
@@ -140,8 +138,8 @@ impl Task for CleanTask {
 
 /// Runs the cleaning stage of a parsed request on the thread pool.
 #[napi(ts_return_type = "Promise<CleanOutcome>")]
-pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CleanTask>> {
-    Ok(AsyncTask::new(CleanTask { rows: request.rows()?, params }))
+pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<Guarded<CleanTask>>> {
+    Ok(AsyncTask::new(Guarded(CleanTask { rows: request.rows()?, params })))
 }
 
 /// A check of the validation order over the parsed rows.
@@ -154,15 +152,13 @@ pub struct CheckTask {
     check: Box<RowCheck>,
 }
 
-impl Task for CheckTask {
+impl EngineTask for CheckTask {
     type Output = Option<EngineError>;
     type JsValue = Option<EngineError>;
 
-    fn compute(&mut self) -> Result<Self::Output> {
-        guarded(|| {
-            let CheckTask { rows, params, check } = self;
-            Ok(with_request(rows, params, |r| check(r)).err().map(Into::into))
-        })
+    fn run(&mut self) -> Result<Self::Output> {
+        let CheckTask { rows, params, check } = self;
+        Ok(with_request(rows, params, |r| check(r)).err().map(Into::into))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -174,15 +170,15 @@ impl Task for CheckTask {
 /// error, or null. Only entities over the maximum context are cleaned, to see whether a long gap
 /// cuts them.
 #[napi(ts_return_type = "Promise<EngineError | null>")]
-pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CheckTask>> {
-    Ok(AsyncTask::new(CheckTask { rows: request.rows()?, params, check: Box::new(clean::check_length) }))
+pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<Guarded<CheckTask>>> {
+    Ok(AsyncTask::new(Guarded(CheckTask { rows: request.rows()?, params, check: Box::new(clean::check_length) })))
 }
 
 /// Validation order step 3 for the stamps on the thread pool: every `ds` (and future `ds`) read in
 /// the request's zone and day/month order; the `VALIDATION_ERROR` of an unreadable one, or null.
 /// The stamps read stay with the request for its cleaning.
 #[napi(ts_return_type = "Promise<EngineError | null>")]
-pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<CheckTask>> {
+pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<Guarded<CheckTask>>> {
     let keep: ReadStamps = request.stamps.clone();
     let rows = request.rows()?;
     // A future row that lacks a string `unique_id` or `ds` is FUTURE_COVARIATES_INVALID, judged
@@ -198,7 +194,7 @@ pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<
         }
         Ok(())
     });
-    Ok(AsyncTask::new(CheckTask { rows, params, check }))
+    Ok(AsyncTask::new(Guarded(CheckTask { rows, params, check })))
 }
 
 /// `indptr` as entity bounds, once checked against the columns it slices.

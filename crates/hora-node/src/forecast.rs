@@ -7,7 +7,7 @@ use hora_core::clean::ModelLimits;
 use hora_core::forecast::{clean_for_forecast, forecast_cleaned, CleanedForecast, ForecastOutput, ForecastRequest};
 use hora_core::model::{plan_quantiles, ForecastOptions, ModelSession, Nonnegative, QuantilePolicy, QuantileRequest};
 use crate::options::CleaningParams;
-use crate::guard::guarded;
+use crate::guard::{EngineTask, Guarded};
 use hora_core::clean::CleanOptions;
 use hora_core::choice::Choice;
 use hora_core::{ErrorCode, HoraError};
@@ -182,19 +182,17 @@ pub struct CleanForecastTask {
     params: ForecastParams,
 }
 
-impl Task for CleanForecastTask {
+impl EngineTask for CleanForecastTask {
     type Output = std::result::Result<CleanedForecast, EngineError>;
     type JsValue = ForecastCleaning;
 
-    fn compute(&mut self) -> Result<Self::Output> {
-        guarded(|| {
-            Ok(loaded_model()
-                .and_then(|model| {
-                    let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
-                    to_request(&self.params).and_then(|r| clean_for_forecast(&self.rows.body, &r, limits, self.rows.stamps()))
-                })
-                .map_err(Into::into))
-        })
+    fn run(&mut self) -> Result<Self::Output> {
+        Ok(loaded_model()
+            .and_then(|model| {
+                let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
+                to_request(&self.params).and_then(|r| clean_for_forecast(&self.rows.body, &r, limits, self.rows.stamps()))
+            })
+            .map_err(Into::into))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastCleaning> {
@@ -204,8 +202,8 @@ impl Task for CleanForecastTask {
 
 /// The forecast's cleaning stage on the thread pool (validation order step 8), before a model slot.
 #[napi(ts_return_type = "Promise<ForecastCleaning>")]
-pub fn run_forecast_cleaning_task(request: &ParsedRequest, params: ForecastParams) -> Result<AsyncTask<CleanForecastTask>> {
-    Ok(AsyncTask::new(CleanForecastTask { rows: request.rows()?, params }))
+pub fn run_forecast_cleaning_task(request: &ParsedRequest, params: ForecastParams) -> Result<AsyncTask<Guarded<CleanForecastTask>>> {
+    Ok(AsyncTask::new(Guarded(CleanForecastTask { rows: request.rows()?, params })))
 }
 
 pub struct ForecastTask {
@@ -213,18 +211,16 @@ pub struct ForecastTask {
     params: ForecastParams,
 }
 
-impl Task for ForecastTask {
+impl EngineTask for ForecastTask {
     type Output = std::result::Result<SerialisedParts, EngineError>;
     type JsValue = ForecastOutcome;
 
-    fn compute(&mut self) -> Result<Self::Output> {
-        guarded(|| {
-            let cleaned = self.cleaned.take().ok_or_else(|| Error::new(Status::GenericFailure, "the cleaned request ran twice"))?;
-            Ok(loaded_model()
-                .and_then(|model| to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model)))
-                .map(serialise)
-                .map_err(Into::into))
-        })
+    fn run(&mut self) -> Result<Self::Output> {
+        let cleaned = self.cleaned.take().ok_or_else(|| Error::new(Status::GenericFailure, "the cleaned request ran twice"))?;
+        Ok(loaded_model()
+            .and_then(|model| to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model)))
+            .map(serialise)
+            .map_err(Into::into))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastOutcome> {
@@ -238,9 +234,9 @@ impl Task for ForecastTask {
 /// The model call (validation order step 9) on the thread pool, over a request cleaned by
 /// `runForecastCleaningTask`; each cleaning is taken by one model call.
 #[napi(ts_return_type = "Promise<ForecastOutcome>")]
-pub fn run_forecast_task(cleaning: &ForecastCleaning, params: ForecastParams) -> Result<AsyncTask<ForecastTask>> {
+pub fn run_forecast_task(cleaning: &ForecastCleaning, params: ForecastParams) -> Result<AsyncTask<Guarded<ForecastTask>>> {
     let slot = cleaning.inner.as_ref().map_err(|_| Error::new(Status::InvalidArg, "the cleaning stage refused this request"))?;
     let cleaned = slot.lock().map_err(|_| Error::new(Status::GenericFailure, "the cleaned request is poisoned"))?.take();
     let cleaned = cleaned.ok_or_else(|| Error::new(Status::InvalidArg, "this cleaned request was already forecast"))?;
-    Ok(AsyncTask::new(ForecastTask { cleaned: Some(cleaned), params }))
+    Ok(AsyncTask::new(Guarded(ForecastTask { cleaned: Some(cleaned), params })))
 }
