@@ -94,6 +94,23 @@ fn a_local_time_sent_twice_inside_a_fall_back_is_the_repeated_hours_second_pass(
 }
 
 #[test]
+fn rows_sent_newest_first_meet_the_repeated_hours_later_pass_first() {
+    let ny = Some(zone_of("America/New_York"));
+    let hours = |ds: &[&str]| -> Vec<i64> {
+        let p = time::parse_entity(&table_of(ds), 0, ny, None).unwrap();
+        p.instants.iter().map(|t| (t - micros("2024-11-03T00:00:00Z")) / 3_600_000_000).collect()
+    };
+    let newest_first = ["2024-11-03 02:00", "2024-11-03 01:00", "2024-11-03 01:00", "2024-11-03 00:00"];
+    assert_eq!(hours(&newest_first), [7, 6, 5, 4]);
+    // A time sent once is read as its earlier instant, whichever way the rows run.
+    assert_eq!(hours(&["2024-11-03 02:00", "2024-11-03 01:00", "2024-11-03 00:00"]), [7, 5, 4]);
+    // Daily data: a local time sent twice on the fall-back day is a duplicate either way.
+    let days = ["2024-11-04 01:00", "2024-11-03 01:00", "2024-11-03 01:00", "2024-11-02 01:00", "2024-11-01 01:00"];
+    let d = hours(&days);
+    assert_eq!((d[1], d[2]), (5, 5));
+}
+
+#[test]
 fn errors_name_the_global_row_index_of_the_entity() {
     // Two entities interleaved: rows 0, 2 are "a", rows 1, 3 are "b"; row 3 is bad.
     let mut table = table_of(&["2024-01-01", "2024-01-01", "2024-01-02", "2024-02-30"]);

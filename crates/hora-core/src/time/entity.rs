@@ -9,7 +9,7 @@ use super::Micros;
 use crate::choice::{one_of, Choice};
 use crate::error::{ErrorCode, HoraError};
 use crate::ingest::RowTable;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Day/month order of `D/M/YYYY` and `M/D/YYYY` stamps (`options.ds_format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,6 +247,14 @@ struct Accumulator {
     repeated_walls: HashSet<i64, foldhash::fast::RandomState>,
     /// Rows read as a repeated hour's second pass: (position in `instants`, earlier instant).
     second_pass: Vec<(usize, Micros)>,
+    /// Rows read as a repeated hour's first pass: (position in `instants`, later instant, wall).
+    first_pass: Vec<(usize, Micros, Micros)>,
+    /// Walls of rows read as a second pass here (with the earlier instant's row position).
+    second_pass_walls: Vec<(usize, Micros)>,
+    /// Consecutive naive rows whose wall time rose, and fell: which way the entity was sent.
+    walls_rising: usize,
+    walls_falling: usize,
+    last_wall: Option<Micros>,
     /// The zone's offset over one whole UTC day, when it has one (day, offset): one zone look-up
     /// a day rather than one a row.
     day_offset: (i64, Option<i32>),
@@ -277,6 +285,11 @@ impl Accumulator {
             clocked_rows: false,
             repeated_walls: HashSet::default(),
             second_pass: Vec::new(),
+            first_pass: Vec::new(),
+            second_pass_walls: Vec::new(),
+            walls_rising: 0,
+            walls_falling: 0,
+            last_wall: None,
             day_offset: (i64::MIN, None),
         }
     }
@@ -301,6 +314,12 @@ impl Accumulator {
             (_, None) => {
                 self.out.naive_rows += 1;
                 let wall = l.wall_micros(m, d);
+                match self.last_wall {
+                    Some(last) if wall > last => self.walls_rising += 1,
+                    Some(last) if wall < last => self.walls_falling += 1,
+                    _ => {}
+                }
+                self.last_wall = Some(wall);
                 let (t, kind) = self.conv.convert(wall);
                 match kind {
                     LocalKind::Unique => t,
@@ -313,9 +332,11 @@ impl Accumulator {
                         // A wall time sent again inside a fall-back is the repeated hour's second
                         // pass (a logger on local time writes 01:00 twice), not a duplicate.
                         if self.repeated_walls.insert(wall) {
+                            self.first_pass.push((self.out.instants.len(), later, wall));
                             t
                         } else {
                             self.second_pass.push((self.out.instants.len(), t));
+                            self.second_pass_walls.push((self.out.instants.len(), wall));
                             later
                         }
                     }
@@ -366,7 +387,9 @@ impl Accumulator {
 
     fn finish(mut self, format: DsFormat) -> ParsedStamps {
         self.out.format = format;
-        self.merge_second_passes_of_daily_data();
+        if !self.merge_second_passes_of_daily_data() {
+            self.mirror_passes_of_rows_sent_newest_first();
+        }
         if self.zone_given && !self.clocked_rows && self.clockless_on_utc_clock() {
             self.offsets_fit_zone = false;
         }
@@ -391,15 +414,36 @@ impl Accumulator {
     /// A second pass of the repeated hour exists only for data sampled within the day: in daily
     /// or coarser data (most common step a day or more) a wall time sent twice on the fall-back
     /// day is a duplicate, read as the earlier instant like the first, so the last row is kept.
-    fn merge_second_passes_of_daily_data(&mut self) {
+    /// True when it merged them.
+    fn merge_second_passes_of_daily_data(&mut self) -> bool {
         if self.second_pass.is_empty() {
-            return;
+            return false;
         }
         let mut sorted = self.out.instants.clone();
         sorted.sort_unstable();
         // Local days are 23 to 25 hours long across daylight saving.
-        if mode_delta(&sorted) >= 23 * MICROS_PER_HOUR {
+        let daily = mode_delta(&sorted) >= 23 * MICROS_PER_HOUR;
+        if daily {
             for &(i, earlier) in &self.second_pass {
+                self.out.instants[i] = earlier;
+            }
+        }
+        daily
+    }
+
+    /// Rows sent newest first meet a repeated hour's later pass first: when more consecutive naive
+    /// rows fell than rose, the first row at a repeated time is the later pass and a row sent
+    /// again at it the earlier (the contract lets rows come in any order). Times the history
+    /// already sent (future rows) keep the order sent: their first row here is a second pass.
+    fn mirror_passes_of_rows_sent_newest_first(&mut self) {
+        if self.second_pass.is_empty() || self.walls_falling <= self.walls_rising {
+            return;
+        }
+        // Only times sent twice here swap; one sent once keeps the earlier instant (docs/time.md).
+        let first: HashMap<Micros, (usize, Micros)> = self.first_pass.iter().map(|&(i, later, wall)| (wall, (i, later))).collect();
+        for (&(i, earlier), &(_, wall)) in self.second_pass.iter().zip(&self.second_pass_walls) {
+            if let Some(&(first_row, later)) = first.get(&wall) {
+                self.out.instants[first_row] = later;
                 self.out.instants[i] = earlier;
             }
         }
