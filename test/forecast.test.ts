@@ -401,6 +401,11 @@ describe('validation order steps 3 to 6', () => {
     const unread = await post(body({}));
     expectError(unread, 422, 'AMBIGUOUS_DATE_FORMAT');
     expect(unread.json.error.details.field).toBe('future_covariates[0].ds');
+    // A future ds impossible under ds_format (no month 13) is unreadable at step 3, before the
+    // model check of step 6.
+    const impossible = await post({ ...body({ ds_format: 'dmy' }), model: 'gpt-ts', future_covariates: [{ unique_id: 'a', ds: '1/13/2024', x: 2 }] });
+    expectError(impossible, 422, 'VALIDATION_ERROR');
+    expect(impossible.json.error.details.errors[0].field).toBe('future_covariates[0].ds');
   });
 
   it('future rows are read like their history: ds_format or the proven day/month order; an unreadable one is VALIDATION_ERROR', async () => {
