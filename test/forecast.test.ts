@@ -286,6 +286,9 @@ describe('validation order steps 3 to 6', () => {
       expectError(r, 422, 'FUTURE_COVARIATES_INVALID');
       expect(r.json.error.details.unique_id).toBe('zz');
     }
+    // Of two such entities, the first sent is named.
+    const two = [...future, { unique_id: 'yy', ds: isoZ(Date.UTC(2024, 0, 2)), temp: 2 }];
+    expect((await post({ ...base({}, series), future_covariates: two })).json.error.details.unique_id).toBe('zz');
   });
 
   it('within step 3 an unreadable ds comes before FUTURE_COVARIATES_INVALID, which comes before COVARIATE_COLUMN_MISMATCH', async () => {
@@ -523,6 +526,13 @@ describe('validation order steps 3 to 6', () => {
     const r = await post(withFutureRows(50_001, { h: 0, freq: 'h' }));
     expectError(r, 422, 'VALIDATION_ERROR');
     expect(r.json.error.details.errors).toEqual([expect.objectContaining({ field: 'h' })]);
+    // So do step 3's stamp read and its future-row checks.
+    const over = withFutureRows(50_001, { h: 1, freq: 'h' });
+    const unreadable = await post(over.replace('"ds":"2024-01-01T00:00:00Z"', '"ds":"garbage"'));
+    expectError(unreadable, 422, 'VALIDATION_ERROR');
+    expect(unreadable.json.error.details.errors[0].field).toBe('series[0].ds');
+    const futureWithY = await post(over.replace('"t":2}', '"t":2,"y":1}'));
+    expectError(futureWithY, 422, 'FUTURE_COVARIATES_INVALID');
   });
 
   it('the bounds of level, point_quantile and the accept and decline ids are enforced', async () => {
