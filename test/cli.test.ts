@@ -297,6 +297,27 @@ describe('the prefix of keys minted before the first start', () => {
   });
 });
 
+describe('the first server start on a new data directory', () => {
+  it('records its key prefix without a warning: no keys were issued before it', async () => {
+    const dir = tempDataDir();
+    try {
+      const warnings: string[] = [];
+      const app = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0', HORA_KEY_PREFIX: 'acme' }), { logger: false, routes: testRoutes(new TestControl()) });
+      app.log.warn = ((msg: string) => void warnings.push(msg)) as typeof app.log.warn;
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      await app.close();
+      expect(warnings).toEqual([]);
+      // The CLI then mints with the served prefix.
+      const cli = cliOn(dir);
+      await cli({}, 'org', 'create', 'o');
+      await cli({}, 'account', 'create', 'a', '--org', 'o');
+      expect((await cli({}, 'key', 'create', '--account', 'a', '--name', 'k')).out.key).toMatch(/^acme_live_/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('two first key mints at once, before any server start', () => {
   it('never mint keys with two prefixes: the one that loses uses the winner prefix or is refused', async () => {
     for (let round = 0; round < 3; round++) {
