@@ -271,6 +271,16 @@ describe('the CLI mints keys with the prefix of the server on its HORA_DATA_DIR'
   });
 });
 
+/** Starts a server on `dir` with `prefix`, stops it, and returns what it warned at start. */
+async function startAndStop(dir: string, prefix: string): Promise<string[]> {
+  const warnings: string[] = [];
+  const app = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0', HORA_KEY_PREFIX: prefix }), { logger: false, routes: testRoutes(new TestControl()) });
+  app.log.warn = ((msg: string) => void warnings.push(msg)) as typeof app.log.warn;
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.close();
+  return warnings;
+}
+
 describe('the prefix of keys minted before the first start', () => {
   it('a first mint with HORA_KEY_PREFIX fixes it for later mints without the variable, and a restart with the served prefix does not warn', async () => {
     const dir = tempDataDir();
@@ -282,15 +292,9 @@ describe('the prefix of keys minted before the first start', () => {
       // Unset here: the prefix the store's keys carry, not the default.
       const plain = await cli({ HORA_KEY_PREFIX: '' }, 'key', 'create', '--account', 'a', '--name', 'k1');
       expect([plain.code, plain.out.key]).toEqual([0, expect.stringMatching(/^acme_live_/)]);
-      const warnings: string[] = [];
-      for (let start = 0; start < 2; start++) {
-        const app = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0', HORA_KEY_PREFIX: 'other' }), { logger: false, routes: testRoutes(new TestControl()) });
-        app.log.warn = ((msg: string) => void warnings.push(msg)) as typeof app.log.warn;
-        await app.listen({ host: '127.0.0.1', port: 0 });
-        await app.close();
-      }
       // The first start changed the prefix from the minted one; the restart with the same prefix did not.
-      expect(warnings).toEqual([expect.stringMatching(/HORA_KEY_PREFIX changed from "acme" to "other"/)]);
+      expect(await startAndStop(dir, 'other')).toEqual([expect.stringMatching(/HORA_KEY_PREFIX changed from "acme" to "other"/)]);
+      expect(await startAndStop(dir, 'other')).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -301,12 +305,7 @@ describe('the first server start on a new data directory', () => {
   it('records its key prefix without a warning: no keys were issued before it', async () => {
     const dir = tempDataDir();
     try {
-      const warnings: string[] = [];
-      const app = await buildApp(loadConfig({ HORA_DATA_DIR: dir, PORT: '0', HORA_KEY_PREFIX: 'acme' }), { logger: false, routes: testRoutes(new TestControl()) });
-      app.log.warn = ((msg: string) => void warnings.push(msg)) as typeof app.log.warn;
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      await app.close();
-      expect(warnings).toEqual([]);
+      expect(await startAndStop(dir, 'acme')).toEqual([]);
       // The CLI then mints with the served prefix.
       const cli = cliOn(dir);
       await cli({}, 'org', 'create', 'o');

@@ -82,15 +82,7 @@ pub fn request_shape() -> RequestShape {
         quantile_policies: strings(&QuantilePolicy::names()),
         ds_formats: strings(&DayMonthOrder::names()),
         decision_ids: DecisionId::ALL.iter().map(|d| d.as_str().to_string()).collect(),
-        decision_kinds: {
-            let mut kinds: Vec<String> = Vec::new();
-            for kind in DecisionId::ALL.iter().map(|d| d.kind().to_string()) {
-                if !kinds.contains(&kind) {
-                    kinds.push(kind);
-                }
-            }
-            kinds
-        },
+        decision_kinds: strings(&DecisionId::kinds()),
         decision_statuses: decisions::Status::ALL.iter().map(|s| s.as_str().to_string()).collect(),
         seasonal_period_min: options::SEASONAL_PERIOD_MIN,
         seasonal_period_max: options::SEASONAL_PERIOD_MAX,

@@ -169,10 +169,13 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
     // As for `y` (entity.rs): while the regrid does not apply (proposed or declined), the slots it
     // would insert do not exist, and an applied fill covers only the rows that do.
     let regrid_unapplied = o.decisions.iter().any(|d| d.id == DecisionId::Regrid && !d.applied());
-    let mut has_row = vec![false; o.grid.len()];
-    for t in &p.ts {
-        if let Ok(k) = o.grid.binary_search(t) {
-            has_row[k] = true;
+    // Which grid slots hold a row sent: needed only then.
+    let mut has_row = vec![false; if regrid_unapplied { o.grid.len() } else { 0 }];
+    if regrid_unapplied {
+        for t in &p.ts {
+            if let Ok(k) = o.grid.binary_search(t) {
+                has_row[k] = true;
+            }
         }
     }
     let mut columns = Vec::new();

@@ -62,6 +62,17 @@ impl DecisionId {
         }
     }
 
+    /// Every `kind`, each once, in the order of `ALL`.
+    pub fn kinds() -> Vec<&'static str> {
+        let mut kinds: Vec<&'static str> = Vec::new();
+        for kind in DecisionId::ALL.iter().map(|d| d.kind()) {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        kinds
+    }
+
     /// What the decision does to the data.
     pub fn kind(self) -> &'static str {
         match self {

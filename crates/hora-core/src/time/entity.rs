@@ -245,12 +245,10 @@ struct Accumulator {
     /// Repeated wall-clock times seen so far: usually a fall-back's hour, but sub-second data
     /// can hold 100,000 of them, so a set (a list search made that parse quadratic).
     repeated_walls: HashSet<i64, foldhash::fast::RandomState>,
-    /// Rows read as a repeated hour's second pass: (position in `instants`, earlier instant).
-    second_pass: Vec<(usize, Micros)>,
+    /// Rows read as a repeated hour's second pass: (position in `instants`, earlier instant, wall).
+    second_pass: Vec<(usize, Micros, Micros)>,
     /// Rows read as a repeated hour's first pass: (position in `instants`, later instant, wall).
     first_pass: Vec<(usize, Micros, Micros)>,
-    /// Walls of rows read as a second pass here (with the earlier instant's row position).
-    second_pass_walls: Vec<(usize, Micros)>,
     /// Consecutive naive rows whose wall time rose, and fell: which way the entity was sent.
     walls_rising: usize,
     walls_falling: usize,
@@ -286,7 +284,6 @@ impl Accumulator {
             repeated_walls: HashSet::default(),
             second_pass: Vec::new(),
             first_pass: Vec::new(),
-            second_pass_walls: Vec::new(),
             walls_rising: 0,
             walls_falling: 0,
             last_wall: None,
@@ -335,8 +332,7 @@ impl Accumulator {
                             self.first_pass.push((self.out.instants.len(), later, wall));
                             t
                         } else {
-                            self.second_pass.push((self.out.instants.len(), t));
-                            self.second_pass_walls.push((self.out.instants.len(), wall));
+                            self.second_pass.push((self.out.instants.len(), t, wall));
                             later
                         }
                     }
@@ -424,7 +420,7 @@ impl Accumulator {
         // Local days are 23 to 25 hours long across daylight saving.
         let daily = mode_delta(&sorted) >= 23 * MICROS_PER_HOUR;
         if daily {
-            for &(i, earlier) in &self.second_pass {
+            for &(i, earlier, _) in &self.second_pass {
                 self.out.instants[i] = earlier;
             }
         }
@@ -441,7 +437,7 @@ impl Accumulator {
         }
         // Only times sent twice here swap; one sent once keeps the earlier instant (docs/time.md).
         let first: HashMap<Micros, (usize, Micros)> = self.first_pass.iter().map(|&(i, later, wall)| (wall, (i, later))).collect();
-        for (&(i, earlier), &(_, wall)) in self.second_pass.iter().zip(&self.second_pass_walls) {
+        for &(i, earlier, wall) in &self.second_pass {
             if let Some(&(first_row, later)) = first.get(&wall) {
                 self.out.instants[first_row] = later;
                 self.out.instants[i] = earlier;
