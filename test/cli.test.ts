@@ -233,13 +233,19 @@ function cliOn(dir: string) {
     );
 }
 
+/** `cliOn(dir)` once org `o` and its account `a` exist there. */
+async function cliWithAccount(dir: string) {
+  const cli = cliOn(dir);
+  await cli({}, 'org', 'create', 'o');
+  await cli({}, 'account', 'create', 'a', '--org', 'o');
+  return cli;
+}
+
 describe('the CLI mints keys with the prefix of the server on its HORA_DATA_DIR', () => {
   it('follows the prefix the server started with, and refuses a different HORA_KEY_PREFIX', async () => {
     const dir = tempDataDir();
     try {
-      const cli = cliOn(dir);
-      await cli({}, 'org', 'create', 'o');
-      await cli({}, 'account', 'create', 'a', '--org', 'o');
+      const cli = await cliWithAccount(dir);
       // Before any server start: HORA_KEY_PREFIX, else hora; the first key minted fixes it until a start.
       expect((await cli({}, 'key', 'create', '--account', 'a', '--name', 'k0')).out.key).toMatch(/^hora_live_/);
       const early = await cli({ HORA_KEY_PREFIX: 'acme' }, 'key', 'create', '--account', 'a', '--name', 'k0b');
@@ -285,9 +291,7 @@ describe('the prefix of keys minted before the first start', () => {
   it('a first mint with HORA_KEY_PREFIX fixes it for later mints without the variable, and a restart with the served prefix does not warn', async () => {
     const dir = tempDataDir();
     try {
-      const cli = cliOn(dir);
-      await cli({}, 'org', 'create', 'o');
-      await cli({}, 'account', 'create', 'a', '--org', 'o');
+      const cli = await cliWithAccount(dir);
       expect((await cli({ HORA_KEY_PREFIX: 'acme' }, 'key', 'create', '--account', 'a', '--name', 'k0')).out.key).toMatch(/^acme_live_/);
       // Unset here: the prefix the store's keys carry, not the default.
       const plain = await cli({ HORA_KEY_PREFIX: '' }, 'key', 'create', '--account', 'a', '--name', 'k1');
@@ -307,9 +311,7 @@ describe('the first server start on a new data directory', () => {
     try {
       expect(await startAndStop(dir, 'acme')).toEqual([]);
       // The CLI then mints with the served prefix.
-      const cli = cliOn(dir);
-      await cli({}, 'org', 'create', 'o');
-      await cli({}, 'account', 'create', 'a', '--org', 'o');
+      const cli = await cliWithAccount(dir);
       expect((await cli({}, 'key', 'create', '--account', 'a', '--name', 'k')).out.key).toMatch(/^acme_live_/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
