@@ -2,6 +2,7 @@
 
 mod clean_common;
 use clean_common::*;
+use hora_core::clean::Purpose;
 use serde_json::json;
 
 fn micros_of(s: &str) -> i64 {
@@ -190,3 +191,18 @@ fn a_daily_stamp_sent_twice_on_the_fall_back_day_is_a_duplicate_and_the_last_row
         assert_eq!(e.values.iter().filter(|v| **v == 999.0).count(), 1, "{day}");
     }
 }
+
+#[test]
+fn a_dry_run_refuses_a_horizon_past_year_9999_as_the_forecast_does() {
+    // Daily rows to 9999-12-25: six days are left in the calendar.
+    let rows = daily("9999-12-06", 20, |d| d.format("%Y-%m-%dT00:00:00Z").to_string());
+    for preset in ["default", "raw"] {
+        let o = opts(json!({"preset": preset}));
+        for purpose in [Purpose::Forecast, Purpose::DryRun] {
+            assert!(run_for(purpose, &table(&rows), None, Some("D"), 6, &o).is_ok(), "{preset} {purpose:?}");
+            let err = run_for(purpose, &table(&rows), None, Some("D"), 7, &o).unwrap_err();
+            assert_eq!((err.code, err.details["errors"][0]["field"].as_str()), (hora_core::ErrorCode::ValidationError, Some("h")), "{preset} {purpose:?}");
+        }
+    }
+}
+

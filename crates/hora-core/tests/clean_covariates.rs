@@ -2,6 +2,7 @@
 
 mod clean_common;
 use clean_common::*;
+use hora_core::clean::Purpose;
 use hora_core::ErrorCode;
 use serde_json::json;
 
@@ -268,3 +269,26 @@ fn naive_future_stamps_read_in_utc_count_in_the_naive_timestamps_issue() {
     let err = run_future(&table_with(&empty, &[("temp", vec![Some(1.0); 30])]), &f, Some("h"), 3, &opts(json!({}))).unwrap_err();
     assert_eq!(report_of(&err)["series"][0]["issues"], json!([{"code": "naive_timestamps_assumed_utc", "level": "info", "count": 3}]));
 }
+
+#[test]
+fn a_dry_run_reports_as_the_forecast_does_and_lists_stamps_only_for_entities_with_future_rows() {
+    // Entity a sends future rows for two of three forecast stamps; b sends none.
+    let rows: Vec<Row> = hourly("a", 30).into_iter().chain(hourly("b", 30)).collect();
+    let t = table_with(&rows, &[("temp", vec![Some(1.0); 60])]);
+    let f = future("a", 30, 2, "temp", Some(1.0));
+    let o = opts(json!({}));
+    let forecast = run_for(Purpose::Forecast, &t, Some(&f), Some("h"), 3, &o).unwrap();
+    let dry = run_for(Purpose::DryRun, &t, Some(&f), Some("h"), 3, &o).unwrap();
+    assert_eq!(dry.report, forecast.report);
+    assert_eq!(dry.data_quality, forecast.data_quality);
+    assert_eq!(dry.warnings, forecast.warnings);
+    for (d, f) in dry.entities.iter().zip(&forecast.entities) {
+        assert_eq!(d.model_input, f.model_input);
+    }
+    // b's column misses every forecast stamp though none was listed for it.
+    assert_eq!(dry.entities[1].model_input["covariates"][0]["reason"], "future_values_missing");
+    assert_eq!(dry.entities[0].forecast_stamps, vec![micros(30), micros(31), micros(32)]);
+    assert!(dry.entities[1].forecast_stamps.is_empty());
+    assert_eq!(forecast.entities[1].forecast_stamps.len(), 3);
+}
+

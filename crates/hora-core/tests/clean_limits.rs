@@ -3,7 +3,7 @@
 
 mod clean_common;
 use clean_common::*;
-use hora_core::clean::{self, CleanRequest};
+use hora_core::clean::{self, CleanRequest, Purpose};
 use hora_core::ErrorCode;
 use serde_json::json;
 
@@ -121,7 +121,7 @@ fn an_entity_cut_by_a_long_gap_skips_the_pre_cleaning_length_check() {
     let t = table(&rows);
     let o = opts(json!({}));
     // 4,900 rows, more than the model's 4,096, pass the check before cleaning: the split will cut them.
-    let req = CleanRequest { series: &t, future: None, freq: Some("h"), h: 1, options: &o, model_limits: Some(LIMITS), stamps: None };
+    let req = CleanRequest { series: &t, future: None, freq: Some("h"), h: 1, options: &o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast };
     assert!(clean::check_length(&req).is_ok());
     let out = run(&t, Some("h"), 1, &o).unwrap();
     assert_eq!(out.entities[0].values.len(), 3900);
@@ -133,7 +133,7 @@ fn an_implied_grid_too_large_is_points_exceeded_before_allocating() {
     let rows: Vec<Row> = vec![("a".into(), "2000-01-01T00:00:00Z".into(), Some(1.0)), ("a".into(), "2090-01-01T00:00:00Z".into(), Some(1.0))];
     let t = table(&rows);
     let o = opts(json!({"gap_split_min_steps": 0}));
-    let err = clean::run(&CleanRequest { series: &t, future: None, freq: Some("s"), h: 0, options: &o, model_limits: None, stamps: None }).unwrap_err();
+    let err = clean::run(&CleanRequest { series: &t, future: None, freq: Some("s"), h: 0, options: &o, model_limits: None, stamps: None, purpose: Purpose::Forecast }).unwrap_err();
     assert_eq!(err.code, ErrorCode::PointsExceeded);
     assert!(err.details["points"].as_u64().unwrap() > err.details["cap"].as_u64().unwrap());
 }
@@ -159,7 +159,7 @@ fn a_mask_without_a_model_gives_way_to_the_grid_cap_cut_as_the_forecast_does() {
     let t = table(&stray_row_before_seconds(100));
     let o = opts(json!({"long_gap": "mask"}));
     for limits in [None, Some(LIMITS)] {
-        let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: limits, stamps: None }).unwrap();
+        let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: limits, stamps: None, purpose: Purpose::Forecast }).unwrap();
         assert_eq!(out.entities[0].values.len(), 100);
         assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.split").len(), 1);
         assert!(out.warnings.iter().any(|w| w["code"] == "long_gap_mask_unavailable"));
@@ -183,7 +183,7 @@ fn a_stray_old_row_the_split_drops_does_not_make_the_grid_too_large() {
     let t = table(&stray_row_before_seconds(100));
     let o = opts(json!({}));
     for limits in [None, Some(LIMITS)] {
-        let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: limits, stamps: None }).unwrap();
+        let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: limits, stamps: None, purpose: Purpose::Forecast }).unwrap();
         assert_eq!(out.freq, "s");
         assert_eq!(out.entities[0].values.len(), 100);
         let report = out.report.unwrap();
@@ -203,13 +203,13 @@ fn a_stray_old_row_the_split_drops_does_not_make_the_grid_too_large() {
 fn a_requested_mask_that_the_grid_cap_cut_replaces_with_a_split_is_warned_about_once() {
     let t = table(&stray_row_before_seconds(100));
     let o = opts(json!({"long_gap": "mask"}));
-    let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: Some(LIMITS), stamps: None }).unwrap();
+    let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast }).unwrap();
     assert_eq!(out.entities[0].values.len(), 100);
     assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.split").len(), 1);
     let warned: Vec<_> = out.warnings.iter().filter(|w| w["code"] == "long_gap_mask_unavailable").collect();
     assert_eq!(warned, [&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})]);
     // Without the mask there is nothing to warn about.
-    let plain = clean::run(&CleanRequest { options: &opts(json!({})), series: &t, future: None, freq: None, h: 1, model_limits: Some(LIMITS), stamps: None }).unwrap();
+    let plain = clean::run(&CleanRequest { options: &opts(json!({})), series: &t, future: None, freq: None, h: 1, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast }).unwrap();
     assert!(plain.warnings.iter().all(|w| w["code"] != "long_gap_mask_unavailable"));
 }
 
@@ -235,7 +235,7 @@ fn a_stray_old_row_before_more_stamps_than_the_context_is_cut_not_allocated() {
     // about a billion slots unless the stray row is cut first.
     let t = table(&stray_row_before_seconds(5000));
     let o = opts(json!({}));
-    let req = CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: Some(LIMITS), stamps: None };
+    let req = CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast };
     // Cut to its 5,000 seconds, the entity is still too long, at step 6 and in the cleaning.
     for err in [clean::check_length(&req).unwrap_err(), clean::run(&req).unwrap_err()] {
         assert_eq!(err.code, ErrorCode::SeriesTooLong);
@@ -325,7 +325,7 @@ fn an_omitted_freq_is_inferred_and_echoed_as_its_canonical_token() {
 fn clean_without_a_model_has_no_maximum_context() {
     let t = table(&hourly("a", 5000));
     let o = opts(json!({}));
-    let out = clean::run(&CleanRequest { series: &t, future: None, freq: Some("h"), h: 0, options: &o, model_limits: None, stamps: None }).unwrap();
+    let out = clean::run(&CleanRequest { series: &t, future: None, freq: Some("h"), h: 0, options: &o, model_limits: None, stamps: None, purpose: Purpose::Forecast }).unwrap();
     assert_eq!(out.entities[0].values.len(), 5000);
     assert!(out.entities[0].forecast_stamps.is_empty());
 }

@@ -4,7 +4,7 @@ use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use crate::body::{ReadStamps, RequestRows};
 use crate::guard::{EngineTask, Guarded};
-use hora_core::clean::{self, CleanOptions, CleanRequest, ModelLimits};
+use hora_core::clean::{self, CleanOptions, CleanRequest, ModelLimits, Purpose};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -98,6 +98,7 @@ fn with_request<T>(
         options: &options,
         model_limits,
         stamps: rows.stamps(),
+        purpose: Purpose::DryRun,
     })
 }
 

@@ -199,7 +199,7 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         // Each forecast stamp needs a number in its future row.
         let covers = match future {
             Some((fc, rows)) => rows.iter().all(|r| r.is_some_and(|r| fc.values[r as usize].is_finite())),
-            None => o.forecast_stamps.is_empty(),
+            None => !o.has_horizon(ctx.h),
         };
         // A string or boolean in a row of this entity that counts: a history row on the cleaned
         // grid (not one dropped off the grid or cut by a split, judged like a gap there), or the

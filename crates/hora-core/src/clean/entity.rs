@@ -23,6 +23,9 @@ pub struct Ctx<'a> {
     pub limits: Option<ModelLimits>,
     pub h: usize,
     pub period: usize,
+    /// List the `h` forecast stamps (a forecast, or future rows to check against them); else
+    /// only check that they fit the calendar ([`horizon_fits`]).
+    pub list_forecast_stamps: bool,
 }
 
 /// One entity after cleaning: its model context and everything the report says about it.
@@ -47,7 +50,10 @@ pub struct Outcome {
     pub masked_tail: usize,
     pub long_gap_points: usize,
     pub long_gap_masked: bool,
+    /// Listed only when `Ctx::list_forecast_stamps`.
     pub forecast_stamps: Vec<i64>,
+    /// Fewer than `h` forecast stamps fit before the end of year 9999 (the pipeline refuses it).
+    pub horizon_short: bool,
     /// The entity was placed on a grid (false: no numeric y, or too far off the grid), so the
     /// report gives its counts.
     pub has_grid: bool,
@@ -59,6 +65,12 @@ impl Outcome {
     /// declined: the cleaning then answers for the entity, with its report.
     pub fn split_found(&self) -> bool {
         self.decisions.iter().any(|x| x.id == DecisionId::Split)
+    }
+
+    /// Whether forecast stamps follow this entity's context (`h` > 0 and a context to step
+    /// from), listed or not: a future covariate must then cover them.
+    pub fn has_horizon(&self, h: usize) -> bool {
+        h > 0 && !self.grid.is_empty()
     }
 }
 
@@ -238,7 +250,12 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     out.values = values[lo..end].to_vec();
     limits(&mut out, name, p.ts.len(), split, ctx);
     if end > lo {
-        out.forecast_stamps = forecast_stamps(&grid, end - 1, ctx);
+        if ctx.list_forecast_stamps {
+            out.forecast_stamps = forecast_stamps(&grid, end - 1, ctx);
+            out.horizon_short = out.forecast_stamps.len() < ctx.h;
+        } else {
+            out.horizon_short = !horizon_fits(&grid, end - 1, ctx);
+        }
     }
     out.decisions = d;
     out
@@ -270,6 +287,27 @@ pub(super) fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> 
         }
     }
     out
+}
+
+/// Whether [`forecast_stamps`] would list all `h` stamps, without listing them (a dry run's
+/// entity with no future rows: 100,000 entities at h = 2048 would step 2 x 10^8 stamps). A
+/// stamp is skipped only where the zone skipped a whole local day, so with `s` such days the
+/// list is whole when step `h + s - 1` past the last slot exists, and short when step `h - 1`
+/// does not; in between (a skipped day and year 9999 in one horizon) the list decides.
+pub(super) fn horizon_fits(grid: &[i64], last: usize, ctx: &Ctx) -> bool {
+    if ctx.h == 0 {
+        return true;
+    }
+    let base = (0..=last).find(|&i| !stamps::moved_by_gap(grid[i], ctx.zone)).unwrap_or(0);
+    let skips = stamps::skipped_days(ctx.zone);
+    let exists = |after: usize| stamps::step(grid[base], (last - base + after) as i64, ctx.freq, ctx.zone).is_some();
+    if skips <= ctx.h + 64 && exists(ctx.h + skips) {
+        return true;
+    }
+    if !exists(ctx.h) {
+        return false;
+    }
+    forecast_stamps(grid, last, ctx).len() == ctx.h
 }
 
 /// The runs `(start, length)` of `flags` equal to `want`.
@@ -365,4 +403,72 @@ pub(super) fn too_long(name: &str, points: usize, measured: &str, max: usize) ->
         .with("points", points)
         .with("measured", measured)
         .with("max_context", max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clean::options::CleanOptions;
+    use crate::clean::stamps::{parse_freq, parse_zone};
+    use crate::time::{days_from_civil, from_wall, MICROS_PER_DAY};
+
+    /// A three-slot grid stepped from local midnight of day `d0` (days since 1970), as the grid
+    /// stages step it: a step onto an instant already passed is no slot.
+    fn grid_from(d0: i64, freq: &FreqSpec, zone: &Zone) -> Vec<i64> {
+        let t0 = from_wall(d0 * MICROS_PER_DAY, zone.tz).0;
+        let mut grid: Vec<i64> = Vec::new();
+        for k in 0..3 {
+            match stamps::step(t0, k, freq, zone) {
+                Some(t) if grid.last().is_none_or(|&p| t > p) => grid.push(t),
+                _ => {}
+            }
+        }
+        grid
+    }
+
+    #[test]
+    fn horizon_check_agrees_with_the_listed_stamps_across_skipped_days_and_year_9999() {
+        let res = CleanOptions::default().resolve().unwrap();
+        // Zones that skipped a whole local day, one that never did, and UTC.
+        let skipped = [
+            ("Pacific/Apia", days_from_civil(2011, 12, 30)),
+            ("Pacific/Kiritimati", days_from_civil(1994, 12, 31)),
+            ("Pacific/Kwajalein", days_from_civil(1993, 8, 21)),
+            ("Asia/Manila", days_from_civil(1844, 12, 31)),
+            ("Europe/Berlin", days_from_civil(2026, 3, 29)),
+            ("UTC", days_from_civil(9999, 12, 31)),
+        ];
+        let (mut fits, mut short) = (0, 0);
+        for (name, day) in skipped {
+            let zone = parse_zone(Some(name)).unwrap();
+            for token in ["D", "2D", "W", "B", "MS", "ME", "h"] {
+                let freq = parse_freq(token, true).unwrap();
+                for d0 in (day - 70..=day + 2).chain(days_from_civil(9999, 9, 1)..=days_from_civil(9999, 12, 31)) {
+                    let grid = grid_from(d0, &freq, &zone);
+                    if grid.is_empty() {
+                        continue;
+                    }
+                    for h in [1, 2, 3, 5, 8, 13, 40] {
+                        let ctx = Ctx { freq: &freq, zone: &zone, res: &res, limits: None, h, period: 2, list_forecast_stamps: false };
+                        let listed = forecast_stamps(&grid, grid.len() - 1, &ctx).len() == h;
+                        assert_eq!(horizon_fits(&grid, grid.len() - 1, &ctx), listed, "{name} {token} from day {d0}, h = {h}");
+                        if listed { fits += 1 } else { short += 1 }
+                    }
+                }
+            }
+        }
+        // Both answers were reached, so the agreement is not one answer everywhere.
+        assert!(fits > 1000 && short > 100, "{fits} fit, {short} short");
+    }
+
+    #[test]
+    fn a_daily_horizon_fits_up_to_the_last_day_of_year_9999() {
+        let res = CleanOptions::default().resolve().unwrap();
+        let (zone, freq) = (parse_zone(None).unwrap(), parse_freq("D", false).unwrap());
+        let grid = grid_from(days_from_civil(9999, 12, 23), &freq, &zone);
+        let fits = |h| horizon_fits(&grid, 2, &Ctx { freq: &freq, zone: &zone, res: &res, limits: None, h, period: 2, list_forecast_stamps: false });
+        // The grid ends on 25 December: 26 to 31 December are six stamps.
+        assert!(fits(6));
+        assert!(!fits(7));
+    }
 }

@@ -41,9 +41,20 @@ pub struct CleanRequest<'a> {
     pub options: &'a CleanOptions,
     /// `{min_context: 16, max_context: 4096}`; `None` on `/clean` without `model`.
     pub model_limits: Option<ModelLimits>,
+    /// A forecast lists every entity's forecast stamps; a dry run only those it checks.
+    pub purpose: Purpose,
     /// Every entity's stamps as [`read_stamps`] parsed them at validation (same zone and
     /// day/month order), so the cleaning does not parse them again; `None` parses here.
     pub stamps: Option<&'a [EntityStamps]>,
+}
+
+/// What the cleaning is for. `/v1/forecast` answers with every entity's forecast stamps;
+/// `/v1/clean` (the dry run) answers with none, so it lists them only for entities whose future
+/// rows are checked against them, and otherwise checks only that `h` of them fit the calendar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Forecast,
+    DryRun,
 }
 
 /// The result of a cleaning run that may proceed to the model.

@@ -12,7 +12,7 @@ use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
 use super::report::{self, ReportInput};
 use super::stamps::{self, FreqSpec, Zone};
-use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
+use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned, Purpose};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
 use crate::time::{DayMonthOrder, MAX_OFF_GRID_SHARE};
@@ -89,7 +89,8 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // then merged in entity order exactly as one loop would.
     let per_entity = par::map_indexed(prepared.len(), threads, |e| {
         let p = kept(e);
-        let ctx = entity::Ctx { zone: &zones[e], ..ctx };
+        let list_forecast_stamps = req.purpose == Purpose::Forecast || future[e].is_some();
+        let ctx = entity::Ctx { zone: &zones[e], list_forecast_stamps, ..ctx };
         // No data to place (its stamps neither fail the grid nor size it), or too far off the
         // grid: blocked in its place with no grid, so the entities after it are cleaned and listed.
         let placed = if p.has_values() {
@@ -118,7 +119,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let mut entities = Vec::with_capacity(prepared.len());
     for (e, (p, done)) in prepared.iter().zip(per_entity).enumerate() {
         let (pre, mut o, columns, exog) = done;
-        if o.forecast_stamps.len() < req.h && !o.grid.is_empty() {
+        if o.horizon_short {
             return Err(horizon_past_calendar(&p.unique_id));
         }
         // Timestamp repairs that were not applied block before anything the grid stages found.
@@ -265,7 +266,7 @@ pub(super) fn prepare_all(req: &CleanRequest, zone: &Zone, ds_format: Option<Day
 /// The context every entity is cleaned in; the seasonal period is the knob's or the frequency's.
 pub(super) fn entity_ctx<'a>(req: &CleanRequest, res: &'a Resolved, freq: &'a FreqSpec, zone: &'a Zone) -> entity::Ctx<'a> {
     let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(freq));
-    entity::Ctx { freq, zone, res, limits: req.model_limits, h: req.h, period }
+    entity::Ctx { freq, zone, res, limits: req.model_limits, h: req.h, period, list_forecast_stamps: req.purpose == Purpose::Forecast }
 }
 
 /// What has been decided so far; turns into the report or into the error that carries it.
@@ -378,7 +379,7 @@ fn message(b: &Block) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clean::{read_stamps, CleanOptions};
+    use crate::clean::{read_stamps, CleanOptions, Purpose};
     use crate::ingest::parse_body;
 
     /// 40 entities x 800 hourly rows, shuffled, with gaps, duplicates and nulls.
@@ -413,7 +414,7 @@ mod tests {
         let body = parse_body(messy_body().as_bytes()).unwrap();
         for preset in ["default", "strict"] {
             let options: CleanOptions = serde_json::from_value(json!({"preset": preset})).unwrap();
-            let req = CleanRequest { series: &body.series, future: None, freq: Some("h"), h: 24, options: &options, model_limits: None, stamps: None };
+            let req = CleanRequest { series: &body.series, future: None, freq: Some("h"), h: 24, options: &options, model_limits: None, stamps: None, purpose: Purpose::Forecast };
             let one = format!("{:?}", run_on(&req, 1));
             assert_eq!(format!("{:?}", run_on(&req, 3)), one, "{preset}");
             assert!(one.starts_with(if preset == "default" { "Ok" } else { "Err" }), "{preset}: {}", &one[..200]);
@@ -425,7 +426,7 @@ mod tests {
         let body = parse_body(messy_body().as_bytes()).unwrap();
         for options in [json!({}), json!({"timezone": "Europe/Berlin"}), json!({"preset": "strict"})] {
             let options: CleanOptions = serde_json::from_value(options).unwrap();
-            let req = CleanRequest { series: &body.series, future: None, freq: None, h: 24, options: &options, model_limits: None, stamps: None };
+            let req = CleanRequest { series: &body.series, future: None, freq: None, h: 24, options: &options, model_limits: None, stamps: None, purpose: Purpose::Forecast };
             let stamps = read_stamps(&req).unwrap().expect("every stamp is readable");
             let reused = CleanRequest { stamps: Some(&stamps), ..req };
             assert_eq!(format!("{:?}", run(&reused)), format!("{:?}", run(&req)));
@@ -437,7 +438,7 @@ mod tests {
         let text = messy_body().replacen(r#""ds":"2026-01-01T05:00:00Z""#, r#""ds":"yesterday""#, 1);
         let body = parse_body(text.as_bytes()).unwrap();
         let options: CleanOptions = serde_json::from_value(json!({})).unwrap();
-        let req = CleanRequest { series: &body.series, future: None, freq: None, h: 0, options: &options, model_limits: None, stamps: None };
+        let req = CleanRequest { series: &body.series, future: None, freq: None, h: 0, options: &options, model_limits: None, stamps: None, purpose: Purpose::Forecast };
         let err = read_stamps(&req).unwrap_err();
         assert_eq!(err.code, ErrorCode::ValidationError);
         assert!(err.details["errors"][0]["field"].as_str().unwrap().ends_with("].ds"), "{:?}", err.details);

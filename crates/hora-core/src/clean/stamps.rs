@@ -167,6 +167,12 @@ pub fn moved_by_gap(t: i64, zone: &Zone) -> bool {
     time::written_wall(t, zone.tz).is_some()
 }
 
+/// How many whole local days the zone skipped (Pacific/Apia's 2011-12-30): the only days a
+/// calendar step can land on an instant already passed.
+pub fn skipped_days(zone: &Zone) -> usize {
+    time::skipped_days(zone.tz).len()
+}
+
 /// Grid slots from `start` to `end` inclusive, computed without allocating.
 pub fn grid_len(start: i64, end: i64, freq: &FreqSpec, zone: &Zone) -> u64 {
     time::grid_len(start, end, &freq.freq, zone.tz).unwrap_or(u64::MAX)

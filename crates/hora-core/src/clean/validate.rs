@@ -72,7 +72,8 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
             let presplit = fit_grid(&prepared, &zones, &ctx).ok();
             long.iter()
                 .map(|&e| {
-                    let ctx = entity::Ctx { zone: &zones[e], ..ctx };
+                    // Only whether a split is found is read here: no forecast stamps.
+                    let ctx = entity::Ctx { zone: &zones[e], list_forecast_stamps: false, ..ctx };
                     let split_by_cleaning = |p: &Prepared| {
                         grid::place(p, &choice.spec, ctx.zone).is_ok_and(|placed| entity::clean(p, placed, &ctx).split_found())
                     };

@@ -1,7 +1,7 @@
 //! Orchestrates one forecast: the cleaning stage, one batched model call, the response parts.
 
 use super::assemble::forecast_rows_json;
-use crate::clean::{self, CleanEntity, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits};
+use crate::clean::{self, CleanEntity, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits, Purpose};
 use crate::error::HoraError;
 use crate::ingest::ParsedBody;
 use crate::model::{forecast, is_capped, plan_quantiles, ForecastOptions, FreqFamily, ModelContext, ModelSession, QuantilePlan, QuantileRequest};
@@ -64,6 +64,7 @@ pub fn clean_for_forecast(body: &ParsedBody, req: &ForecastRequest, limits: Mode
         options: &req.clean,
         model_limits: Some(limits),
         stamps,
+        purpose: Purpose::Forecast,
     })?;
     Ok(CleanedForecast { cleaned, clean_ms: ms(t) })
 }

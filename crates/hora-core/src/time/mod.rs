@@ -14,9 +14,9 @@ mod zone;
 /// Microseconds since 1970-01-01T00:00:00Z.
 pub type Micros = i64;
 
-pub use civil::{format_utc, in_supported_range, write_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND};
+pub use civil::{days_from_civil, format_utc, in_supported_range, write_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND};
 pub use entity::{parse_entity, parse_entity_after, parse_stamps, DayMonthOrder, DsFormat, ParsedStamps, ZoneSource};
 pub use freq::{Freq, FreqUnit};
 pub use infer::{infer_freq, InferredFreq, MAX_OFF_GRID_SHARE, MIN_DISTINCT_STAMPS};
 pub use step::{calendar_phase, grid_len, step};
-pub use zone::{format_offset, from_wall, parse_zone, to_wall, written_wall, LocalKind, ZoneRule};
+pub use zone::{format_offset, from_wall, parse_zone, skipped_days, to_wall, written_wall, LocalKind, ZoneRule};

@@ -1,7 +1,7 @@
 //! Builders shared by the cleaning tests: row tables from plain tuples, and stamps.
 #![allow(dead_code)]
 
-use hora_core::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits};
+use hora_core::clean::{self, CleanOptions, CleanRequest, Cleaned, ModelLimits, Purpose};
 use hora_core::ingest::{CovariateColumn, RowTable, StrColumn};
 use hora_core::HoraError;
 use serde_json::Value;
@@ -89,11 +89,17 @@ pub fn opts(json: Value) -> CleanOptions {
 }
 
 pub fn run(t: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
-    clean::run(&CleanRequest { series: t, future: None, freq, h, options: o, model_limits: Some(LIMITS), stamps: None })
+    clean::run(&CleanRequest { series: t, future: None, freq, h, options: o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast })
 }
 
 pub fn run_future(t: &RowTable, f: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
-    clean::run(&CleanRequest { series: t, future: Some(f), freq, h, options: o, model_limits: Some(LIMITS), stamps: None })
+    clean::run(&CleanRequest { series: t, future: Some(f), freq, h, options: o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast })
+}
+
+/// `run_future` for `purpose` (`DryRun`: as `/v1/clean` runs it, forecast stamps listed only
+/// where future rows are checked against them).
+pub fn run_for(purpose: Purpose, t: &RowTable, f: Option<&RowTable>, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
+    clean::run(&CleanRequest { series: t, future: f, freq, h, options: o, model_limits: Some(LIMITS), stamps: None, purpose })
 }
 
 pub fn report_of(err: &HoraError) -> &Value {
