@@ -3,7 +3,12 @@
 //! HTTP status, category and retryable live in the service's registry (`src/errors.ts`);
 //! a test checks that every code the engine can raise is in that registry.
 
+use std::sync::Arc;
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
+
+use crate::clean::CleaningReport;
 
 macro_rules! error_codes {
     ($($variant:ident => $code:literal),* $(,)?) => {
@@ -51,11 +56,19 @@ pub struct HoraError {
     pub code: ErrorCode,
     pub message: String,
     pub details: Map<String, Value>,
+    /// `details.cleaning_report` (errors of the cleaning group, contract), kept typed so that a
+    /// report of many entities is written once ([`HoraError::details_json`]), not built as a tree.
+    pub cleaning_report: Option<Arc<CleaningReport>>,
 }
 
 impl HoraError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        HoraError { code, message: message.into(), details: Map::new() }
+        HoraError { code, message: message.into(), details: Map::new(), cleaning_report: None }
+    }
+
+    /// `details` as JSON text, with the cleaning report among its keys in their order.
+    pub fn details_json(&self) -> String {
+        serde_json::to_string(&Details(self)).unwrap_or_else(|_| "{}".to_string())
     }
 
     /// Adds one entry to `details`.
@@ -82,4 +95,29 @@ impl std::fmt::Display for HoraError {
 impl std::error::Error for HoraError {}
 
 pub type Result<T> = std::result::Result<T, HoraError>;
+
+const REPORT_KEY: &str = "cleaning_report";
+
+/// `details` plus the typed cleaning report, written as one object with its keys in order (as
+/// the map alone writes them).
+struct Details<'a>(&'a HoraError);
+
+impl Serialize for Details<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let e = self.0;
+        let mut map = s.serialize_map(Some(e.details.len() + usize::from(e.cleaning_report.is_some())))?;
+        let mut report = e.cleaning_report.as_deref();
+        for (key, value) in &e.details {
+            if let Some(r) = report.filter(|_| key.as_str() > REPORT_KEY) {
+                map.serialize_entry(REPORT_KEY, r)?;
+                report = None;
+            }
+            map.serialize_entry(key, value)?;
+        }
+        if let Some(r) = report {
+            map.serialize_entry(REPORT_KEY, r)?;
+        }
+        map.end()
+    }
+}
 

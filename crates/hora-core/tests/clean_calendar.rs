@@ -20,7 +20,7 @@ fn a_missing_month_is_regridded_on_the_calendar_and_the_forecast_steps_by_month(
     assert_eq!(e.values.len(), 24);
     assert_eq!(e.values[7], 7.0);
     assert_eq!(e.forecast_stamps, vec![micros_of("2026-01-01T00:00:00Z"), micros_of("2026-02-01T00:00:00Z")]);
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "grid.regrid")[0]["count"], 1);
+    assert_eq!(decisions(&report_value(&out), "grid.regrid")[0]["count"], 1);
 }
 
 #[test]
@@ -44,17 +44,17 @@ fn daily_local_midnights_across_daylight_saving_stay_on_one_grid() {
     let out = run(&table(&rows), Some("D"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
     let e = &out.entities[0];
     assert_eq!(e.values.len(), 30);
-    assert!(out.report.as_ref().unwrap()["decisions"].as_array().unwrap().is_empty());
+    assert!(report_value(&out)["decisions"].as_array().unwrap().is_empty());
     // 2026-04-14 local midnight is 22:00Z the day before.
     assert_eq!(e.forecast_stamps, vec![micros_of("2026-04-13T22:00:00Z")]);
-    assert_eq!(out.report.unwrap()["series"][0]["timezone"]["source"], "option");
+    assert_eq!(report_value(&out)["series"][0]["timezone"]["source"], "option");
 }
 
 #[test]
 fn a_non_iso_format_is_recorded_as_a_timestamp_format_issue() {
     let rows = daily("2026-01-01", 20, |d| d.format("%Y%m%d").to_string());
     let out = run(&table(&rows), Some("D"), 1, &opts(json!({}))).unwrap();
-    let issues = &out.report.unwrap()["series"][0]["issues"];
+    let issues = &report_value(&out)["series"][0]["issues"];
     assert!(issues.as_array().unwrap().iter().any(|i| i["code"] == "timestamp_format" && i["format"] == "compact_date"));
 }
 
@@ -97,7 +97,8 @@ fn a_first_stamp_off_the_month_grid_is_dropped_and_the_grid_starts_at_the_next_o
     let out = run(&table(&rows), Some("MS"), 1, &opts(json!({}))).unwrap();
     let e = &out.entities[0];
     assert_eq!(e.values, (1..21).map(|m| m as f64).collect::<Vec<_>>());
-    let dropped = decisions(out.report.as_ref().unwrap(), "grid.drop_off_grid");
+    let report = report_value(&out);
+    let dropped = decisions(&report, "grid.drop_off_grid");
     assert_eq!(dropped[0]["count"], 1);
 }
 
@@ -112,7 +113,7 @@ fn month_starts_with(i: usize, stamp: &str) -> Vec<Row> {
 }
 
 fn dropped_stamps(out: &hora_core::clean::Cleaned) -> Vec<String> {
-    let report = out.report.as_ref().unwrap();
+    let report = &report_value(out);
     decisions(report, "grid.drop_off_grid").iter().flat_map(|d| d["stamps"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string())).collect()
 }
 
@@ -133,7 +134,7 @@ fn an_off_anchor_second_stamp_is_dropped_and_the_anchored_first_one_kept() {
     assert_eq!(dropped_stamps(&out), vec!["2022-02-20T00:00:00Z"]);
     let e = &out.entities[0];
     assert_eq!((e.values.len(), e.values[0]), (24, 0.0));
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "grid.regrid")[0]["count"], 1);
+    assert_eq!(decisions(&report_value(&out), "grid.regrid")[0]["count"], 1);
 }
 
 #[test]
@@ -183,7 +184,7 @@ fn a_daily_stamp_sent_twice_on_the_fall_back_day_is_a_duplicate_and_the_last_row
         let at = rows.iter().position(|r| r.1.starts_with(day)).unwrap();
         rows.insert(at + 1, ("a".to_string(), format!("{day}T02:30:00"), Some(999.0)));
         let out = run(&table(&rows), Some("D"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
-        let report = out.report.as_ref().unwrap();
+        let report = &report_value(&out);
         assert!(dropped_stamps(&out).is_empty(), "{day}");
         assert_eq!(decisions(report, "ds.dedupe")[0]["count"], 1, "{day}");
         let e = &out.entities[0];

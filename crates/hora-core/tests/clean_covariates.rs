@@ -136,7 +136,8 @@ fn clean_exog_fills_short_covariate_gaps_and_false_makes_them_unusable() {
     let f = future("a", 30, 1, "temp", Some(1.0));
     let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(column(&out, "temp")["reason"], "model_unsupported");
-    let d = decisions(out.report.as_ref().unwrap(), "exog.impute");
+    let report = report_value(&out);
+    let d = decisions(&report, "exog.impute");
     assert_eq!(d[0]["column"], "temp");
     assert_eq!(d[0]["count"], 1);
     let off = run_future(&t, &f, Some("h"), 1, &opts(json!({"clean_exog": false}))).unwrap();
@@ -157,7 +158,8 @@ fn the_short_gap_limit_is_47_hourly_steps_and_a_gap_at_either_edge_is_never_fill
         vals[gap].iter_mut().for_each(|v| *v = None);
         let t = table_with(&hourly("a", 120), &[("temp", vals)]);
         let out = run_future(&t, &future("a", 120, 1, "temp", Some(1.0)), Some("h"), 1, &opts(json!({}))).unwrap();
-        let filled = decisions(out.report.as_ref().unwrap(), "exog.impute").first().map(|d| d["count"].clone());
+        let report = report_value(&out);
+        let filled = decisions(&report, "exog.impute").first().map(|d| d["count"].clone());
         (column(&out, "temp")["reason"].clone(), filled)
     };
     assert_eq!(reason_with(30..77), (json!("model_unsupported"), Some(json!(47))));
@@ -175,7 +177,7 @@ fn a_covariate_fill_that_is_only_proposed_leaves_the_column_with_gaps() {
     for options in [json!({"preset": "strict"}), json!({"clean_series": false})] {
         let out = run_future(&t, &f, Some("h"), 1, &opts(options.clone())).unwrap();
         assert_eq!(column(&out, "temp")["reason"], "gaps", "{options}");
-        assert_eq!(decisions(out.report.as_ref().unwrap(), "exog.impute")[0]["status"], "proposed", "{options}");
+        assert_eq!(decisions(&report_value(&out), "exog.impute")[0]["status"], "proposed", "{options}");
     }
     // The raw preset fills nothing: the gap stays.
     let out = run_future(&t, &f, Some("h"), 1, &opts(json!({"preset": "raw"}))).unwrap();
@@ -196,7 +198,7 @@ fn future_rows_at_no_forecast_stamp_are_ignored_with_a_warning() {
     assert_eq!(w["unique_id"], "a");
     assert_eq!(w["count"], 3);
     assert_eq!(w["stamps"][0], hour_stamp(32));
-    assert!(out.report.as_ref().unwrap()["warnings"].as_array().unwrap().contains(w));
+    assert!(report_value(&out)["warnings"].as_array().unwrap().contains(w));
     // Every future row at a forecast stamp: no warning.
     let out = run_future(&t, &future("a", 30, 2, "temp", Some(1.0)), Some("h"), 2, &opts(json!({}))).unwrap();
     assert!(out.warnings.iter().all(|w| w["code"] != "future_rows_unused"));
@@ -227,7 +229,7 @@ fn data_quality_notes_count_entities_not_covariate_columns() {
     let f_rows: Vec<Row> = vec![("a".to_string(), hour_stamp(30), None)];
     let f = table_with(&f_rows, &[("temp", vec![Some(1.0)]), ("wind", vec![Some(1.0)])]);
     let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "exog.impute").len(), 2);
+    assert_eq!(decisions(&report_value(&out), "exog.impute").len(), 2);
     assert_eq!(out.data_quality["notes"], json!(["exog.impute: 2 points in 1 series"]));
 }
 
@@ -238,18 +240,20 @@ fn with_the_regrid_declined_a_covariate_fill_covers_only_the_rows_that_exist() {
     let temp: Vec<Option<f64>> = rows.iter().enumerate().map(|(i, _)| if i == 39 { None } else { Some(i as f64) }).collect();
     let t = table_with(&rows, &[("temp", temp)]);
     let err = run(&t, Some("h"), 1, &opts(json!({"decline": ["grid.regrid"]}))).unwrap_err();
-    let fills = decisions(report_of(&err), "exog.impute");
+    let report = report_of(&err);
+    let fills = decisions(&report, "exog.impute");
     assert_eq!(fills.len(), 1);
     assert_eq!((fills[0]["count"].clone(), fills[0]["status"].clone()), (json!(1), json!("applied")));
     assert_eq!(fills[0]["ranges"][0]["from"], json!(hour_stamp(40)));
     // Proposed (strict) with the fill accepted: the same, the regrid's slot does not exist.
     let err = run(&t, Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["exog.impute"]}))).unwrap_err();
-    let fills = decisions(report_of(&err), "exog.impute");
+    let report = report_of(&err);
+    let fills = decisions(&report, "exog.impute");
     assert_eq!((fills[0]["count"].clone(), fills[0]["status"].clone()), (json!(1), json!("applied")));
     assert_eq!(fills[0]["ranges"][0]["from"], json!(hour_stamp(40)));
     // With the regrid applied, both slots are filled.
     let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "exog.impute")[0]["count"], json!(2));
+    assert_eq!(decisions(&report_value(&out), "exog.impute")[0]["count"], json!(2));
 }
 
 #[test]
@@ -259,11 +263,11 @@ fn naive_future_stamps_read_in_utc_count_in_the_naive_timestamps_issue() {
     let rows: Vec<Row> = (30..33).map(|k| ("a".to_string(), hour_stamp(k).trim_end_matches('Z').to_string(), None)).collect();
     let f = table_with(&rows, &[("temp", vec![Some(2.0); 3])]);
     let out = run_future(&t, &f, Some("h"), 3, &opts(json!({}))).unwrap();
-    assert_eq!(out.report.as_ref().unwrap()["series"][0]["issues"], json!([{"code": "naive_timestamps_assumed_utc", "level": "info", "count": 3}]));
+    assert_eq!(report_value(&out)["series"][0]["issues"], json!([{"code": "naive_timestamps_assumed_utc", "level": "info", "count": 3}]));
     assert_eq!(column(&out, "temp")["reason"], "model_unsupported");
     // Read in options.timezone, they are no fallback.
     let out = run_future(&t, &f, Some("h"), 3, &opts(json!({"timezone": "UTC"}))).unwrap();
-    assert_eq!(out.report.as_ref().unwrap()["series"][0]["issues"], json!([]));
+    assert_eq!(report_value(&out)["series"][0]["issues"], json!([]));
     // An entity blocked before it has a grid (no numeric y) is counted the same.
     let empty: Vec<Row> = hourly("a", 30).into_iter().map(|(u, ds, _)| (u, ds, None)).collect();
     let err = run_future(&table_with(&empty, &[("temp", vec![Some(1.0); 30])]), &f, Some("h"), 3, &opts(json!({}))).unwrap_err();

@@ -13,7 +13,7 @@ fn a_long_gap_keeps_only_the_latest_segment() {
     assert_eq!(out.entities[0].values.len(), 90);
     assert_eq!(out.entities[0].values[0], 120.0);
     assert_eq!(out.input_data_points, 90);
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     let split = decisions(&report, "gap.split");
     assert_eq!(split[0]["count"], 50);
     assert_eq!(report["overall"]["output_points"], 90);
@@ -60,7 +60,7 @@ fn a_split_proposed_or_declined_leaves_the_report_counting_every_row() {
     let t = table(&rows);
     for options in [json!({"preset": "strict", "accept": ["grid.regrid", "gap.impute"]}), json!({"decline": ["gap.split"]})] {
         let err = run(&t, Some("h"), 1, &opts(options.clone())).unwrap_err();
-        let report = report_of(&err);
+        let report = &report_of(&err);
         assert_ne!(decisions(report, "gap.split")[0]["status"], "applied", "{options}");
         assert_eq!(report["series"][0]["fed_points"], 140, "{options}");
         assert_eq!(report["series"][0]["output_points"], 140, "{options}");
@@ -162,7 +162,7 @@ fn up_to_three_trailing_nulls_are_kept_as_a_masked_tail() {
     assert_eq!(e.model_input["tail_handling"], "mask");
     assert_eq!(e.forecast_stamps[0], micros(30));
     assert!(out.warnings.contains(&json!({"code": "trailing_values_missing", "unique_id": "a"})));
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.masked_tail")[0]["count"], 2);
+    assert_eq!(decisions(&report_value(&out), "gap.masked_tail")[0]["count"], 2);
 }
 
 #[test]
@@ -199,7 +199,7 @@ fn trimming_counts_and_lists_the_null_rows_not_the_empty_slots_beside_them() {
     rows[n - 1].2 = None;
     rows[n - 2].2 = None;
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({"version": "2026-11"}))).unwrap();
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     let head = decisions(&report, "gap.trim_head");
     assert_eq!((head[0]["count"].clone(), head[0]["stamps"].clone()), (json!(1), json!([hour_stamp(0)])));
     let tail = decisions(&report, "gap.trim_tail");
@@ -216,7 +216,7 @@ fn before_2026_12_trailing_nulls_are_trimmed() {
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({"version": "2026-11"}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 25);
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(25)]);
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.trim_tail")[0]["count"], 5);
+    assert_eq!(decisions(&report_value(&out), "gap.trim_tail")[0]["count"], 5);
 }
 
 #[test]
@@ -227,7 +227,7 @@ fn policy_2026_13_blocks_a_missing_share_of_35_percent() {
     let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
     assert_eq!(err.details["reason"], "missing_share_too_high");
-    let report = report_of(&err);
+    let report = &report_of(&err);
     assert_eq!(report["blocking"][0]["kind"], "health_critical");
     assert_eq!(report["blocking"][0]["caused_by"], json!(["grid.regrid", "gap.impute"]));
     // One slot fewer missing passes.

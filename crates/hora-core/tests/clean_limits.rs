@@ -13,7 +13,7 @@ fn an_entity_without_numeric_y_is_series_empty() {
     let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesEmpty);
     assert_eq!(err.details["unique_id"], "b");
-    assert!(err.details.contains_key("cleaning_report"));
+    assert!(err.cleaning_report.is_some());
 }
 
 #[test]
@@ -49,13 +49,15 @@ fn entities_without_numeric_y_are_listed_among_the_others_and_the_first_blocked_
     let rows: Vec<Row> = [hourly("ok", 40), five_min("e5"), hourly("short", 8)].concat();
     let err = run(&table(&rows), None, 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesEmpty);
-    let reasons: Vec<&str> = report_of(&err)["blocking"].as_array().unwrap().iter().map(|b| b["reason"].as_str().unwrap()).collect();
+    let report = report_of(&err);
+    let reasons: Vec<&str> = report["blocking"].as_array().unwrap().iter().map(|b| b["reason"].as_str().unwrap()).collect();
     assert_eq!(reasons, ["no_numeric_values", "too_short"]);
     // When the inference fails for the others, an empty entity sent first still decides the code.
     let rows: Vec<Row> = [empty("e"), hourly("one", 2)].concat();
     let err = run(&table(&rows), None, 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesEmpty);
-    let reasons: Vec<&str> = report_of(&err)["blocking"].as_array().unwrap().iter().map(|b| b["reason"].as_str().unwrap()).collect();
+    let report = report_of(&err);
+    let reasons: Vec<&str> = report["blocking"].as_array().unwrap().iter().map(|b| b["reason"].as_str().unwrap()).collect();
     assert_eq!(reasons, ["no_numeric_values", "too_few_stamps"]);
 }
 
@@ -71,7 +73,7 @@ fn an_entity_too_far_off_the_grid_is_blocked_in_its_place_and_the_first_blocked_
     let rows: Vec<Row> = [hourly("a", 8), off.clone(), hourly("c", 8)].concat();
     let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesTooShort);
-    let report = report_of(&err);
+    let report = &report_of(&err);
     let blocked: Vec<(&str, &str)> =
         report["blocking"].as_array().unwrap().iter().map(|b| (b["unique_id"].as_str().unwrap(), b["reason"].as_str().unwrap())).collect();
     assert_eq!(blocked, [("a", "too_short"), ("b", "freq_inference_failed"), ("c", "too_short")]);
@@ -144,13 +146,13 @@ fn a_grid_cap_cut_that_does_not_apply_leaves_the_report_counting_the_rows_it_wou
     let t = table(&stray_row_before_seconds(300));
     for options in [json!({"preset": "strict", "accept": ["grid.regrid"]}), json!({"decline": ["gap.split"]})] {
         let err = run(&t, Some("s"), 1, &opts(options.clone())).unwrap_err();
-        let report = report_of(&err);
+        let report = &report_of(&err);
         assert_ne!(decisions(report, "gap.split")[0]["status"], "applied", "{options}");
         assert_eq!(report["series"][0]["output_points"], 301, "{options}");
         assert_eq!(report["series"][0]["fed_points"], 301, "{options}");
     }
     let out = run(&t, Some("s"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(out.report.unwrap()["series"][0]["output_points"], 300);
+    assert_eq!(report_value(&out)["series"][0]["output_points"], 300);
 }
 
 #[test]
@@ -161,7 +163,7 @@ fn a_mask_without_a_model_gives_way_to_the_grid_cap_cut_as_the_forecast_does() {
     for limits in [None, Some(LIMITS)] {
         let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: limits, stamps: None, purpose: Purpose::Forecast }).unwrap();
         assert_eq!(out.entities[0].values.len(), 100);
-        assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.split").len(), 1);
+        assert_eq!(decisions(&report_value(&out), "gap.split").len(), 1);
         assert!(out.warnings.iter().any(|w| w["code"] == "long_gap_mask_unavailable"));
     }
 }
@@ -186,7 +188,7 @@ fn a_stray_old_row_the_split_drops_does_not_make_the_grid_too_large() {
         let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: limits, stamps: None, purpose: Purpose::Forecast }).unwrap();
         assert_eq!(out.freq, "s");
         assert_eq!(out.entities[0].values.len(), 100);
-        let report = out.report.unwrap();
+        let report = report_value(&out);
         let split = decisions(&report, "gap.split");
         assert_eq!(split.len(), 1);
         assert_eq!(split[0]["count"], 1);
@@ -205,7 +207,7 @@ fn a_requested_mask_that_the_grid_cap_cut_replaces_with_a_split_is_warned_about_
     let o = opts(json!({"long_gap": "mask"}));
     let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast }).unwrap();
     assert_eq!(out.entities[0].values.len(), 100);
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.split").len(), 1);
+    assert_eq!(decisions(&report_value(&out), "gap.split").len(), 1);
     let warned: Vec<_> = out.warnings.iter().filter(|w| w["code"] == "long_gap_mask_unavailable").collect();
     assert_eq!(warned, [&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})]);
     // Without the mask there is nothing to warn about.
@@ -258,7 +260,7 @@ fn a_stray_row_under_strict_proposes_the_split_and_accept_applies_it() {
     let t = table(&stray_row_before_seconds(100));
     let err = run(&t, None, 1, &opts(json!({"preset": "strict"}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
-    assert_eq!(decisions(report_of(&err), "gap.split")[0]["status"], "proposed");
+    assert_eq!(decisions(&report_of(&err), "gap.split")[0]["status"], "proposed");
     let out = run(&t, None, 1, &opts(json!({"preset": "strict", "accept": ["gap.split"]}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 100);
 }
@@ -316,7 +318,7 @@ fn an_omitted_freq_is_inferred_and_echoed_as_its_canonical_token() {
     assert_eq!(out.freq, "h");
     assert_eq!(out.inferred_freq.as_deref(), Some("h"));
     assert_eq!(out.data_quality["inferred_freq"], "h");
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     assert_eq!(report["series"][0]["freq"]["source"], "inferred");
     assert!(report["series"][0]["freq"]["confidence"].as_f64().unwrap() > 0.9);
 }
@@ -334,7 +336,7 @@ fn clean_without_a_model_has_no_maximum_context() {
 fn naive_stamps_without_a_zone_are_read_as_utc_and_reported() {
     let rows: Vec<Row> = (0..20).map(|k| ("a".to_string(), hour_stamp(k).trim_end_matches('Z').to_string(), Some(1.0))).collect();
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
-    let s = &out.report.unwrap()["series"][0];
+    let s = &report_value(&out)["series"][0];
     assert_eq!(s["timezone"]["source"], "default_utc");
     assert!(s["issues"].as_array().unwrap().iter().any(|i| i["code"] == "naive_timestamps_assumed_utc" && i["level"] == "info"));
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(20)]);

@@ -106,11 +106,11 @@ proptest! {
             Err(e) => {
                 prop_assert!(ALLOWED.contains(&e.code), "unexpected code {:?}: {}", e.code, e.message);
                 if matches!(e.code, ErrorCode::SeriesDiscontinuous | ErrorCode::TimestampIrregular | ErrorCode::SeriesTooShort) {
-                    prop_assert!(e.details.contains_key("cleaning_report"));
+                    prop_assert!(e.cleaning_report.is_some());
                 }
             }
             Ok(out) => {
-                let report = out.report.clone().unwrap();
+                let report = report_value(&out);
                 let mut grid_total = 0usize;
                 let mut observed_total = 0u64;
                 for ent in &out.entities {

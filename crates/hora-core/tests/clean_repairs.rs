@@ -11,7 +11,7 @@ fn default_preset_sorts_rows_and_records_the_decision() {
     rows.reverse();
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(out.entities[0].values[0], 10.0);
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     let sort = decisions(&report, "ds.sort");
     assert_eq!(sort.len(), 1);
     assert_eq!(sort[0]["status"], "applied");
@@ -25,7 +25,7 @@ fn duplicate_stamps_keep_the_last_row_sent() {
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(out.entities[0].values[3], 99.0);
     assert_eq!(out.entities[0].values.len(), 30);
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     let d = decisions(&report, "ds.dedupe");
     assert_eq!(d[0]["count"], 1);
     assert_eq!(d[0]["stamps"], json!([hour_stamp(3)]));
@@ -37,7 +37,7 @@ fn ds_sort_counts_the_rows_it_moved() {
     let mut rows = hourly("a", 30);
     rows.swap(10, 11);
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "ds.sort")[0]["count"], 2);
+    assert_eq!(decisions(&report_value(&out), "ds.sort")[0]["count"], 2);
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn a_stamp_sent_three_times_in_order_is_one_listed_stamp_two_dropped_rows_and_no
     rows.insert(5, ("a".into(), hour_stamp(3), Some(99.0)));
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(out.entities[0].values[3], 99.0);
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     let d = decisions(&report, "ds.dedupe");
     assert_eq!((d[0]["count"].clone(), d[0]["stamps"].clone()), (json!(2), json!([hour_stamp(3)])));
     assert!(decisions(&report, "ds.sort").is_empty(), "rows already in time order are not sorted");
@@ -64,7 +64,7 @@ fn gaps_are_regridded_and_imputed_linearly_without_touching_observed_values() {
     assert_eq!(out.data_quality["missing_ratio"], 3.0 / 40.0);
     assert_eq!(out.input_data_points, 37);
     assert_eq!(out.entities[0].model_input["fed_points"], 37);
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     let regrid = decisions(&report, "grid.regrid");
     assert_eq!(regrid[0]["count"], 3);
     assert_eq!(regrid[0]["ranges"], json!([{"from": hour_stamp(10), "to": hour_stamp(12)}]));
@@ -77,7 +77,7 @@ fn null_values_inside_the_series_are_imputed() {
     rows[7].2 = None;
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(out.entities[0].values[7], 17.0);
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     assert!(decisions(&report, "grid.regrid").is_empty());
     assert_eq!(decisions(&report, "gap.impute")[0]["count"], 1);
 }
@@ -90,7 +90,7 @@ fn strict_preset_proposes_regrid_and_accept_applies_it() {
     assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
     assert_eq!(err.details["reason"], "series_discontinuous");
     assert_eq!(err.details["kind"], "cleaning_required");
-    let report = report_of(&err);
+    let report = &report_of(&err);
     let proposed: Vec<String> = report["decisions"]
         .as_array()
         .unwrap()
@@ -101,7 +101,7 @@ fn strict_preset_proposes_regrid_and_accept_applies_it() {
     assert_eq!(proposed, vec!["grid.regrid", "gap.impute"]);
     let out = run(&t, Some("h"), 1, &opts(json!({"preset": "strict", "accept": proposed}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 40);
-    assert_eq!(out.report.unwrap()["policy"]["id"], "strict@2026-13");
+    assert_eq!(report_value(&out)["policy"]["id"], "strict@2026-13");
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn strict_preset_answers_timestamp_irregular_for_unsorted_rows() {
     let err = run(&t, Some("h"), 1, &opts(json!({"preset": "strict"}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::TimestampIrregular);
     assert_eq!(err.details["reason"], "timestamp_irregular");
-    assert_eq!(decisions(report_of(&err), "ds.sort")[0]["status"], "proposed");
+    assert_eq!(decisions(&report_of(&err), "ds.sort")[0]["status"], "proposed");
     let ok = run(&t, Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["ds.sort"]})));
     assert!(ok.is_ok(), "{:?}", ok.err().map(|e| (e.code, e.details.get("reason").cloned())));
 }
@@ -124,7 +124,7 @@ fn clean_series_false_detects_without_repairing_and_accept_still_applies() {
     assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
     // docs/cleaning-policy.md: clean_series false is strict, and `accept` applies what it names.
     let accepted = run(&t, Some("h"), 1, &opts(json!({"clean_series": false, "accept": ["grid.regrid", "gap.impute"]}))).unwrap();
-    let report = accepted.report.unwrap();
+    let report = report_value(&accepted);
     assert_eq!(decisions(&report, "gap.impute")[0]["status"], "applied");
     assert_eq!(accepted.entities[0].values.len(), 40);
     let clean = table(&hourly("a", 40));
@@ -136,7 +136,7 @@ fn declining_an_applied_reversible_decision_blocks_the_request() {
     let t = table(&with_gap("a", 40, 10..12));
     let err = run(&t, Some("h"), 1, &opts(json!({"decline": ["gap.impute"]}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
-    let report = report_of(&err);
+    let report = &report_of(&err);
     assert_eq!(decisions(report, "gap.impute")[0]["status"], "declined");
     assert_eq!(report["blocking"][0]["caused_by"], json!(["gap.impute"]));
 }
@@ -149,7 +149,7 @@ fn without_the_regrid_the_imputation_counts_only_the_null_rows_it_can_fill() {
     let t = table(&rows);
     for options in [json!({"decline": ["grid.regrid"]}), json!({"preset": "strict", "accept": ["gap.impute"]})] {
         let err = run(&t, Some("h"), 1, &opts(options.clone())).unwrap_err();
-        let report = report_of(&err);
+        let report = &report_of(&err);
         assert_ne!(decisions(report, "grid.regrid")[0]["status"], "applied", "{options}");
         let impute = &decisions(report, "gap.impute")[0];
         assert_eq!((impute["status"].as_str(), impute["count"].as_u64()), (Some("applied"), Some(1)), "{options}");
@@ -159,7 +159,7 @@ fn without_the_regrid_the_imputation_counts_only_the_null_rows_it_can_fill() {
     }
     // With the regrid applied, the inserted slots are filled too.
     let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.impute")[0]["count"], 3);
+    assert_eq!(decisions(&report_value(&out), "gap.impute")[0]["count"], 3);
 }
 
 #[test]
@@ -170,21 +170,21 @@ fn an_imputation_proposed_or_declined_is_not_counted_as_imputed() {
     let t = table(&rows);
     for options in [json!({"preset": "strict"}), json!({"decline": ["gap.impute"]})] {
         let report_err = run(&t, Some("h"), 1, &opts(options.clone())).unwrap_err();
-        let report = report_of(&report_err);
+        let report = &report_of(&report_err);
         let impute = &decisions(report, "gap.impute")[0];
         assert_ne!(impute["status"], "applied", "{options}");
         assert_eq!(impute["count"], 3, "{options}");
         assert_eq!(report["series"][0]["imputed_points"], 0, "{options}");
     }
     let out = run(&t, Some("h"), 1, &opts(json!({}))).unwrap();
-    assert_eq!(out.report.as_ref().unwrap()["series"][0]["imputed_points"], 3);
+    assert_eq!(report_value(&out)["series"][0]["imputed_points"], 3);
 }
 
 #[test]
 fn unknown_accept_ids_are_reported_not_refused() {
     let t = table(&hourly("a", 30));
     let out = run(&t, Some("h"), 1, &opts(json!({"accept": ["no.such"], "decline": ["ds.sort"]}))).unwrap();
-    let w = &out.report.unwrap()["warnings"];
+    let w = &report_value(&out)["warnings"];
     assert!(w.as_array().unwrap().contains(&json!({"code": "accept_id_unknown", "id": "no.such"})));
     assert!(w.as_array().unwrap().contains(&json!({"code": "decline_not_reversible", "id": "ds.sort"})));
 }
@@ -193,7 +193,7 @@ fn unknown_accept_ids_are_reported_not_refused() {
 fn a_repeated_accept_id_is_one_instruction_and_one_warning() {
     let t = table(&hourly("a", 30));
     let out = run(&t, Some("h"), 1, &opts(json!({"accept": ["no.such", "no.such", "other", "no.such"]}))).unwrap();
-    let w = out.report.unwrap()["warnings"].as_array().unwrap().clone();
+    let w = &report_value(&out)["warnings"].as_array().unwrap().clone();
     let unknown: Vec<&Value> = w.iter().filter(|x| x["code"] == "accept_id_unknown").map(|x| &x["id"]).collect();
     assert_eq!(unknown, [&json!("no.such"), &json!("other")]);
 }
@@ -203,7 +203,7 @@ fn stamps_off_the_grid_are_dropped_and_recorded() {
     let mut rows = hourly("a", 40);
     rows[20].1 = rows[20].1.replace(":00:00Z", ":30:00Z");
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     assert_eq!(decisions(&report, "grid.drop_off_grid")[0]["count"], 1);
     // The dropped slot is inserted again and filled.
     assert_eq!(out.entities[0].values[20], 30.0);
@@ -214,7 +214,7 @@ fn many_stamps_off_the_grid_fail_frequency_inference() {
     let rows: Vec<Row> = (0..30).map(|k| ("a".into(), hour_stamp(k).replace(":00:00Z", if k % 3 == 0 { ":20:00Z" } else { ":00:00Z" }), Some(1.0))).collect();
     let err = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::FreqInferenceFailed);
-    assert!(err.details.contains_key("cleaning_report"));
+    assert!(err.cleaning_report.is_some());
 }
 
 #[test]

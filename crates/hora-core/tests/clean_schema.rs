@@ -136,7 +136,7 @@ fn the_schema_uses_only_keywords_the_validator_checks() {
 #[test]
 fn the_validator_rejects_a_report_missing_a_required_field() {
     let out = run(&table(&hourly("a", 20)), Some("h"), 1, &opts(json!({}))).unwrap();
-    let mut report = out.report.unwrap();
+    let mut report = report_value(&out);
     report.as_object_mut().unwrap().remove("blocking");
     report["decisions"] = json!([{"id": "grid.regrid"}]);
     let mut errors = Vec::new();
@@ -154,8 +154,20 @@ fn gapped(n: i64, gap: std::ops::Range<i64>) -> Vec<Row> {
     hourly("a", n).into_iter().enumerate().filter(|(k, _)| !gap.contains(&(*k as i64))).map(|(_, r)| r).collect()
 }
 
+/// The typed report writes the bytes its JSON map would: the same keys, in the same order.
+fn assert_written_as_its_map(out: &hora_core::clean::Cleaned) {
+    assert_eq!(serde_json::to_string(out.report.as_ref().unwrap()).unwrap(), report_value(out).to_string());
+}
+
+/// An error's details are written with the report among the other keys, in their order.
+fn assert_details_written_as_their_map(err: &hora_core::HoraError) {
+    let mut details = err.details.clone();
+    details.insert("cleaning_report".into(), report_of(err));
+    assert_eq!(err.details_json(), Value::Object(details).to_string());
+}
+
 #[test]
-fn successful_reports_validate_against_the_schema() {
+fn successful_reports_validate_against_the_schema_and_are_written_as_their_json_maps() {
     let mut tail = gapped(60, 10..12);
     tail.last_mut().unwrap().2 = None;
     let mut shuffled = gapped(200, 50..110);
@@ -174,12 +186,13 @@ fn successful_reports_validate_against_the_schema() {
     ];
     for (t, o) in cases {
         let out = run(&t, None, 2, &opts(o)).unwrap();
-        assert_valid(&out.report.unwrap());
+        assert_valid(&report_value(&out));
+        assert_written_as_its_map(&out);
     }
 }
 
 #[test]
-fn reports_inside_errors_validate_against_the_schema() {
+fn reports_inside_errors_validate_against_the_schema_and_are_written_among_the_details() {
     let mut long_tail = hourly("a", 30);
     long_tail[25..].iter_mut().for_each(|r| r.2 = None);
     let mut unsorted = hourly("a", 30);
@@ -191,9 +204,12 @@ fn reports_inside_errors_validate_against_the_schema() {
         (table(&gapped(60, 10..12)), json!({"decline": ["grid.regrid"]})),
         (table(&hourly("a", 10)), json!({})),
         (table(&hourly("a", 5000)), json!({})),
+        // An entity with no numeric y has no counts in its entry.
+        (table(&[hourly("a", 30), vec![("b".to_string(), hour_stamp(0), None)]].concat()), json!({})),
     ];
     for (t, o) in cases {
         let err = run(&t, Some("h"), 1, &opts(o.clone())).unwrap_err();
-        assert_valid(report_of(&err));
+        assert_valid(&report_of(&err));
+        assert_details_written_as_their_map(&err);
     }
 }

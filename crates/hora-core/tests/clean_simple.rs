@@ -24,7 +24,7 @@ fn clean_sorted_hourly_series_passes_through_unchanged() {
     assert_eq!(out.data_quality["status"], "ok");
     assert_eq!(out.data_quality["missing_ratio"], 0.0);
     assert_eq!(out.data_quality["inferred_freq"], serde_json::Value::Null);
-    let report = out.report.unwrap();
+    let report = report_value(&out);
     assert_eq!(report["schema_version"], "cleaning_report/1");
     assert_eq!(report["policy"]["id"], "default@2026-13");
     assert_eq!(report["overall"]["series_count"], 2);
@@ -44,7 +44,7 @@ fn offsets_other_than_utc_are_read_with_their_own_offset() {
     // 2026-01-01T19:00+02:00 is 17:00Z; the next stamp is 18:00Z.
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(18)]);
     assert_eq!(out.data_quality["timezone_normalized"], true);
-    assert_eq!(out.report.unwrap()["series"][0]["timezone"]["explicit_offsets"], json!(["+02:00"]));
+    assert_eq!(report_value(&out)["series"][0]["timezone"]["explicit_offsets"], json!(["+02:00"]));
 }
 
 /// Month ends (or starts) at local midnight written with one constant offset, e.g. +01:00.
@@ -72,7 +72,7 @@ fn monthly_data_at_one_fixed_offset_steps_on_that_offsets_calendar() {
         for (month_end, freq) in [(true, "ME"), (false, "MS")] {
             let out = run(&table(&monthly_at_offset(month_end, offset, 30)), None, 2, &opts(json!({}))).unwrap();
             assert_eq!(out.inferred_freq.as_deref(), Some(freq), "{offset} month_end {month_end}");
-            let report = out.report.unwrap();
+            let report = report_value(&out);
             assert_eq!(report["series"][0]["timezone"]["used"], used);
             assert_eq!(report["decisions"], json!([]));
             let got: Vec<String> = out.entities[0].forecast_stamps.iter().map(|&t| hora_core::time::format_utc(t)).collect();

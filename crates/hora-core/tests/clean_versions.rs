@@ -23,7 +23,7 @@ fn pinning_a_deprecated_version_adds_the_warning() {
     for v in ["2026-12", "2026-11", "2026-10"] {
         let out = run(&t, Some("h"), 1, &opts(json!({"version": v}))).unwrap();
         assert_eq!(out.warnings, vec![json!({"code": "cleaning_version_deprecated"})], "{v}");
-        assert_eq!(out.report.unwrap()["policy"]["id"], format!("default@{v}"));
+        assert_eq!(report_value(&out)["policy"]["id"], format!("default@{v}"));
     }
     assert!(run(&t, Some("h"), 1, &opts(json!({"version": "2026-13"}))).unwrap().warnings.is_empty());
 }
@@ -102,7 +102,7 @@ fn business_days_knob_makes_weekends_no_gap_for_daily_data() {
 fn structural_zero_fills_missing_slots_with_zero() {
     let out = run(&table(&gapped()), Some("h"), 1, &opts(json!({"structural_zero": true}))).unwrap();
     assert_eq!(&out.entities[0].values[10..12], &[0.0, 0.0]);
-    assert_eq!(decisions(out.report.as_ref().unwrap(), "gap.impute")[0]["method"], "structural_zero");
+    assert_eq!(decisions(&report_value(&out), "gap.impute")[0]["method"], "structural_zero");
 }
 
 #[test]

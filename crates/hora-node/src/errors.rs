@@ -17,7 +17,7 @@ pub struct EngineError {
 
 impl From<HoraError> for EngineError {
     fn from(e: HoraError) -> Self {
-        let details_json = serde_json::Value::Object(e.details).to_string();
+        let details_json = e.details_json();
         EngineError { code: e.code.as_str().to_string(), message: e.message, details_json }
     }
 }

@@ -24,7 +24,7 @@ pub use options::{Bounds, CleanOptions, ModelLimits};
 pub use pipeline::run;
 pub use validate::{check_length, read_stamps};
 pub use stamps::EntityStamps;
-pub use report::SCHEMA_VERSION;
+pub use report::{CleaningReport, SCHEMA_VERSION};
 
 use crate::ingest::RowTable;
 use crate::time::Freq;
@@ -67,7 +67,7 @@ pub struct Cleaned {
     pub inferred_freq: Option<String>,
     pub entities: Vec<CleanEntity>,
     /// `cleaning_report/1`; `None` under `raw`.
-    pub report: Option<serde_json::Value>,
+    pub report: Option<CleaningReport>,
     pub data_quality: serde_json::Value,
     /// Response `warnings[]` entries `{code, unique_id?}`.
     pub warnings: Vec<serde_json::Value>,

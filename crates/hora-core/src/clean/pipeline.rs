@@ -319,8 +319,7 @@ impl<'a> State<'a> {
     }
 
     fn attach(&mut self, err: HoraError, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
-        let report = report::build(&self.input(freq, outcomes));
-        err.with("cleaning_report", report)
+        HoraError { cleaning_report: Some(std::sync::Arc::new(report::build(&self.input(freq, outcomes)))), ..err }
     }
 
     /// A frequency the request cannot resolve, which stops every entity before any is cleaned:

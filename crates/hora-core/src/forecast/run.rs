@@ -30,7 +30,7 @@ pub struct ForecastOutput {
     pub forecast_json: String,
     pub model_input: Vec<Value>,
     pub data_quality: Value,
-    pub cleaning_report: Option<Value>,
+    pub cleaning_report: Option<clean::CleaningReport>,
     pub warnings: Vec<Value>,
     pub quantile_report: Value,
     /// The native quantile served as `y_hat` when `point_quantile` was sent.

@@ -102,8 +102,13 @@ pub fn run_for(purpose: Purpose, t: &RowTable, f: Option<&RowTable>, freq: Optio
     clean::run(&CleanRequest { series: t, future: f, freq, h, options: o, model_limits: Some(LIMITS), stamps: None, purpose })
 }
 
-pub fn report_of(err: &HoraError) -> &Value {
-    err.details.get("cleaning_report").expect("error carries details.cleaning_report")
+/// A run's `cleaning_report/1` as JSON.
+pub fn report_value(out: &Cleaned) -> Value {
+    serde_json::to_value(out.report.as_ref().expect("run has a cleaning report")).unwrap()
+}
+
+pub fn report_of(err: &HoraError) -> Value {
+    serde_json::to_value(err.cleaning_report.as_deref().expect("error carries details.cleaning_report")).unwrap()
 }
 
 /// Decision records with this id.
@@ -112,6 +117,7 @@ pub fn decisions<'a>(report: &'a Value, id: &str) -> Vec<&'a Value> {
 }
 
 /// The first entity's issue `code` in the report, if it was written.
-pub fn issue<'a>(out: &'a Cleaned, code: &str) -> Option<&'a Value> {
-    out.report.as_ref()?["series"][0]["issues"].as_array()?.iter().find(|i| i["code"] == code)
+pub fn issue(out: &Cleaned, code: &str) -> Option<Value> {
+    let report = serde_json::to_value(out.report.as_ref()?).ok()?;
+    report["series"][0]["issues"].as_array()?.iter().find(|i| i["code"] == code).cloned()
 }
