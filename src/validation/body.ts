@@ -140,9 +140,15 @@ export function checkFutureRows(parsed: ParsedRequest): void {
  * so an unreadable stamp is the VALIDATION_ERROR it is before the later steps. The stamps read
  * stay with `parsed`, and the cleaning reuses them instead of reading them again.
  */
-export async function checkStamps(parsed: ParsedRequest, cleaning: CleaningParams, freq: string | undefined): Promise<void> {
-  const error = await readStamps(parsed, { freq, h: 0, cleaning });
+export async function checkStamps(parsed: ParsedRequest, cleaning: CleaningParams, freq: string | undefined, endpoint: Endpoint): Promise<void> {
+  // A body over the row cap is refused at step 4: its stamps are checked but not kept.
+  const error = await readStamps(parsed, { freq, h: 0, cleaning }, capped(parsed, endpoint).points <= MAX_ROWS);
   if (error) throw fromEngineError(error);
+}
+
+/** What step 4 caps: all rows on the forecast, the `series` rows (input points) on `/clean`. */
+function capped(parsed: ParsedRequest, endpoint: Endpoint): { points: number; counted: string } {
+  return endpoint === 'forecast' ? { points: parsed.rowCount, counted: 'rows' } : { points: parsed.seriesRowCount, counted: 'input points (rows of series)' };
 }
 
 /**
@@ -151,7 +157,7 @@ export async function checkStamps(parsed: ParsedRequest, cleaning: CleaningParam
  * a Hora extension there, are not input points).
  */
 export function checkRowCap(parsed: ParsedRequest, endpoint: Endpoint): void {
-  const [points, counted] = endpoint === 'forecast' ? [parsed.rowCount, 'rows'] : [parsed.seriesRowCount, 'input points (rows of series)'];
+  const { points, counted } = capped(parsed, endpoint);
   if (points > MAX_ROWS) {
     throw new ApiError('POINTS_EXCEEDED', `The request holds ${points} ${counted}; the cap is ${MAX_ROWS}.`, {
       details: { points, cap: MAX_ROWS },

@@ -25,7 +25,7 @@ export async function validateRequest(
   const { parsed, top } = await parseAndValidate(raw, opts.endpoint === 'forecast');
   const policy = resolvePolicy(top.options?.cleaning, opts.defaults);
   const cleaning = cleaningOptions(top, policy);
-  await checkStamps(parsed, cleaning, top.freq ?? undefined);
+  await checkStamps(parsed, cleaning, top.freq ?? undefined, opts.endpoint);
   checkFutureRows(parsed);
   const parseMs = performance.now() - started;
   checkRowCap(parsed, opts.endpoint);

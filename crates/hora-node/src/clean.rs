@@ -177,9 +177,10 @@ pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Re
 
 /// Validation order step 3 for the stamps on the thread pool: every `ds` (and future `ds`) read in
 /// the request's zone and day/month order; the `VALIDATION_ERROR` of an unreadable one, or null.
-/// The stamps read stay with the request for its cleaning.
+/// The stamps read stay with the request for its cleaning when `keep_stamps`; a request over the row
+/// cap, refused next, keeps none (`clean::check_stamps`).
 #[napi(ts_return_type = "Promise<EngineError | null>")]
-pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<Guarded<CheckTask>>> {
+pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams, keep_stamps: bool) -> Result<AsyncTask<Guarded<CheckTask>>> {
     let keep: ReadStamps = request.stamps.clone();
     let rows = request.rows()?;
     // A future row that lacks a string `unique_id` or `ds` is FUTURE_COVARIATES_INVALID, judged
@@ -189,6 +190,9 @@ pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams) -> Result<
     let readable = rows.body.future.as_ref().filter(|_| !unread.is_empty()).map(|f| f.stamps_without(unread));
     let check = Box::new(move |req: &CleanRequest| {
         let req = CleanRequest { future: readable.as_ref().or(req.future), ..*req };
+        if !keep_stamps {
+            return clean::check_stamps(&req);
+        }
         let read = clean::read_stamps(&req)?;
         if let Ok(mut slot) = keep.lock() {
             *slot = read.map(Arc::new);

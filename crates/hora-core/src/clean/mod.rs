@@ -22,7 +22,7 @@ mod validate;
 
 pub use options::{Bounds, CleanOptions, ModelLimits};
 pub use pipeline::run;
-pub use validate::{check_length, read_stamps};
+pub use validate::{check_length, check_stamps, read_stamps};
 pub use stamps::EntityStamps;
 pub use report::{CleaningReport, SCHEMA_VERSION};
 

@@ -378,7 +378,7 @@ fn message(b: &Block) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clean::{read_stamps, CleanOptions, Purpose};
+    use crate::clean::{check_stamps, read_stamps, CleanOptions, Purpose};
     use crate::ingest::parse_body;
 
     /// 40 entities x 800 hourly rows, shuffled, with gaps, duplicates and nulls.
@@ -443,5 +443,24 @@ mod tests {
         assert!(err.details["errors"][0]["field"].as_str().unwrap().ends_with("].ds"), "{:?}", err.details);
         let raw: CleanOptions = serde_json::from_value(json!({"preset": "raw"})).unwrap();
         assert!(read_stamps(&CleanRequest { options: &raw, ..req }).unwrap().is_none());
+    }
+
+    #[test]
+    fn checking_the_stamps_of_a_body_over_the_cap_gives_the_verdict_of_reading_them() {
+        // The history proves day/month order; its future row is unreadable only in that order.
+        let body = |future: &str| {
+            let text = format!(
+                r#"{{"h":1,"series":[{{"unique_id":"a","ds":"13/01/2024","y":1,"t":1}},{{"unique_id":"a","ds":"14/01/2024","y":2,"t":1}}],"future_covariates":[{{"unique_id":"a","ds":"{future}","t":1}}]}}"#
+            );
+            parse_body(text.as_bytes()).unwrap()
+        };
+        let options: CleanOptions = serde_json::from_value(json!({})).unwrap();
+        for (future, readable) in [("15/01/2024", true), ("01/13/2024", false)] {
+            let b = body(future);
+            let req = CleanRequest { series: &b.series, future: b.future.as_ref(), freq: None, h: 1, options: &options, model_limits: None, stamps: None, purpose: Purpose::Forecast };
+            let read = read_stamps(&req).map(|_| ()).map_err(|e| e.code);
+            assert_eq!(read.is_ok(), readable, "{future}: {read:?}");
+            assert_eq!(check_stamps(&req).map_err(|e| e.code), read, "{future}");
+        }
     }
 }

@@ -8,6 +8,7 @@ use super::prepare::Prepared;
 use super::stamps::{self, EntityStamps, Zone};
 use super::{covariates, entity, freq, grid, raw, CleanRequest};
 use crate::error::{ErrorCode, Result};
+use crate::time::DayMonthOrder;
 use crate::par;
 
 /// Validation order step 3 for `ds` (and `future_covariates[].ds`): every entity's stamps read in
@@ -18,6 +19,23 @@ use crate::par;
 /// cleaning step answers with `AMBIGUOUS_DATE_FORMAT` (a data code, not a validation one). Future
 /// stamps are read in both cases, as far as no unproven order is needed to read them.
 pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
+    read_with(req, |s| s, EntityStamps::proven_order)
+}
+
+/// [`read_stamps`] keeping nothing per entity but its day/month order (which reads its future
+/// rows): for a body over the row cap, refused at step 4 once step 3 has found no unreadable
+/// stamp. Four million one-row entities would otherwise hold their stamps until the refusal.
+pub fn check_stamps(req: &CleanRequest) -> Result<()> {
+    read_with(req, |s| s.proven_order(), |order| *order).map(|_| ())
+}
+
+/// Reads every entity's stamps, keeps `keep` of each, and reads the future stamps in the order
+/// `order` says each entity proved.
+fn read_with<T: Send>(
+    req: &CleanRequest,
+    keep: impl Fn(EntityStamps) -> T + Sync,
+    order: impl Fn(&T) -> Option<DayMonthOrder>,
+) -> Result<Option<Vec<T>>> {
     // Options, zone and format are judged by their own checks (an unknown preset at step 5 comes
     // after this one, so it does not stop the reading).
     let Ok((zone, ds_format)) = stamps::reading(req.options) else { return Ok(None) };
@@ -27,13 +45,13 @@ pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
         return Ok(None);
     }
     let table = req.series;
-    let read = par::map_indexed(table.entity_count(), par::threads_for(table.row_count()), |e| stamps::parse_entity(table, e, &zone, ds_format));
-    let invalid = |r: &Result<EntityStamps>| r.as_ref().err().filter(|e| e.code == ErrorCode::ValidationError).cloned();
+    let read = par::map_indexed(table.entity_count(), par::threads_for(table.row_count()), |e| stamps::parse_entity(table, e, &zone, ds_format).map(&keep));
+    let invalid = |r: &Result<T>| r.as_ref().err().filter(|e| e.code == ErrorCode::ValidationError).cloned();
     if let Some(err) = read.iter().find_map(invalid) {
         return Err(err);
     }
-    covariates::check_future_stamps(req, &zone, |e| ds_format.or_else(|| read[e].as_ref().ok().and_then(EntityStamps::proven_order)))?;
-    Ok(read.into_iter().collect::<Result<Vec<EntityStamps>>>().ok())
+    covariates::check_future_stamps(req, &zone, |e| ds_format.or_else(|| read[e].as_ref().ok().and_then(&order)))?;
+    Ok(read.into_iter().collect::<Result<Vec<T>>>().ok())
 }
 
 /// Validation order step 6, before the quota and the cleaning: `SERIES_TOO_LONG` when an entity
