@@ -4,7 +4,9 @@
 //!
 //! The canonical text is written while the body is read, never built as a tree of values: a tree
 //! cost about 16 bytes of memory per body byte (4 GB at the 256 MiB body limit); the text costs
-//! at most about twice the body.
+//! at most about twice the body. Each byte of it is written once: an object's members are put in
+//! key order by reference ([`Piece`]), not by copying their text into the object's, which cost
+//! one copy of a value per object around it (a 64 MB array under 62 objects took 6.9 s).
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
@@ -27,13 +29,14 @@ pub fn canonical_digest(bytes: &[u8]) -> String {
     // A byte order mark is no part of the JSON value (the body parser skips it too).
     let bytes = super::body::without_bom(bytes);
     let mut hasher = Sha256::new();
-    let mut text = Vec::with_capacity(bytes.len());
+    let mut arena = Arena { text: Vec::with_capacity(bytes.len()), objects: Vec::new() };
+    let mut pieces = Vec::new();
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let read = Canonical { out: &mut text, depth: 0 }.deserialize(&mut de).and_then(|()| de.end());
+    let read = Canonical { arena: &mut arena, pieces: &mut pieces, depth: 0, comma: false }.deserialize(&mut de).and_then(|()| de.end());
     match read {
         Ok(()) => {
             hasher.update(b"json:");
-            hasher.update(&text);
+            arena.emit(&pieces, &mut hasher);
         }
         Err(_) => {
             hasher.update(b"raw:");
@@ -43,16 +46,85 @@ pub fn canonical_digest(bytes: &[u8]) -> String {
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Writes one value's canonical text to `out`.
+/// A stretch of the canonical text: bytes of the arena, or an object in key order.
+#[derive(Debug, Clone, Copy)]
+enum Piece {
+    Text(usize, usize),
+    Object(usize),
+}
+
+/// One object member: its key (to sort by), the key's JSON text in the arena, and its value.
+struct Member {
+    key: String,
+    key_text: (usize, usize),
+    value: Vec<Piece>,
+}
+
+/// Every byte of the canonical text, written once, and the objects, their members sorted.
+struct Arena {
+    text: Vec<u8>,
+    objects: Vec<Vec<Member>>,
+}
+
+impl Arena {
+    /// Feeds the text of `pieces` to the hasher in order (objects nest at most `MAX_DEPTH` deep).
+    fn emit(&self, pieces: &[Piece], hasher: &mut Sha256) {
+        for piece in pieces {
+            match *piece {
+                Piece::Text(a, b) => hasher.update(&self.text[a..b]),
+                Piece::Object(id) => {
+                    hasher.update(b"{");
+                    for (i, m) in self.objects[id].iter().enumerate() {
+                        if i > 0 {
+                            hasher.update(b",");
+                        }
+                        hasher.update(&self.text[m.key_text.0..m.key_text.1]);
+                        hasher.update(b":");
+                        self.emit(&m.value, hasher);
+                    }
+                    hasher.update(b"}");
+                }
+            }
+        }
+    }
+}
+
+/// Writes one value's canonical pieces to `pieces` (after a comma when `comma`).
 struct Canonical<'a> {
-    out: &'a mut Vec<u8>,
+    arena: &'a mut Arena,
+    pieces: &'a mut Vec<Piece>,
     depth: usize,
+    comma: bool,
 }
 
 impl Canonical<'_> {
+    /// Appends what `write` writes to the text, as a piece (one with the piece before it when
+    /// they touch: an array of numbers is one piece).
+    fn text<E: Error>(&mut self, write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>) -> Result<(), E> {
+        let start = self.arena.text.len();
+        if self.comma {
+            self.arena.text.push(b',');
+        }
+        write(&mut self.arena.text)?;
+        let end = self.arena.text.len();
+        match self.pieces.last_mut() {
+            Some(Piece::Text(_, last)) if *last == start => *last = end,
+            _ => self.pieces.push(Piece::Text(start, end)),
+        }
+        self.comma = false;
+        Ok(())
+    }
+
     /// serde_json's own text for a string or number (its escapes and its shortest float form).
     fn write<T: serde::Serialize + ?Sized, E: Error>(&mut self, v: &T) -> Result<(), E> {
-        serde_json::to_writer(&mut *self.out, v).map_err(E::custom)
+        self.text(|out| serde_json::to_writer(out, v).map_err(E::custom))
+    }
+
+    fn bytes<E: Error>(&mut self, b: &[u8]) -> Result<(), E> {
+        self.text(|out| {
+            out.extend_from_slice(b);
+            Ok(())
+        })
     }
 
     fn enter<E: Error>(&self) -> Result<usize, E> {
@@ -78,9 +150,8 @@ impl<'de> Visitor<'de> for Canonical<'_> {
         f.write_str("any JSON value")
     }
 
-    fn visit_bool<E: Error>(self, v: bool) -> Result<(), E> {
-        self.out.extend_from_slice(if v { b"true" } else { b"false" });
-        Ok(())
+    fn visit_bool<E: Error>(mut self, v: bool) -> Result<(), E> {
+        self.bytes(if v { b"true" } else { b"false" })
     }
 
     fn visit_i64<E: Error>(mut self, v: i64) -> Result<(), E> {
@@ -107,53 +178,43 @@ impl<'de> Visitor<'de> for Canonical<'_> {
         self.write(v)
     }
 
-    fn visit_unit<E: Error>(self) -> Result<(), E> {
-        self.out.extend_from_slice(b"null");
-        Ok(())
+    fn visit_unit<E: Error>(mut self) -> Result<(), E> {
+        self.bytes(b"null")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
         let depth = self.enter()?;
-        self.out.push(b'[');
-        let mut first = true;
-        loop {
-            let mark = self.out.len();
-            if !first {
-                self.out.push(b',');
-            }
-            if seq.next_element_seed(Canonical { out: &mut *self.out, depth })?.is_none() {
-                self.out.truncate(mark);
-                break;
-            }
-            first = false;
+        self.bytes(b"[")?;
+        let mut comma = false;
+        // An element writes its own comma, so none is left behind the last one.
+        while seq.next_element_seed(Canonical { arena: &mut *self.arena, pieces: &mut *self.pieces, depth, comma })?.is_some() {
+            comma = true;
         }
-        self.out.push(b']');
-        Ok(())
+        self.bytes(b"]")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
         let depth = self.enter()?;
-        // Members are written apart, then in key order (byte order, as serde_json's sorted map).
-        let mut members: Vec<(String, Vec<u8>)> = Vec::new();
+        // Members are read apart, then listed in key order (byte order, as serde_json's sorted
+        // map); their text stays where it was written.
+        let mut members: Vec<Member> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
+            let start = self.arena.text.len();
+            serde_json::to_writer(&mut self.arena.text, &key).map_err(A::Error::custom)?;
+            let key_text = (start, self.arena.text.len());
             let mut value = Vec::new();
-            map.next_value_seed(Canonical { out: &mut value, depth })?;
-            members.push((key, value));
+            map.next_value_seed(Canonical { arena: &mut *self.arena, pieces: &mut value, depth, comma: false })?;
+            members.push(Member { key, key_text, value });
         }
-        members.sort_by(|a, b| a.0.cmp(&b.0));
-        if members.windows(2).any(|w| w[0].0 == w[1].0) {
+        members.sort_by(|a, b| a.key.cmp(&b.key));
+        if members.windows(2).any(|w| w[0].key == w[1].key) {
             return Err(A::Error::custom("duplicate key"));
         }
-        self.out.push(b'{');
-        for (i, (key, value)) in members.iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
-            serde_json::to_writer(&mut *self.out, key).map_err(A::Error::custom)?;
-            self.out.push(b':');
-            self.out.extend_from_slice(value);
+        if self.comma {
+            self.bytes(b"")?;
         }
-        self.out.push(b'}');
+        self.arena.objects.push(members);
+        self.pieces.push(Piece::Object(self.arena.objects.len() - 1));
         Ok(())
     }
 }
