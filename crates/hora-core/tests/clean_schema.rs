@@ -183,6 +183,8 @@ fn successful_reports_validate_against_the_schema_and_are_written_as_their_json_
         (table(&gapped(60, 10..12)), json!({"version": "2026-11", "bounds": {"lower": 0, "upper": 1000}})),
         (table(&naive), json!({})),
         (table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]), json!({})),
+        // A covariate's filled gap: a decision with its column, method and ranges.
+        (table_with(&hourly("a", 30), &[("temp", (0..30).map(|k| (k != 12).then_some(1.0)).collect())]), json!({})),
     ];
     for (t, o) in cases {
         let out = run(&t, None, 2, &opts(o)).unwrap();

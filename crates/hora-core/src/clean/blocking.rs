@@ -1,6 +1,7 @@
 //! Blocking entries: why an entity cannot be forecast, with the code the request fails with.
 
-use serde_json::{json, Map, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Map, Value};
 
 use super::decisions::{Decision, DecisionId, Family, Status};
 use crate::error::{ErrorCode, HoraError};
@@ -46,21 +47,40 @@ impl Block {
         self.extra.insert(key.to_string(), value.into());
         self
     }
+}
 
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("unique_id".into(), json!(self.unique_id));
-        m.insert("code".into(), json!(self.code.as_str()));
-        m.insert("kind".into(), json!(self.kind));
-        m.insert("reason".into(), json!(self.reason));
+/// A blocking entry of the report: its fields and its extra details written straight to JSON,
+/// all keys in name order (an extra detail named as a field replaces it, as in a map).
+impl Serialize for Block {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut entries: Vec<(&str, Entry)> = vec![
+            ("code", Entry::Str(self.code.as_str())),
+            ("kind", Entry::Str(self.kind)),
+            ("reason", Entry::Str(self.reason)),
+            ("unique_id", Entry::Str(&self.unique_id)),
+        ];
         if !self.caused_by.is_empty() {
-            m.insert("caused_by".into(), json!(self.caused_by));
+            entries.push(("caused_by", Entry::List(&self.caused_by)));
         }
-        for (k, v) in &self.extra {
-            m.insert(k.clone(), v.clone());
+        entries.retain(|(k, _)| !self.extra.contains_key(*k));
+        entries.extend(self.extra.iter().map(|(k, v)| (k.as_str(), Entry::Value(v))));
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        let mut m = s.serialize_map(Some(entries.len()))?;
+        for (k, v) in &entries {
+            match v {
+                Entry::Str(text) => m.serialize_entry(k, text)?,
+                Entry::List(list) => m.serialize_entry(k, list)?,
+                Entry::Value(value) => m.serialize_entry(k, value)?,
+            }
         }
-        Value::Object(m)
+        m.end()
     }
+}
+
+enum Entry<'a> {
+    Str(&'a str),
+    List(&'a [&'static str]),
+    Value(&'a Value),
 }
 
 /// The entities a frequency error stops, as blocking entries (kind `frequency`): the entity whose

@@ -47,8 +47,8 @@ pub fn policy_json(res: &Resolved) -> Value {
 /// in, so the bytes are those the map gave (pinned by a test).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CleaningReport {
-    blocking: Vec<Value>,
-    decisions: Vec<Value>,
+    blocking: Vec<Block>,
+    decisions: Vec<Decision>,
     overall: Overall,
     policy: Value,
     schema_version: &'static str,
@@ -106,8 +106,8 @@ struct TimezoneEcho {
 pub fn build(r: &ReportInput) -> CleaningReport {
     let count = |s: &str| r.decisions.iter().filter(|d| d.status.as_str() == s).count();
     CleaningReport {
-        blocking: r.blocks.iter().map(Block::to_json).collect(),
-        decisions: r.decisions.iter().map(Decision::to_json).collect(),
+        blocking: r.blocks.to_vec(),
+        decisions: r.decisions.to_vec(),
         overall: Overall {
             decisions_applied: count("applied"),
             decisions_declined: count("declined"),
