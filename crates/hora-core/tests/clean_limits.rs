@@ -347,3 +347,20 @@ fn an_invalid_zone_is_a_validation_error() {
     let err = run(&table(&hourly("a", 20)), Some("h"), 1, &opts(json!({"timezone": "Mars/Olympus"}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::ValidationError);
 }
+
+#[test]
+fn a_grid_cap_cut_and_a_later_split_of_the_same_entity_are_one_gap_split() {
+    // The 1990 row is cut ahead of the grid; then 40 seconds, 30 null ones, 30 more: the split
+    // at the null run drops the first 40 too. Cleaned whole, one split would drop all 41.
+    let mut rows = stray_row_before_seconds(100);
+    rows[41..71].iter_mut().for_each(|r| r.2 = None);
+    let out = run(&table(&rows), Some("s"), 1, &opts(json!({"gap_split_min_steps": 20}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 30);
+    let report = report_value(&out);
+    assert_eq!(decisions(&report, "gap.split"), [&json!({
+        "id": "gap.split", "unique_id": "a", "kind": "drop_history", "status": "applied", "reversible": true, "count": 41,
+        "ranges": [{"from": "1990-01-01T00:00:00Z", "to": "2024-01-01T00:01:09Z"}],
+    })]);
+    assert_eq!(report["overall"]["decisions_applied"], 1);
+}
+

@@ -87,6 +87,19 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
     Some(Cut { kept, grid_slots, inserted_slots: grid_slots.saturating_sub(cut), cut_rows: cut - first, cut_observed: dropped })
 }
 
+/// One entity, one `gap.split`: when the cleaning of the part a cut kept splits it again at a
+/// later long gap, the cut (the last split in `pre`) joins that split, as one split of the whole
+/// entity would have dropped both: the counts add up, and the range starts where the cut's did.
+pub(super) fn merge_splits(pre: &mut Vec<Decision>, own: &mut [Decision]) {
+    let Some(later) = own.iter_mut().find(|d| d.id == DecisionId::Split) else { return };
+    let Some(at) = pre.iter().rposition(|d| d.id == DecisionId::Split) else { return };
+    let cut = pre.remove(at);
+    later.count += cut.count;
+    if let (Some(from), Some(range)) = (cut.ranges.first(), later.ranges.first_mut()) {
+        range.0 = from.0;
+    }
+}
+
 /// The warning for a requested `long_gap: mask` that a split replaced.
 pub(super) fn mask_unavailable(unique_id: &str) -> Value {
     json!({"code": "long_gap_mask_unavailable", "unique_id": unique_id})

@@ -110,6 +110,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         let mut o = entity::clean(p, placed, &ctx);
         if let Some(c) = &cut[e] {
             c.complete(&mut o, &ctx);
+            long_gap::merge_splits(&mut pre, &mut o.decisions);
         }
         let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
         o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
