@@ -292,7 +292,7 @@ pub(super) fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> 
 /// Whether [`forecast_stamps`] would list all `h` stamps, without listing them (a dry run's
 /// entity with no future rows: 100,000 entities at h = 2048 would step 2 x 10^8 stamps). A
 /// stamp is skipped only where the zone skipped a whole local day, so with `s` such days the
-/// list is whole when step `h + s - 1` past the last slot exists, and short when step `h - 1`
+/// list is whole when the (h + s)th step past the last slot exists, and short when the h-th
 /// does not; in between (a skipped day and year 9999 in one horizon) the list decides.
 pub(super) fn horizon_fits(grid: &[i64], last: usize, ctx: &Ctx) -> bool {
     if ctx.h == 0 {
