@@ -98,6 +98,8 @@ fn with_request<T>(
         options: &options,
         model_limits,
         stamps: rows.stamps(),
+        // `/v1/clean` answers no forecast stamps, and the validation checks read none (the
+        // forecast's own cleaning runs in the engine, `forecast::clean_for_forecast`).
         purpose: Purpose::DryRun,
     })
 }
