@@ -250,12 +250,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     out.values = values[lo..end].to_vec();
     limits(&mut out, name, p.ts.len(), split, ctx);
     if end > lo {
-        if ctx.list_forecast_stamps {
-            out.forecast_stamps = forecast_stamps(&grid, end - 1, ctx);
-            out.horizon_short = out.forecast_stamps.len() < ctx.h;
-        } else {
-            out.horizon_short = !horizon_fits(&grid, end - 1, ctx);
-        }
+        (out.forecast_stamps, out.horizon_short) = horizon(&grid, end - 1, ctx);
     }
     out.decisions = d;
     out
@@ -266,12 +261,10 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
 /// (docs/time.md). A step that lands on an instant already passed (a local day the zone skipped
 /// whole) is skipped, as in the grid; a slot's step index is at least its position, so the search
 /// starts there. Stamps past year 9999 end the list short; the pipeline refuses that.
-pub(super) fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> {
+fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> {
     let mut out = Vec::with_capacity(ctx.h);
     let mut prev = grid[last];
-    // The base is the first slot a spring-forward did not move: a moved slot's wall time is not
-    // the grid's (02:30 read as 03:30), and steps from it would keep 03:30.
-    let base = (0..=last).find(|&i| !stamps::moved_by_gap(grid[i], ctx.zone)).unwrap_or(0);
+    let base = step_base(grid, last, ctx.zone);
     // Skipped whole days are rare: a bounded search, never an endless one.
     for k in (last + 1 - base)..=(last - base + 2 * ctx.h + 64) {
         if out.len() == ctx.h {
@@ -289,16 +282,34 @@ pub(super) fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> 
     out
 }
 
+/// The slot forecast stamps step from: the first a spring-forward did not move (a moved slot's
+/// wall time is not the grid's, 02:30 read as 03:30, and steps from it would keep 03:30).
+fn step_base(grid: &[i64], last: usize, zone: &Zone) -> usize {
+    (0..=last).find(|&i| !stamps::moved_by_gap(grid[i], zone)).unwrap_or(0)
+}
+
+/// The forecast stamps after grid slot `last` when `ctx.list_forecast_stamps` (else none), and
+/// whether fewer than `h` of them fit the calendar.
+pub(super) fn horizon(grid: &[i64], last: usize, ctx: &Ctx) -> (Vec<i64>, bool) {
+    if ctx.list_forecast_stamps {
+        let listed = forecast_stamps(grid, last, ctx);
+        let short = listed.len() < ctx.h;
+        (listed, short)
+    } else {
+        (Vec::new(), !horizon_fits(grid, last, ctx))
+    }
+}
+
 /// Whether [`forecast_stamps`] would list all `h` stamps, without listing them (a dry run's
 /// entity with no future rows: 100,000 entities at h = 2048 would step 2 x 10^8 stamps). A
 /// stamp is skipped only where the zone skipped a whole local day, so with `s` such days the
 /// list is whole when the (h + s)th step past the last slot exists, and short when the h-th
 /// does not; in between (a skipped day and year 9999 in one horizon) the list decides.
-pub(super) fn horizon_fits(grid: &[i64], last: usize, ctx: &Ctx) -> bool {
+fn horizon_fits(grid: &[i64], last: usize, ctx: &Ctx) -> bool {
     if ctx.h == 0 {
         return true;
     }
-    let base = (0..=last).find(|&i| !stamps::moved_by_gap(grid[i], ctx.zone)).unwrap_or(0);
+    let base = step_base(grid, last, ctx.zone);
     let skips = stamps::skipped_days(ctx.zone);
     let exists = |after: usize| stamps::step(grid[base], (last - base + after) as i64, ctx.freq, ctx.zone).is_some();
     if skips <= ctx.h + 64 && exists(ctx.h + skips) {

@@ -57,6 +57,14 @@ pub enum Purpose {
     DryRun,
 }
 
+impl Purpose {
+    /// Whether an entity's forecast stamps are listed: on a forecast, or where the entity's
+    /// future rows are checked against them.
+    pub fn lists_forecast_stamps(self, future_rows: bool) -> bool {
+        self == Purpose::Forecast || future_rows
+    }
+}
+
 /// The result of a cleaning run that may proceed to the model.
 #[derive(Debug, Clone)]
 pub struct Cleaned {

@@ -12,7 +12,7 @@ use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
 use super::report::{self, ReportInput};
 use super::stamps::{self, FreqSpec, Zone};
-use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned, Purpose};
+use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
 use crate::time::{DayMonthOrder, MAX_OFF_GRID_SHARE};
@@ -89,7 +89,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // then merged in entity order exactly as one loop would.
     let per_entity = par::map_indexed(prepared.len(), threads, |e| {
         let p = kept(e);
-        let list_forecast_stamps = req.purpose == Purpose::Forecast || future[e].is_some();
+        let list_forecast_stamps = req.purpose.lists_forecast_stamps(future[e].is_some());
         let ctx = entity::Ctx { zone: &zones[e], list_forecast_stamps, ..ctx };
         // No data to place (its stamps neither fail the grid nor size it), or too far off the
         // grid: blocked in its place with no grid, so the entities after it are cleaned and listed.
@@ -147,14 +147,14 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     if !st.blocks.is_empty() {
         return Err(st.error(Some(&choice), &outcomes));
     }
-    let input = st.input(Some(&choice), &outcomes);
+    let input = st.take_input(Some(&choice), &outcomes);
     Ok(Cleaned {
         freq: choice.echo.clone(),
         grid: choice.spec.freq,
         inferred_freq: choice.inferred.clone(),
         data_quality: report::data_quality(&input),
-        report: Some(report::build(&input)),
-        warnings: st.warnings.clone(),
+        report: Some(report::build(input)),
+        warnings: st.warnings,
         input_data_points: outcomes.iter().map(|o| o.fed_points as u64).sum(),
         entities,
     })
@@ -267,7 +267,7 @@ pub(super) fn prepare_all(req: &CleanRequest, zone: &Zone, ds_format: Option<Day
 /// The context every entity is cleaned in; the seasonal period is the knob's or the frequency's.
 pub(super) fn entity_ctx<'a>(req: &CleanRequest, res: &'a Resolved, freq: &'a FreqSpec, zone: &'a Zone) -> entity::Ctx<'a> {
     let period = res.knobs.seasonal_period.unwrap_or_else(|| freq::default_period(freq));
-    entity::Ctx { freq, zone, res, limits: req.model_limits, h: req.h, period, list_forecast_stamps: req.purpose == Purpose::Forecast }
+    entity::Ctx { freq, zone, res, limits: req.model_limits, h: req.h, period, list_forecast_stamps: req.purpose.lists_forecast_stamps(false) }
 }
 
 /// What has been decided so far; turns into the report or into the error that carries it.
@@ -303,7 +303,9 @@ impl<'a> State<'a> {
         }
     }
 
-    fn input<'b>(&'b self, freq: Option<&'b FreqChoice>, outcomes: &'b [Outcome]) -> ReportInput<'b> {
+    /// What the report is built from; the blocks and decisions are moved into it, since the
+    /// report (or the error carrying it) ends the run.
+    fn take_input<'b>(&'b mut self, freq: Option<&'b FreqChoice>, outcomes: &'b [Outcome]) -> ReportInput<'b> {
         ReportInput {
             res: self.res,
             zone: self.zone,
@@ -311,8 +313,8 @@ impl<'a> State<'a> {
             freq,
             outcomes,
             warnings: self.warnings.iter().chain(&self.report_warnings).cloned().collect(),
-            blocks: &self.blocks,
-            decisions: &self.decisions,
+            blocks: std::mem::take(&mut self.blocks),
+            decisions: std::mem::take(&mut self.decisions),
             input_points: self.input_points,
             future_naive: &self.future_naive,
             future_converted: self.future_converted,
@@ -320,7 +322,7 @@ impl<'a> State<'a> {
     }
 
     fn attach(&mut self, err: HoraError, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
-        HoraError { cleaning_report: Some(std::sync::Arc::new(report::build(&self.input(freq, outcomes)))), ..err }
+        HoraError { cleaning_report: Some(std::sync::Arc::new(report::build(self.take_input(freq, outcomes)))), ..err }
     }
 
     /// A frequency the request cannot resolve, which stops every entity before any is cleaned:

@@ -8,7 +8,7 @@ use super::options::{ModelLimits, Resolved};
 use super::report;
 use super::stamps::{self, EntityStamps};
 use super::blocking::Block;
-use super::{covariates, entity, pipeline, prepare::Prepared, CleanEntity, CleanRequest, Cleaned, Purpose};
+use super::{covariates, entity, pipeline, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::RowTable;
 use crate::time;
@@ -107,7 +107,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let future = covariates::read_future(req, &future_zone, |_| ds_format, |_| &[])?;
     // Raw steps are exact durations on UTC instants (docs/time.md), whatever the zone option.
     let zone = stamps::parse_zone(None)?;
-    let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2, list_forecast_stamps: req.purpose == Purpose::Forecast };
+    let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2, list_forecast_stamps: false }; // listing: per entity, below
     let mut entities = Vec::with_capacity(parsed.len());
     let mut unused = Vec::new();
     let mut points = 0u64;
@@ -116,11 +116,9 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
         let values = table.entity_y(e).to_vec();
         points += values.len() as u64;
         // Rows are one step apart (checked above): the grid is the stamps as sent.
-        // Listed where they are read (as in the pipeline); otherwise only checked.
-        let listed = ctx.list_forecast_stamps || future[e].is_some();
-        let forecast_stamps = if listed { entity::forecast_stamps(&ts, ts.len() - 1, &ctx) } else { Vec::new() };
-        let fits = if listed { forecast_stamps.len() == req.h } else { entity::horizon_fits(&ts, ts.len() - 1, &ctx) };
-        if !fits {
+        let ctx = entity::Ctx { list_forecast_stamps: req.purpose.lists_forecast_stamps(future[e].is_some()), ..ctx };
+        let (forecast_stamps, short) = entity::horizon(&ts, ts.len() - 1, &ctx);
+        if short {
             return Err(super::pipeline::horizon_past_calendar(&table.entities[e]));
         }
         let o = Outcome {

@@ -23,8 +23,8 @@ pub struct ReportInput<'a> {
     pub freq: Option<&'a FreqChoice>,
     pub outcomes: &'a [Outcome],
     pub warnings: Vec<Value>,
-    pub blocks: &'a [Block],
-    pub decisions: &'a [Decision],
+    pub blocks: Vec<Block>,
+    pub decisions: Vec<Decision>,
     pub input_points: usize,
     /// Naive future stamps per entity (empty before the future rows are read).
     pub future_naive: &'a [usize],
@@ -103,23 +103,25 @@ struct TimezoneEcho {
     used: String,
 }
 
-pub fn build(r: &ReportInput) -> CleaningReport {
+pub fn build(r: ReportInput) -> CleaningReport {
     let count = |s: &str| r.decisions.iter().filter(|d| d.status.as_str() == s).count();
+    let overall = Overall {
+        decisions_applied: count("applied"),
+        decisions_declined: count("declined"),
+        decisions_proposed: count("proposed"),
+        input_points: r.input_points,
+        output_points: r.outcomes.iter().map(|o| o.output_points).sum(),
+        series_count: r.prepared.len(),
+    };
+    let series = r.prepared.iter().enumerate().map(|(i, p)| series_entry(&r, i, p)).collect();
     CleaningReport {
-        blocking: r.blocks.to_vec(),
-        decisions: r.decisions.to_vec(),
-        overall: Overall {
-            decisions_applied: count("applied"),
-            decisions_declined: count("declined"),
-            decisions_proposed: count("proposed"),
-            input_points: r.input_points,
-            output_points: r.outcomes.iter().map(|o| o.output_points).sum(),
-            series_count: r.prepared.len(),
-        },
+        blocking: r.blocks,
+        decisions: r.decisions,
+        overall,
         policy: policy_json(r.res),
         schema_version: SCHEMA_VERSION,
-        series: r.prepared.iter().enumerate().map(|(i, p)| series_entry(r, i, p)).collect(),
-        warnings: r.warnings.clone(),
+        series,
+        warnings: r.warnings,
     }
 }
 

@@ -210,6 +210,7 @@ impl<'de> Visitor<'de> for Canonical<'_> {
         if members.windows(2).any(|w| w[0].key == w[1].key) {
             return Err(A::Error::custom("duplicate key"));
         }
+        // The comma before this object is a piece of its own, ahead of the object's.
         if self.comma {
             self.bytes(b"")?;
         }

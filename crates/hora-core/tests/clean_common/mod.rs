@@ -89,14 +89,14 @@ pub fn opts(json: Value) -> CleanOptions {
 }
 
 pub fn run(t: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
-    clean::run(&CleanRequest { series: t, future: None, freq, h, options: o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast })
+    run_for(Purpose::Forecast, t, None, freq, h, o)
 }
 
 pub fn run_future(t: &RowTable, f: &RowTable, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
-    clean::run(&CleanRequest { series: t, future: Some(f), freq, h, options: o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast })
+    run_for(Purpose::Forecast, t, Some(f), freq, h, o)
 }
 
-/// `run_future` for `purpose` (`DryRun`: as `/v1/clean` runs it, forecast stamps listed only
+/// A run with the model's limits for `purpose` (`DryRun`: as `/v1/clean` runs it, forecast stamps listed only
 /// where future rows are checked against them).
 pub fn run_for(purpose: Purpose, t: &RowTable, f: Option<&RowTable>, freq: Option<&str>, h: usize, o: &CleanOptions) -> Result<Cleaned, HoraError> {
     clean::run(&CleanRequest { series: t, future: f, freq, h, options: o, model_limits: Some(LIMITS), stamps: None, purpose })
