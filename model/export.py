@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from net import QUANTILES, Exported, HoraNet  # noqa: E402
 
-RECIPE_FILES = ("config.json", "generator.py", "net.py", "predictability.py", "train.py")
+RECIPE_FILES = ("config.json", "generator.py", "net.py", "train.py")
 CALIBRATION = HERE / "calibration.json"
 
 

@@ -129,12 +129,8 @@ class Exported(nn.Module):
         return self.net.forecast(context, mask)
 
 
-def pinball(pred_z, target_z, weight=None):
-    """Mean pinball loss over quantiles, steps and series (all in scaled units); `weight` [B]
-    (mean 1) weighs the series."""
+def pinball(pred_z, target_z):
+    """Mean pinball loss over quantiles, steps and series (all in scaled units)."""
     q = torch.tensor(QUANTILES, dtype=pred_z.dtype, device=pred_z.device)[None, None, :]
     diff = target_z[:, :, None] - pred_z
-    loss = torch.maximum(q * diff, (q - 1) * diff)
-    if weight is None:
-        return loss.mean()
-    return (loss.mean(dim=(1, 2)) * weight).mean()
+    return torch.maximum(q * diff, (q - 1) * diff).mean()

