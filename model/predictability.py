@@ -51,10 +51,15 @@ def naive_ratio(ctx, mask, lags=LAGS, min_pairs=MIN_PAIRS):
     return np.where(np.isfinite(ratio), ratio, np.nan)
 
 
+def bin_of(ratio):
+    """The bin index of each ratio; -1 where the context is too short to have one."""
+    return np.where(np.isnan(ratio), -1, np.searchsorted(EDGES, np.nan_to_num(ratio), side="right"))
+
+
 def factors_for(ratio, factors):
-    """[B] the factor of each ratio's bin (1 where the ratio is NaN)."""
-    f = np.asarray(factors, float)[np.searchsorted(EDGES, np.nan_to_num(ratio, nan=np.inf), side="right")]
-    return np.where(np.isnan(ratio), 1.0, f)
+    """[B] the factor of each ratio's bin (1 where the context is too short to have one)."""
+    b = bin_of(ratio)
+    return np.where(b < 0, 1.0, np.asarray(factors, float)[np.maximum(b, 0)])
 
 
 def rescale(q, factor):
@@ -99,11 +104,6 @@ def coverage(target, q):
     """[B] shares of targets inside the 80 % and 90 % intervals."""
     inside = lambda lo, hi: ((target >= q[:, :, lo]) & (target <= q[:, :, hi])).mean(axis=1)
     return inside(2, 10), inside(1, 11)
-
-
-def bin_of(ratio):
-    """The bin index of each ratio; -1 where the context is too short to have one."""
-    return np.where(np.isnan(ratio), -1, np.searchsorted(EDGES, np.nan_to_num(ratio), side="right"))
 
 
 def bin_label(b):
