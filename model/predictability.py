@@ -22,6 +22,9 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from validate import HELD_OUT_KEY, LENGTHS, coverage, pinball, scored_batches  # noqa: E402
+
 LAGS = (1, 4, 6, 7, 8, 12, 24, 30, 48, 52, 96, 168, 365)
 MIN_PAIRS = 16
 EDGES = (0.03, 0.06, 0.1, 0.2, 0.35)
@@ -69,41 +72,17 @@ def rescale(q, factor):
 
 
 def generated(onnx_path, key, batches, batch=64):
-    """Per series of generated batches under seed `key` at validate.py's context lengths: (ratio,
-    one-step naive scale, target [B, H], flip-averaged quantiles [B, H, 13]), constant contexts
-    left out as validate.py leaves them."""
-    sys.path.insert(0, str(HERE))
+    """`validate.scored_batches` at each of validate.py's context lengths, with each series' ratio:
+    (length, ratio, naive scale, target, quantiles)."""
     import onnxruntime as ort
-    from generator import make_training_batch
-    from validate import LENGTHS, forecast
 
     cfg = json.loads((HERE / "config.json").read_text())
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 2
     sess = ort.InferenceSession(onnx_path, opts, providers=["CPUExecutionProvider"])
     for length in LENGTHS:
-        for i in range(batches):
-            rng = np.random.default_rng([cfg["seed"], key, length, i])
-            ctx, mask, target = make_training_batch(rng, batch, length, cfg["model"]["horizon"])
-            q = forecast(sess, ctx, mask)
-            pair = mask[:, 1:] * mask[:, :-1]
-            scale = (np.abs(np.diff(ctx, axis=1)) * pair).sum(axis=1) / np.maximum(pair.sum(axis=1), 1)
-            keep = scale > 1e-8 * (np.abs(ctx).max(axis=1) + 1e-12)
-            yield length, naive_ratio(ctx, mask)[keep], scale[keep], target[keep], q[keep]
-
-
-def pinball(target, q, scale):
-    """[B] mean pinball loss over steps and the 13 quantiles, over each series' naive scale."""
-    from validate import QUANTILES
-
-    d = target[:, :, None] - q
-    return np.maximum(QUANTILES * d, (QUANTILES - 1) * d).mean(axis=(1, 2)) / scale
-
-
-def coverage(target, q):
-    """[B] shares of targets inside the 80 % and 90 % intervals."""
-    inside = lambda lo, hi: ((target >= q[:, :, lo]) & (target <= q[:, :, hi])).mean(axis=1)
-    return inside(2, 10), inside(1, 11)
+        for ctx, mask, scale, target, q in scored_batches(sess, cfg["seed"], key, length, batches, batch, cfg["model"]["horizon"]):
+            yield length, naive_ratio(ctx, mask), scale, target, q
 
 
 def bin_label(b):
@@ -115,8 +94,6 @@ def bin_label(b):
 
 def diagnose(onnx_path, batches):
     """Coverage and loss by ratio bin on validate.py's held-out series."""
-    from validate import HELD_OUT_KEY
-
     rows = [(bin_of(r), pinball(t, q, s), *coverage(t, q))
             for _, r, s, t, q in generated(onnx_path, HELD_OUT_KEY, batches)]
     b, loss, c80, c90 = (np.concatenate(x) for x in zip(*rows))
@@ -147,8 +124,6 @@ def fit(onnx_path, batches):
 def check(onnx_path, factors, batches):
     """The rule's second step: validate.py's held-out loss per context length, and realcheck.py's
     loss per family and over all its datasets (family factors applied), without and with."""
-    from validate import HELD_OUT_KEY
-
     per = {}
     for length, r, s, t, q in generated(onnx_path, HELD_OUT_KEY, batches):
         f = factors_for(r, factors)
@@ -161,6 +136,7 @@ def check(onnx_path, factors, batches):
         print(f"| {length} | {without:.4f} | {with_:.4f} |")
     print(f"| mean | {np.mean([m[0] for m in means]):.4f} | {np.mean([m[1] for m in means]):.4f} |\n")
 
+    # Only --check needs realcheck's packages.
     import realcheck
     from eval import OnnxForecaster
 
@@ -170,9 +146,8 @@ def check(onnx_path, factors, batches):
     for dataset, freq, scale, target, q, ctx in windows:
         ctx = ctx[-4096:]  # what serving gives the model
         f = factors_for(naive_ratio(np.nan_to_num(ctx)[None], np.isfinite(ctx)[None].astype(float)), factors)[0]
-        median = q[:, 6:7]
         for name, g in (("without", 1.0), ("with", f)):
-            both[name].append((dataset, freq, scale, target, median + family.get(freq, 1.0) * g * (q - median)))
+            both[name].append((dataset, freq, scale, target, rescale(q[None], np.array([family.get(freq, 1.0) * g]))[0]))
     freq_of = {w[0]: w[1] for w in windows}
     print("| realcheck | loss without | loss with | cov 80 without / with |\n|---|---:|---:|---:|")
     scored = {name: realcheck.scores(ws) for name, ws in both.items()}

@@ -168,7 +168,8 @@ def forecast_windows(fc, series, with_context=False):
         for (dataset, freq, ctx, target), q in zip(items, quant):
             scale = float(np.nanmean(np.abs(np.diff(ctx))))
             if scale > 0:  # a constant context has no scale
-                windows.append((dataset, freq, scale, target, q, *((ctx,) if with_context else ())))
+                window = (dataset, freq, scale, target, q)
+                windows.append(window + (ctx,) if with_context else window)
     return windows
 
 

@@ -34,20 +34,38 @@ def forecast(sess, ctx, mask):
     return np.sort(q, axis=-1)
 
 
-def score(sess, seed, length, batches, batch, horizon):
-    losses, cov80, cov90 = [], [], []
+def scored_batches(sess, seed, key, length, batches, batch, horizon):
+    """Generated batches under seed key `key`, forecast: (context, mask, naive scale, target,
+    quantiles) of each series that has a scale (constant contexts have none)."""
     for i in range(batches):
-        rng = np.random.default_rng([seed, HELD_OUT_KEY, length, i])
+        rng = np.random.default_rng([seed, key, length, i])
         ctx, mask, target = make_training_batch(rng, batch, length, horizon)
         q = forecast(sess, ctx, mask)
-        diffs = np.abs(np.diff(ctx, axis=1)) * (mask[:, 1:] * mask[:, :-1])
-        scale = diffs.sum(axis=1) / np.maximum((mask[:, 1:] * mask[:, :-1]).sum(axis=1), 1)
-        keep = scale > 1e-8 * (np.abs(ctx).max(axis=1) + 1e-12)  # constant contexts have no scale
-        d = target[:, :, None] - q
-        pin = np.maximum(QUANTILES * d, (QUANTILES - 1) * d).mean(axis=(1, 2)) / np.where(keep, scale, 1)
-        losses.append(pin[keep])
-        cov80.append(((target >= q[:, :, 2]) & (target <= q[:, :, 10])).mean(axis=1)[keep])
-        cov90.append(((target >= q[:, :, 1]) & (target <= q[:, :, 11])).mean(axis=1)[keep])
+        pair = mask[:, 1:] * mask[:, :-1]
+        scale = (np.abs(np.diff(ctx, axis=1)) * pair).sum(axis=1) / np.maximum(pair.sum(axis=1), 1)
+        keep = scale > 1e-8 * (np.abs(ctx).max(axis=1) + 1e-12)
+        yield ctx[keep], mask[keep], scale[keep], target[keep], q[keep]
+
+
+def pinball(target, q, scale):
+    """[B] mean pinball loss over steps and the 13 quantiles, over each series' naive scale."""
+    d = target[:, :, None] - q
+    return np.maximum(QUANTILES * d, (QUANTILES - 1) * d).mean(axis=(1, 2)) / scale
+
+
+def coverage(target, q):
+    """[B] shares of targets inside the 80 % and 90 % intervals."""
+    inside = lambda lo, hi: ((target >= q[:, :, lo]) & (target <= q[:, :, hi])).mean(axis=1)
+    return inside(2, 10), inside(1, 11)
+
+
+def score(sess, seed, length, batches, batch, horizon):
+    losses, cov80, cov90 = [], [], []
+    for _, _, scale, target, q in scored_batches(sess, seed, HELD_OUT_KEY, length, batches, batch, horizon):
+        losses.append(pinball(target, q, scale))
+        c80, c90 = coverage(target, q)
+        cov80.append(c80)
+        cov90.append(c90)
     cat = np.concatenate
     return float(np.mean(cat(losses))), 100 * float(np.mean(cat(cov80))), 100 * float(np.mean(cat(cov90)))
 

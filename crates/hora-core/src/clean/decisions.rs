@@ -222,6 +222,8 @@ struct Range {
     to: String,
 }
 
+/// The consent rules: `decline` reverts a reversible decision; `strict` and `clean_series: false`
+/// propose unless the id is in `accept`; otherwise the decision is applied.
 pub fn consent(id: DecisionId, res: &Resolved) -> Status {
     let named = |list: &[String]| list.iter().any(|s| s == id.as_str());
     if id.reversible() && named(&res.decline) {

@@ -37,9 +37,10 @@ pub struct Cut {
 }
 
 impl Cut {
-    /// Adds the cut part's slots and the mask warning to the kept part's cleaning outcome, and its
-    /// rows to the report's figures when the split does not apply.
-    pub fn complete(&self, out: &mut Outcome, ctx: &Ctx) {
+    /// Adds the cut part's slots and the mask warning to the kept part's cleaning outcome, its
+    /// rows to the report's figures when the split does not apply, and joins the cut's `gap.split`
+    /// (the last split in `pre`, the entity's decisions before its cleaning) to a later one.
+    pub fn complete(&self, out: &mut Outcome, pre: &mut Vec<Decision>, ctx: &Ctx) {
         out.grid_before = out.grid_before.saturating_add(self.grid_slots);
         out.inserted_before = out.inserted_before.saturating_add(self.inserted_slots);
         if self.kept.decisions.last().is_some_and(|d| d.id == DecisionId::Split && !d.applied()) {
@@ -50,6 +51,7 @@ impl Cut {
         if ctx.res.knobs.long_gap_mask && !given {
             out.warnings.insert(0, mask_unavailable(&self.kept.unique_id));
         }
+        merge_splits(pre, &mut out.decisions);
     }
 }
 
@@ -90,7 +92,7 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
 /// One entity, one `gap.split`: when the cleaning of the part a cut kept splits it again at a
 /// later long gap, the cut (the last split in `pre`) joins that split, as one split of the whole
 /// entity would have dropped both: the counts add up, and the range starts where the cut's did.
-pub(super) fn merge_splits(pre: &mut Vec<Decision>, own: &mut [Decision]) {
+fn merge_splits(pre: &mut Vec<Decision>, own: &mut [Decision]) {
     let Some(later) = own.iter_mut().find(|d| d.id == DecisionId::Split) else { return };
     let Some(at) = pre.iter().rposition(|d| d.id == DecisionId::Split) else { return };
     let cut = pre.remove(at);

@@ -109,8 +109,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         pre.extend(grid::off_grid_decision(p, &placed, &res));
         let mut o = entity::clean(p, placed, &ctx);
         if let Some(c) = &cut[e] {
-            c.complete(&mut o, &ctx);
-            long_gap::merge_splits(&mut pre, &mut o.decisions);
+            c.complete(&mut o, &mut pre, &ctx);
         }
         let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
         o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::blocking::Block;
-use super::decisions::{Decision, DecisionId};
+use super::decisions::{Decision, DecisionId, Status};
 use super::entity::Outcome;
 use super::freq::FreqChoice;
 use super::options::Resolved;
@@ -104,11 +104,11 @@ struct TimezoneEcho {
 }
 
 pub fn build(r: ReportInput) -> CleaningReport {
-    let count = |s: &str| r.decisions.iter().filter(|d| d.status.as_str() == s).count();
+    let count = |s: Status| r.decisions.iter().filter(|d| d.status == s).count();
     let overall = Overall {
-        decisions_applied: count("applied"),
-        decisions_declined: count("declined"),
-        decisions_proposed: count("proposed"),
+        decisions_applied: count(Status::Applied),
+        decisions_declined: count(Status::Declined),
+        decisions_proposed: count(Status::Proposed),
         input_points: r.input_points,
         output_points: r.outcomes.iter().map(|o| o.output_points).sum(),
         series_count: r.prepared.len(),
