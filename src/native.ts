@@ -70,11 +70,10 @@ function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
  * The load failure's sentence, naming the variable whose path failed (docs/service.md); without
  * ORT_DYLIB_PATH, a missing runtime also says how to get one.
  */
-function loadFailure(message: string, env: NodeJS.ProcessEnv): string {
-  const runtime = message.startsWith('The ONNX Runtime library');
-  const variable = runtime ? 'ORT_DYLIB_PATH' : message.startsWith('The model file') ? 'HORA_MODEL_PATH' : undefined;
-  if (variable && setting(env, variable)) return `${variable}: ${message}`;
-  return runtime && message.includes('was not found') ? message.replace(/\.$/, '; run `npm ci` or set ORT_DYLIB_PATH.') : message;
+export function loadFailure(failure: Addon.LoadFailure, env: NodeJS.ProcessEnv): string {
+  const variable = failure.part === 'runtime' ? 'ORT_DYLIB_PATH' : 'HORA_MODEL_PATH';
+  if (setting(env, variable)) return `${variable}: ${failure.message}`;
+  return failure.part === 'runtime' && failure.missing ? failure.message.replace(/\.$/, '; run `npm ci` or set ORT_DYLIB_PATH.') : failure.message;
 }
 
 let model: Addon.ModelInfo | undefined;
@@ -85,12 +84,10 @@ let model: Addon.ModelInfo | undefined;
  */
 export function loadModel(env: NodeJS.ProcessEnv = process.env): Addon.ModelInfo {
   if (!model) {
-    const threads = inferenceThreads(env);
-    try {
-      model = addon.loadModel(modelPath(env), onnxRuntimePath(env), threads);
-    } catch (err) {
-      throw new Error(loadFailure((err as Error).message, env));
-    }
+    const loaded = addon.loadModel(modelPath(env), onnxRuntimePath(env), inferenceThreads(env));
+    if (loaded.failure) throw new Error(loadFailure(loaded.failure, env));
+    model = loaded.model;
+    if (!model) throw new Error('The model could not be loaded, and the addon gave no reason.');
   }
   return model;
 }

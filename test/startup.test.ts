@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { modelPath, onnxRuntimePath } from '../src/native.js';
+import { loadFailure, modelPath, onnxRuntimePath } from '../src/native.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER = join(ROOT, 'dist', 'src', 'server.js');
@@ -49,6 +49,18 @@ describe('the server refuses to start with one sentence', () => {
     // A blank value means the default, as a blank HORA_DATA_DIR does.
     expect(modelPath({ HORA_MODEL_PATH: ' ' })).toBe(modelPath({}));
     expect(onnxRuntimePath({ ORT_DYLIB_PATH: ' \t' })).toBe(onnxRuntimePath({}));
+  });
+
+  it('naming the variable from what failed, not from the sentence; a missing default runtime says how to get one', () => {
+    const runtime = { part: 'runtime', missing: true, message: 'The ONNX Runtime library was not found at /x/libonnxruntime.so.' } as const;
+    expect(loadFailure(runtime, {})).toBe('The ONNX Runtime library was not found at /x/libonnxruntime.so; run `npm ci` or set ORT_DYLIB_PATH.');
+    expect(loadFailure(runtime, { ORT_DYLIB_PATH: '/x/libonnxruntime.so' })).toBe(`ORT_DYLIB_PATH: ${runtime.message}`);
+    // A runtime that is there but unusable: npm ci would not help.
+    const broken = { part: 'runtime', missing: false, message: 'The ONNX Runtime library at /x/lib.so could not be loaded: bad ELF.' } as const;
+    expect(loadFailure(broken, {})).toBe(broken.message);
+    const model = { part: 'model', missing: true, message: 'The model file /m/a.onnx does not exist.' } as const;
+    expect(loadFailure(model, {})).toBe(model.message);
+    expect(loadFailure(model, { HORA_MODEL_PATH: '/m/a.onnx', ORT_DYLIB_PATH: '/x/lib.so' })).toBe(`HORA_MODEL_PATH: ${model.message}`);
   });
 
   it('when the model path is a directory', async () => {

@@ -1,6 +1,6 @@
 //! The one model session of the process, loaded at start-up.
 
-use hora_core::model::{init_runtime, ModelSession};
+use hora_core::model::{init_runtime, ModelLoadError, ModelSession};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::collections::HashMap;
@@ -26,12 +26,38 @@ pub struct ModelInfo {
     pub spread_scale: HashMap<String, f64>,
 }
 
-/// Loads ONNX Runtime from `runtime_path` and the model from `model_path` (both absolute).
-/// Throws one sentence naming what is missing or malformed; the server refuses to start on it.
+/// Why start-up could not load the model, as data: which file failed and whether its path names
+/// no file, so that the host names its own setting for that path without reading the sentence.
+#[napi(object)]
+pub struct LoadFailure {
+    #[napi(ts_type = "'runtime' | 'model'")]
+    pub part: String,
+    pub missing: bool,
+    /// One sentence naming what is missing or malformed.
+    pub message: String,
+}
+
+/// The loaded model's identity and limits, or why it could not be loaded.
+#[napi(object)]
+pub struct LoadOutcome {
+    pub model: Option<ModelInfo>,
+    pub failure: Option<LoadFailure>,
+}
+
+impl From<ModelLoadError> for LoadFailure {
+    fn from(e: ModelLoadError) -> Self {
+        LoadFailure { part: e.part.as_str().to_string(), missing: e.missing, message: e.message }
+    }
+}
+
+/// Loads ONNX Runtime from `runtime_path` and the model from `model_path` (both absolute). A file
+/// that is missing or malformed is a `failure`; the server refuses to start on it.
 #[napi(catch_unwind)]
-pub fn load_model(model_path: String, runtime_path: String, threads: u32) -> Result<ModelInfo> {
-    init_runtime(&runtime_path).map_err(|e| Error::new(Status::GenericFailure, e))?;
-    let session = ModelSession::load(&model_path, threads as usize).map_err(|e| Error::new(Status::GenericFailure, e.0))?;
+pub fn load_model(model_path: String, runtime_path: String, threads: u32) -> Result<LoadOutcome> {
+    let session = match init_runtime(&runtime_path).and_then(|()| ModelSession::load(&model_path, threads as usize)) {
+        Ok(session) => session,
+        Err(e) => return Ok(LoadOutcome { model: None, failure: Some(e.into()) }),
+    };
     let s = &session.spec;
     let info = ModelInfo {
         name: s.name.clone(),
@@ -44,5 +70,5 @@ pub fn load_model(model_path: String, runtime_path: String, threads: u32) -> Res
         spread_scale: s.spread_scale.by_name().map(|(name, f)| (name.to_string(), f)).collect(),
     };
     *MODEL.write().map_err(|_| Error::new(Status::GenericFailure, "model lock poisoned"))? = Some(Arc::new(session));
-    Ok(info)
+    Ok(LoadOutcome { model: Some(info), failure: None })
 }

@@ -14,5 +14,5 @@ pub use quantiles::{plan_quantiles, QuantilePlan, QuantilePolicy, QuantileReques
 pub use runtime::init_runtime;
 pub use crate::nonnegative::Nonnegative;
 pub use serve::{forecast, is_capped, ForecastOptions, ModelContext};
-pub use session::{ModelLoadError, ModelSession};
+pub use session::{LoadPart, ModelLoadError, ModelSession};
 pub use spec::{ModelSpec, MODEL_NAME};

@@ -8,10 +8,48 @@ use ort::value::TensorRef;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// Why the model could not be loaded: one sentence for the operator.
+/// Which of the two files start-up loads failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadPart {
+    /// The ONNX Runtime shared library.
+    Runtime,
+    /// The model's ONNX file.
+    Model,
+}
+
+impl LoadPart {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoadPart::Runtime => "runtime",
+            LoadPart::Model => "model",
+        }
+    }
+}
+
+/// Why the model could not be loaded: one sentence for the operator, with what failed as data so
+/// that a host can name its own setting for that path without reading the sentence.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct ModelLoadError(pub String);
+#[error("{message}")]
+pub struct ModelLoadError {
+    pub part: LoadPart,
+    /// The path names no file at all (as opposed to one that is there but unusable).
+    pub missing: bool,
+    pub message: String,
+}
+
+impl ModelLoadError {
+    pub(crate) fn runtime(message: String) -> Self {
+        ModelLoadError { part: LoadPart::Runtime, missing: false, message }
+    }
+
+    pub(crate) fn model(message: String) -> Self {
+        ModelLoadError { part: LoadPart::Model, missing: false, message }
+    }
+
+    pub(crate) fn missing(self) -> Self {
+        ModelLoadError { missing: true, ..self }
+    }
+}
 
 /// ONNX Runtime's reason as one clause for the operator: one line, without the "Load model from
 /// PATH failed:" preamble (the sentence names the file) or the C++ source location and function
@@ -73,13 +111,13 @@ impl ModelSession {
     pub fn load(path: &str, lanes: usize) -> Result<ModelSession, ModelLoadError> {
         match std::fs::metadata(path) {
             Ok(m) if m.is_file() => {}
-            Ok(_) => return Err(ModelLoadError(format!("The model file {path} is not a regular file."))),
+            Ok(_) => return Err(ModelLoadError::model(format!("The model file {path} is not a regular file."))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(ModelLoadError(format!("The model file {path} does not exist.")))
+                return Err(ModelLoadError::model(format!("The model file {path} does not exist.")).missing())
             }
-            Err(e) => return Err(ModelLoadError(format!("The model file {path} cannot be read: {e}."))),
+            Err(e) => return Err(ModelLoadError::model(format!("The model file {path} cannot be read: {e}."))),
         }
-        let fail = |e: &dyn std::fmt::Display| ModelLoadError(format!("The model file {path} could not be loaded: {}.", runtime_reason(&e.to_string(), path)));
+        let fail = |e: &dyn std::fmt::Display| ModelLoadError::model(format!("The model file {path} could not be loaded: {}.", runtime_reason(&e.to_string(), path)));
         // ort's builder errors carry the builder (clippy's result_large_err); they are made once, at start-up.
         #[allow(clippy::result_large_err)]
         let open = || {
@@ -100,13 +138,13 @@ impl ModelSession {
             let meta = session.metadata().map_err(|e| fail(&e))?;
             METADATA_KEYS.iter().filter_map(|k| meta.custom(k).map(|v| (k.to_string(), v))).collect()
         };
-        let spec = ModelSpec::from_metadata(&props).map_err(|e| ModelLoadError(format!("The model file {path} is not a Hora model: {e}.")))?;
+        let spec = ModelSpec::from_metadata(&props).map_err(|e| ModelLoadError::model(format!("The model file {path} is not a Hora model: {e}.")))?;
         let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         if !(names.contains(&"context") && names.contains(&"mask")) {
-            return Err(ModelLoadError(format!("The model file {path} lacks the inputs `context` and `mask`.")));
+            return Err(ModelLoadError::model(format!("The model file {path} lacks the inputs `context` and `mask`.")));
         }
         if !session.outputs().iter().any(|o| o.name() == "quantiles") {
-            return Err(ModelLoadError(format!("The model file {path} lacks the output `quantiles`.")));
+            return Err(ModelLoadError::model(format!("The model file {path} lacks the output `quantiles`.")));
         }
         let mut sessions = vec![session];
         for _ in 1..lanes.max(1) {
@@ -117,7 +155,7 @@ impl ModelSession {
         let t = model.spec.context_multiple;
         model
             .run(&vec![0.0; t], &vec![1.0; t], 1, t)
-            .map_err(|e| ModelLoadError(format!("The model file {path} does not run: {}.", runtime_reason(&e, path))))?;
+            .map_err(|e| ModelLoadError::model(format!("The model file {path} does not run: {}.", runtime_reason(&e, path))))?;
         Ok(model)
     }
 
