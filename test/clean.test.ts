@@ -307,6 +307,22 @@ describe('versions and knobs through HTTP', () => {
     expect(JSON.parse(engine!.detailsJson)).toEqual({ errors: [{ field: 'options.cleaning.bounds', message: 'must have lower at most upper' }] });
   });
 
+  it('nonnegative sent as a boolean cleans as its string form: true flags negative values, false does not', async () => {
+    const rows = seasonalRows('a', 40).map((r, i) => (i === 7 ? { ...r, y: -3 } : r));
+    const body = (nonnegative: unknown) => ({ series: rows, freq: 'h', options: { cleaning: { nonnegative } } });
+    const flagged = await clean(body(true));
+    expect(flagged.res.statusCode).toBe(200);
+    expect(JSON.stringify(flagged.json.cleaning_report)).toContain('"negative_values"');
+    expect((await clean(body('true'))).json.cleaning_report).toEqual(flagged.json.cleaning_report);
+    const free = await clean(body(false));
+    expect(JSON.stringify(free.json.cleaning_report)).not.toContain('"negative_values"');
+    expect((await clean(body('false'))).json.cleaning_report).toEqual(free.json.cleaning_report);
+    // Under 2026-10 only the no-op values are accepted; a boolean is named by its string form.
+    const r = await clean({ ...body(true), options: { cleaning: { nonnegative: true, version: '2026-10' } } });
+    expectError(r, 422, 'CLEANING_OPTION_UNSUPPORTED');
+    expect(r.json.error.message).toContain("nonnegative 'true'");
+  });
+
   it('structural_zero fills with zeros and long_gap mask reports the masked points', async () => {
     const z = await clean({ series: gapped('a', 60, [10, 12]), freq: 'h', options: { cleaning: { structural_zero: true } } });
     expect(z.json.cleaning_report.decisions.find((d: any) => d.id === 'gap.impute').method).toBe('structural_zero');

@@ -18,7 +18,7 @@ export function cleaningOptions(top: TopLevelFields, policy: EffectivePolicy): C
     cleanExog: top.clean_exog ?? DEFAULTS.clean_exog,
     imputeMethod: cleaning.impute_method,
     seasonalPeriod: cleaning.seasonal_period,
-    nonnegative: cleaning.nonnegative,
+    nonnegative: cleaning.nonnegative === undefined ? undefined : String(cleaning.nonnegative),
     bounds: cleaning.bounds,
     structuralZero: cleaning.structural_zero,
     businessDays: cleaning.business_days,

@@ -2,7 +2,6 @@
 //! types what the service builds), and their conversion to the engine's `CleanOptions`.
 
 use hora_core::clean::{Bounds, CleanOptions};
-use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -22,8 +21,9 @@ pub struct CleaningParams {
     pub clean_exog: bool,
     pub impute_method: Option<String>,
     pub seasonal_period: Option<u32>,
-    /// `"auto"`, `"true"` or `"false"`, or a boolean.
-    pub nonnegative: Option<Either<bool, String>>,
+    /// `auto`, `true` or `false`, in text as `ForecastParams::nonnegative` (a boolean sent is
+    /// handed over as its string form).
+    pub nonnegative: Option<String>,
     pub bounds: Option<BoundsParams>,
     pub structural_zero: Option<bool>,
     pub business_days: Option<bool>,
@@ -52,10 +52,7 @@ impl From<&CleaningParams> for CleanOptions {
             decline: p.decline.clone().unwrap_or_default(),
             impute_method: p.impute_method.clone(),
             seasonal_period: p.seasonal_period,
-            nonnegative: p.nonnegative.as_ref().map(|v| match v {
-                Either::A(b) => Value::Bool(*b),
-                Either::B(s) => Value::String(s.clone()),
-            }),
+            nonnegative: p.nonnegative.clone().map(Value::String),
             bounds: p.bounds.as_ref().map(|b| Bounds { lower: Some(b.lower), upper: Some(b.upper) }),
             structural_zero: p.structural_zero,
             business_days: p.business_days,
