@@ -1,7 +1,8 @@
 //! The request body: top-level fields, `series` and `future_covariates`.
 
 use super::errors::FieldErrors;
-use super::rows::{Cursor, RowKind, RowsSeed, TableBuilder};
+use super::builder::{RowKind, TableBuilder};
+use super::rows::{Cursor, RowsSeed};
 use super::table::RowTable;
 use super::value::{too_many_values, FieldRead, StrictValue};
 use crate::error::{ErrorCode, HoraError};

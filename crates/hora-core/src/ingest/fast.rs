@@ -9,7 +9,7 @@
 //! few byte scans and one float parse.
 
 use super::body::{ParsedBody, TOP_LEVEL_FIELDS};
-use super::rows::{RowKind, TableBuilder};
+use super::builder::{RowKind, TableBuilder};
 use super::value::{FieldRead, StrictValue};
 use serde::de::DeserializeSeed;
 

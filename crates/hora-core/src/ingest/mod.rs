@@ -4,6 +4,7 @@
 //! way is recorded as a field error and the parse goes on, so one response lists them all.
 
 mod body;
+mod builder;
 mod cell;
 mod digest;
 mod errors;
