@@ -1,0 +1,128 @@
+//! The timestamp formats of the contract's table, and the day/month order of `D/M/YYYY` and
+//! `M/D/YYYY` stamps, which only an entity's rows together can prove.
+
+use super::lex::{Lexed, Shape};
+use crate::choice::{one_of, Choice};
+use crate::error::{ErrorCode, HoraError};
+
+/// Day/month order of `D/M/YYYY` and `M/D/YYYY` stamps (`options.ds_format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DayMonthOrder {
+    Dmy,
+    Mdy,
+}
+
+/// `dmy` / `mdy` as in `options.ds_format`.
+impl Choice for DayMonthOrder {
+    const ALL: &'static [Self] = &[DayMonthOrder::Dmy, DayMonthOrder::Mdy];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            DayMonthOrder::Dmy => "dmy",
+            DayMonthOrder::Mdy => "mdy",
+        }
+    }
+}
+
+/// The timestamp format detected for an entity (the contract's table, one row per variant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DsFormat {
+    Iso8601,
+    CompactDate,
+    SlashDate,
+    DayMonthYear,
+    MonthDayYear,
+    UnixSeconds,
+    UnixMilliseconds,
+    YearMonth,
+    YearMonthSlash,
+    YearMonthCompact,
+    ChineseDate,
+    ChineseYearMonth,
+}
+
+impl DsFormat {
+    /// Stable snake_case name for reports (`timestamp_format` issue).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DsFormat::Iso8601 => "iso8601",
+            DsFormat::CompactDate => "compact_date",
+            DsFormat::SlashDate => "slash_date",
+            DsFormat::DayMonthYear => "dmy",
+            DsFormat::MonthDayYear => "mdy",
+            DsFormat::UnixSeconds => "unix_seconds",
+            DsFormat::UnixMilliseconds => "unix_milliseconds",
+            DsFormat::YearMonth => "year_month",
+            DsFormat::YearMonthSlash => "year_month_slash",
+            DsFormat::YearMonthCompact => "year_month_compact",
+            DsFormat::ChineseDate => "chinese_date",
+            DsFormat::ChineseYearMonth => "chinese_year_month",
+        }
+    }
+
+    pub(super) fn of_shape(shape: Shape, order: DayMonthOrder) -> DsFormat {
+        match shape {
+            Shape::Iso => DsFormat::Iso8601,
+            Shape::CompactDate => DsFormat::CompactDate,
+            Shape::SlashDate => DsFormat::SlashDate,
+            Shape::DayMonth if order == DayMonthOrder::Dmy => DsFormat::DayMonthYear,
+            Shape::DayMonth => DsFormat::MonthDayYear,
+            Shape::UnixSeconds => DsFormat::UnixSeconds,
+            Shape::UnixMillis => DsFormat::UnixMilliseconds,
+            Shape::YearMonthDash => DsFormat::YearMonth,
+            Shape::YearMonthSlash => DsFormat::YearMonthSlash,
+            Shape::YearMonthCompact => DsFormat::YearMonthCompact,
+            Shape::ChineseDate => DsFormat::ChineseDate,
+            Shape::ChineseYearMonth => DsFormat::ChineseYearMonth,
+        }
+    }
+}
+
+/// The field an entity's stamp error names: the global row index.
+pub(super) fn ds_field(row: u32) -> String {
+    format!("series[{row}].ds")
+}
+
+/// Day/month order: proven by a row whose first number exceeds 12 (dmy) or whose second does
+/// (mdy); otherwise `options.ds_format`; otherwise `AMBIGUOUS_DATE_FORMAT`. The option wins when
+/// sent, and rows impossible under it are a 422 naming the row.
+pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<DayMonthOrder>) -> Result<DayMonthOrder, HoraError> {
+    let dmy_proof = pending.iter().find(|p| p.2.a > 12);
+    let mdy_proof = pending.iter().find(|p| p.2.b > 12);
+    let order = match (ds_format, dmy_proof, mdy_proof) {
+        (Some(o), _, _) => o,
+        (None, Some(_), None) => DayMonthOrder::Dmy,
+        (None, None, Some(_)) => DayMonthOrder::Mdy,
+        (None, Some(a), Some(b)) => {
+            let (early, late) = if a.0 < b.0 { (a, b) } else { (b, a) };
+            return Err(HoraError::field(
+                ds_field(late.0),
+                format!(
+                    "series[{}].ds {:?} contradicts the day/month order of series[{}].ds {:?}",
+                    late.0, late.1, early.0, early.1
+                ),
+            ));
+        }
+        (None, None, None) => {
+            let (row, s, _) = pending[0];
+            return Err(HoraError::new(
+                ErrorCode::AmbiguousDateFormat,
+                format!(
+                    "series[{row}].ds {s:?} and the other rows of its entity may be D/M/YYYY or M/D/YYYY; \
+                     send options.ds_format ({}) or use ISO 8601",
+                    one_of(&DayMonthOrder::names())
+                ),
+            )
+            .with("field", ds_field(row))
+            .with("allowed", serde_json::json!(DayMonthOrder::names())));
+        }
+    };
+    for (row, s, l) in pending {
+        let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
+        if m == 0 || m > 12 || d == 0 || d > super::civil::days_in_month(l.year, m) {
+            let name = if order == DayMonthOrder::Dmy { "D/M/YYYY" } else { "M/D/YYYY" };
+            return Err(HoraError::field(ds_field(*row), format!("series[{row}].ds {s:?} is not a valid {name} date")));
+        }
+    }
+    Ok(order)
+}
