@@ -195,29 +195,8 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     };
     let imputed: usize = filled.iter().map(|r| r.1).sum();
     if imputed > 0 {
-        let knobs = &res.knobs;
-        let nonneg = match knobs.nonnegative {
-            Nonnegative::Always => true,
-            Nonnegative::Never => false,
-            // An inference from the data gives way to bounds the caller set below 0.
-            Nonnegative::Auto => {
-                super::all_nonnegative(&values[lo..end]) && knobs.bounds.and_then(|b| b.upper).is_none_or(|u| u >= 0.0)
-            }
-        };
-        let lower = knobs.bounds.and_then(|b| b.lower).into_iter().chain(nonneg.then_some(0.0)).fold(f64::NEG_INFINITY, f64::max);
-        let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);
-        for &run in filled {
-            if knobs.structural_zero {
-                values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = 0.0);
-            } else {
-                // Within the kept context only: a seasonal fill must not copy history a split dropped.
-                fill::fill_run(&mut values[lo..end], (run.0 - lo, run.1), knobs.impute, ctx.period);
-            }
-            values[run.0..run.0 + run.1].iter_mut().for_each(|v| *v = v.clamp(lower, upper.max(lower)));
-        }
-        let method = if knobs.structural_zero { "structural_zero" } else { knobs.impute.as_str() };
         let mut dec = Decision::new(DecisionId::Impute, name, imputed, res).with_ranges(ranges_of(filled, |k| grid[k]));
-        dec.method = Some(method);
+        dec.method = Some(impute(&mut values[lo..end], lo, filled, ctx));
         d.push(dec);
     }
 
@@ -254,6 +233,35 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     }
     out.decisions = d;
     out
+}
+
+/// Fills the runs `filled` (grid slots) of the kept context `kept`, which starts at slot `lo`,
+/// within the bounds the knobs set; returns the method's name for the decision.
+fn impute(kept: &mut [f64], lo: usize, filled: &[(usize, usize)], ctx: &Ctx) -> &'static str {
+    let knobs = &ctx.res.knobs;
+    let nonneg = match knobs.nonnegative {
+        Nonnegative::Always => true,
+        Nonnegative::Never => false,
+        // An inference from the data gives way to bounds the caller set below 0.
+        Nonnegative::Auto => super::all_nonnegative(kept) && knobs.bounds.and_then(|b| b.upper).is_none_or(|u| u >= 0.0),
+    };
+    let lower = knobs.bounds.and_then(|b| b.lower).into_iter().chain(nonneg.then_some(0.0)).fold(f64::NEG_INFINITY, f64::max);
+    let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);
+    for &(start, len) in filled {
+        let run = start - lo..start - lo + len;
+        if knobs.structural_zero {
+            kept[run.clone()].iter_mut().for_each(|v| *v = 0.0);
+        } else {
+            // Within the kept context only: a seasonal fill must not copy history a split dropped.
+            fill::fill_run(kept, (run.start, len), knobs.impute, ctx.period);
+        }
+        kept[run].iter_mut().for_each(|v| *v = v.clamp(lower, upper.max(lower)));
+    }
+    if knobs.structural_zero {
+        "structural_zero"
+    } else {
+        knobs.impute.as_str()
+    }
 }
 
 /// The `h` stamps after grid slot `last`, each stepped from the grid's origin as the grid itself

@@ -12,7 +12,8 @@ use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
 use super::report::{self, ReportInput};
 use super::stamps::{self, FreqSpec, Zone};
-use super::{covariates, grid, raw, CleanEntity, CleanRequest, Cleaned};
+use super::covariates::{self, FutureRows};
+use super::{grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
 use crate::time::{DayMonthOrder, MAX_OFF_GRID_SHARE};
@@ -36,24 +37,9 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let each = prepare_each(req, &zone, ds_format, &res, threads);
     let failed: Vec<(usize, &HoraError)> = each.iter().enumerate().filter_map(|(e, r)| Some((e, r.as_ref().err()?))).collect();
     if let Some(&(_, first)) = failed.first() {
-        // AMBIGUOUS_DATE_FORMAT is a cleaning-step data error, so it carries the report (contract:
-        // errors of the cleaning group include `details.cleaning_report`), listing the entities
-        // whose stamps could be read, and blocking every entity whose could not; the first decides
-        // the message.
-        if first.code != ErrorCode::AmbiguousDateFormat {
-            return Err(first.clone());
-        }
-        let err = first.clone();
-        // Entities whose own rows, or whose future rows, have an unproven order, in entity order.
-        let mut unproven: Vec<usize> = failed.iter().filter(|(_, f)| f.code == err.code).map(|&(e, _)| e).collect();
-        let proven = |e: usize| ds_format.or_else(|| each[e].as_ref().ok()?.parsed.proven_order());
-        unproven.extend(covariates::future_of_unproven_order(req, &zone, proven));
-        unproven.sort_unstable();
-        unproven.dedup();
-        let read: Vec<Prepared> = each.into_iter().flatten().collect();
-        let mut st = State::new(&res, &zone, &read, table.row_count());
-        st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&table.entities[e])));
-        return Err(st.attach(err, None, &[]));
+        let unreadable = failed.iter().filter(|(_, f)| f.code == first.code).map(|&(e, _)| e).collect();
+        let first = first.clone();
+        return Err(unread_stamps_error(req, &res, &zone, ds_format, each, unreadable, first));
     }
     let prepared: Vec<Prepared> = each.into_iter().flatten().collect();
     // Future rows read as their entity's history was (zone, day/month order).
@@ -87,34 +73,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     let kept = |e: usize| cut[e].as_ref().map_or(&prepared[e], |c| &c.kept);
     // Each entity's grid, cleaning and covariates on its own (in parallel for large requests),
     // then merged in entity order exactly as one loop would.
-    let per_entity = par::map_indexed(prepared.len(), threads, |e| {
-        let p = kept(e);
-        let list_forecast_stamps = req.purpose.lists_forecast_stamps(future[e].is_some());
-        let ctx = entity::Ctx { zone: &zones[e], list_forecast_stamps, ..ctx };
-        // No data to place (its stamps neither fail the grid nor size it), or too far off the
-        // grid: blocked in its place with no grid, so the entities after it are cleaned and listed.
-        let placed = if p.has_values() {
-            grid::place(p, &choice.spec, ctx.zone).map_err(|share| Outcome::off_grid(&p.unique_id, share))
-        } else {
-            Err(Outcome::empty(&p.unique_id))
-        };
-        let placed = match placed {
-            Ok(placed) => placed,
-            Err(o) => {
-                let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
-                return (p.decisions.clone(), o, columns, exog);
-            }
-        };
-        let mut pre: Vec<Decision> = p.decisions.clone();
-        pre.extend(grid::off_grid_decision(p, &placed, &res));
-        let mut o = entity::clean(p, placed, &ctx);
-        if let Some(c) = &cut[e] {
-            c.complete(&mut o, &mut pre, &ctx);
-        }
-        let (columns, exog) = covariates::assess(req, p, &o, &ctx, future[e].as_ref());
-        o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
-        (pre, o, columns, exog)
-    });
+    let per_entity = par::map_indexed(prepared.len(), threads, |e| clean_entity(req, kept(e), cut[e].as_ref(), future[e].as_ref(), &ctx, &zones[e]));
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());
     let mut entities = Vec::with_capacity(prepared.len());
     for (e, (p, done)) in prepared.iter().zip(per_entity).enumerate() {
@@ -157,6 +116,67 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         input_data_points: outcomes.iter().map(|o| o.fed_points as u64).sum(),
         entities,
     })
+}
+
+/// The first entity whose stamps could not be read decides the error. AMBIGUOUS_DATE_FORMAT is a
+/// cleaning-step data error, so it carries the report (contract: errors of the cleaning group
+/// include `details.cleaning_report`), listing the entities whose stamps could be read and
+/// blocking every entity whose could not (`unreadable`), or whose future rows have an unproven
+/// order; any other error goes as it is.
+fn unread_stamps_error(
+    req: &CleanRequest,
+    res: &Resolved,
+    zone: &Zone,
+    ds_format: Option<DayMonthOrder>,
+    each: Vec<Result<Prepared>>,
+    mut unproven: Vec<usize>,
+    first: HoraError,
+) -> HoraError {
+    if first.code != ErrorCode::AmbiguousDateFormat {
+        return first;
+    }
+    let proven = |e: usize| ds_format.or_else(|| each[e].as_ref().ok()?.parsed.proven_order());
+    unproven.extend(covariates::future_of_unproven_order(req, zone, proven));
+    unproven.sort_unstable();
+    unproven.dedup();
+    let read: Vec<Prepared> = each.into_iter().flatten().collect();
+    let mut st = State::new(res, zone, &read, req.series.row_count());
+    st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&req.series.entities[e])));
+    st.attach(first, None, &[])
+}
+
+/// One entity's share of the run, merged in entity order: its stamps' decisions (and a grid-cap
+/// cut's), its outcome, its covariate columns and their decisions.
+type EntityWork = (Vec<Decision>, Outcome, Option<Vec<Value>>, Vec<Decision>);
+
+/// Places entity `p` on the grid in its own `zone`, cleans it, completes a grid-cap `cut` and
+/// assesses its covariates. With no data to place (its stamps neither fail the grid nor size it),
+/// or too far off the grid, it is blocked in its place with no grid, so the entities after it
+/// are cleaned and listed.
+fn clean_entity(req: &CleanRequest, p: &Prepared, cut: Option<&long_gap::Cut>, future: Option<&FutureRows>, ctx: &entity::Ctx, zone: &Zone) -> EntityWork {
+    let list_forecast_stamps = req.purpose.lists_forecast_stamps(future.is_some());
+    let ctx = entity::Ctx { zone, list_forecast_stamps, ..*ctx };
+    let placed = if p.has_values() {
+        grid::place(p, ctx.freq, ctx.zone).map_err(|share| Outcome::off_grid(&p.unique_id, share))
+    } else {
+        Err(Outcome::empty(&p.unique_id))
+    };
+    let placed = match placed {
+        Ok(placed) => placed,
+        Err(o) => {
+            let (columns, exog) = covariates::assess(req, p, &o, &ctx, future);
+            return (p.decisions.clone(), o, columns, exog);
+        }
+    };
+    let mut pre: Vec<Decision> = p.decisions.clone();
+    pre.extend(grid::off_grid_decision(p, &placed, ctx.res));
+    let mut o = entity::clean(p, placed, &ctx);
+    if let Some(c) = cut {
+        c.complete(&mut o, &mut pre, &ctx);
+    }
+    let (columns, exog) = covariates::assess(req, p, &o, &ctx, future);
+    o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future));
+    (pre, o, columns, exog)
 }
 
 /// The frequency, inferred from the entities that have values only: the stamps of an entity
