@@ -275,6 +275,18 @@ describe('validation order steps 3 to 6', () => {
     expect(r.json.error.details.future_only).toEqual(['promo']);
   });
 
+  it('covariate columns are capped at 8 over the request: a ninth sent only on future rows is a VALIDATION_ERROR, not a mismatch', async () => {
+    const eight = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, 1]));
+    const series = seasonalRows('a', 24).map((r) => ({ ...r, ...eight }));
+    const ds = isoZ(Date.UTC(2024, 0, 2));
+    const r = await post({ ...base({}, series), future_covariates: [{ unique_id: 'a', ds, c0: 2 }, { unique_id: 'a', ds, c1: 2, promo: 1 }] });
+    expectError(r, 422, 'VALIDATION_ERROR');
+    expect(r.json.error.details.errors).toEqual([{ field: 'future_covariates[1].promo', message: 'is a covariate column past the 8 allowed in total' }]);
+    // With seven on the series rows the same future column is the eighth: a mismatch again.
+    const seven = series.map(({ c7: _, ...row }) => row);
+    expectError(await post({ ...base({}, seven), future_covariates: [{ unique_id: 'a', ds, promo: 1 }] }), 422, 'COVARIATE_COLUMN_MISMATCH');
+  });
+
   it('future rows of an entity without history are FUTURE_COVARIATES_INVALID at step 3, before a model or horizon fault', async () => {
     const series = seasonalRows('a', 24).map((r) => ({ ...r, temp: 1 }));
     const future = [

@@ -1,10 +1,11 @@
 //! The request body: top-level fields, `series` and `future_covariates`.
 
-use super::errors::FieldErrors;
 use super::builder::{RowKind, TableBuilder};
+use super::errors::FieldErrors;
 use super::rows::{Cursor, RowsSeed};
 use super::table::RowTable;
 use super::value::{too_many_values, FieldRead, StrictValue};
+use super::COLUMN_PAST_TOTAL;
 use crate::error::{ErrorCode, HoraError};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -218,6 +219,11 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
                 }
             }
         }
+        if let Some(f) = &future {
+            for (row, name) in f.columns_past_total(series.as_ref()) {
+                out.errors.push(|| format!("future_covariates[{row}].{name}"), COLUMN_PAST_TOTAL);
+            }
+        }
         if let Some(b) = series {
             out.series = b.finish();
         }
@@ -385,6 +391,29 @@ mod tests {
         let body = format!(r#"{{"series": [{{"unique_id": "a", "ds": "d", "y": 1, {}}}]}}"#, cols.join(","));
         let p = parse_body(body.as_bytes()).unwrap();
         assert_eq!(fields(&p), vec!["series[0].c8"]);
+    }
+
+    #[test]
+    fn covariate_columns_are_counted_over_the_request_not_per_array() {
+        let cols = |n: usize, prefix: &str| (0..n).map(|i| format!(r#""{prefix}{i}": 1"#)).collect::<Vec<_>>().join(",");
+        let row = |cols: &str| format!(r#"{{"unique_id": "a", "ds": "d", {cols}}}"#);
+        let body = |series: usize, future: &[&str]| {
+            let future: Vec<String> = future.iter().map(|c| row(c)).collect();
+            format!(r#"{{"future_covariates": [{}], "series": [{{"unique_id": "a", "ds": "d", "y": 1, {}}}]}}"#, future.join(","), cols(series, "c"))
+        };
+        // Eight on the series rows and a ninth on a future row (sent before them): the ninth is
+        // named where it first appears, not left to COVARIATE_COLUMN_MISMATCH.
+        let nine = parse_body(body(8, &[r#""c0": 1"#, r#""c1": 1, "zz": 2"#]).as_bytes()).unwrap();
+        assert_eq!(fields(&nine), vec!["future_covariates[1].zz"]);
+        assert_eq!(nine.errors.listed[0].message, COLUMN_PAST_TOTAL);
+        // Within the cap, a future-only column is a mismatch, not a field error.
+        let eight = parse_body(body(7, &[r#""zz": 2"#]).as_bytes()).unwrap();
+        assert!(fields(&eight).is_empty());
+        assert_eq!(eight.future_only, vec!["zz"]);
+        // Future columns the series rows also hold count once.
+        assert!(fields(&parse_body(body(8, &[&cols(8, "c")]).as_bytes()).unwrap()).is_empty());
+        let two = parse_body(body(7, &[r#""x": 1, "y2": 1, "x3": 1"#]).as_bytes()).unwrap();
+        assert_eq!(fields(&two), vec!["future_covariates[0].y2", "future_covariates[0].x3"]);
     }
 
     #[test]

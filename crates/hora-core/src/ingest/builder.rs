@@ -3,7 +3,8 @@
 
 use super::table::{CovariateColumn, RowTable, StrColumn};
 use super::MAX_COVARIATE_COLUMNS;
-use std::collections::HashMap;
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
 
 /// Which array the rows come from: the rules for `unique_id`, `ds` and `y` differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,9 +25,13 @@ impl RowKind {
 /// Accumulates one array's rows into a `RowTable`.
 pub(crate) struct TableBuilder {
     pub(super) kind: RowKind,
+    /// Entity ids by name: each slot holds the name's hash and its id, the name itself living
+    /// once, in `entities`. Growing the table rehashes from the stored hashes without reading a
+    /// name again (a body of millions of one-row entities spent most of its parse there).
+    entity_index: HashTable<(u64, u32)>,
     /// foldhash: several times cheaper per row than SipHash on short names, and seeded per
     /// process, so crafted names cannot make every lookup collide.
-    entity_index: HashMap<String, u32, foldhash::fast::RandomState>,
+    hasher: foldhash::fast::RandomState,
     entities: Vec<String>,
     /// The rows in arrival order; `finish` groups them by entity (a move when they came grouped,
     /// the common case, else one counting-sort pass, so that with shuffled rows later reads of an
@@ -39,6 +44,8 @@ pub(crate) struct TableBuilder {
     grouped: bool,
     last_entity: Option<u32>,
     pub(super) covariates: Vec<CovariateColumn>,
+    /// The body row where each covariate column first appeared (as `covariates`).
+    column_first_rows: Vec<u32>,
     /// First problem that makes `future_covariates` invalid (FUTURE_COVARIATES_INVALID).
     pub future_invalid: Option<(String, String)>,
     /// Future rows that lack a string `unique_id` or `ds` (missing or not a string, or the row
@@ -51,7 +58,8 @@ impl TableBuilder {
     pub fn new(kind: RowKind) -> Self {
         TableBuilder {
             kind,
-            entity_index: HashMap::default(),
+            entity_index: HashTable::new(),
+            hasher: Default::default(),
             entities: Vec::new(),
             entity_of_row: Vec::new(),
             ds: StrColumn::new(),
@@ -59,6 +67,7 @@ impl TableBuilder {
             grouped: true,
             last_entity: None,
             covariates: Vec::new(),
+            column_first_rows: Vec::new(),
             future_invalid: None,
             unread_rows: Vec::new(),
         }
@@ -86,14 +95,16 @@ impl TableBuilder {
                 return last;
             }
         }
-        if let Some(&e) = self.entity_index.get(name) {
+        let hash = self.hasher.hash_one(name);
+        let entities = &self.entities;
+        if let Some(&(_, e)) = self.entity_index.find(hash, |&(h, e)| h == hash && entities[e as usize] == name) {
             // An entity seen before, after another one: the rows are not grouped.
             self.grouped = false;
             return e;
         }
         let e = self.entities.len() as u32;
         self.entities.push(name.to_owned());
-        self.entity_index.insert(name.to_owned(), e);
+        self.entity_index.insert_unique(hash, (hash, e), |&(h, _)| h);
         e
     }
 
@@ -127,7 +138,17 @@ impl TableBuilder {
             return None;
         }
         self.covariates.push(CovariateColumn { name: name.to_owned(), values: Vec::new(), non_numeric: Vec::new() });
+        self.column_first_rows.push(self.row_count() as u32);
         Some(self.covariates.len() - 1)
+    }
+
+    /// The columns of these future rows that the series rows lack and that take the request past
+    /// the covariate columns allowed in total (the contract counts the request's columns, not
+    /// each array's): each with the body row where it first appeared, in that order.
+    pub(super) fn columns_past_total(&self, series: Option<&TableBuilder>) -> Vec<(u32, &str)> {
+        let known = series.map_or(&[][..], |s| &s.covariates[..]);
+        let new = self.covariates.iter().zip(&self.column_first_rows).filter(|(c, _)| !known.iter().any(|k| k.name == c.name));
+        new.skip(MAX_COVARIATE_COLUMNS.saturating_sub(known.len())).map(|(c, &row)| (row, c.name.as_str())).collect()
     }
 
     /// Keeps the first reason `future_covariates` is invalid.

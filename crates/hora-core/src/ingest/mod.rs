@@ -22,3 +22,7 @@ pub use table::{CovariateColumn, RowTable, StrColumn};
 
 /// At most this many covariate columns in total (contract: Series row).
 pub const MAX_COVARIATE_COLUMNS: usize = 8;
+
+/// The field error of a covariate column past `MAX_COVARIATE_COLUMNS`, counted over the request.
+pub(crate) const COLUMN_PAST_TOTAL: &str = "is a covariate column past the 8 allowed in total";
+const _: () = assert!(MAX_COVARIATE_COLUMNS == 8, "COLUMN_PAST_TOTAL names the cap");

@@ -3,6 +3,7 @@
 use super::builder::{RowKind, TableBuilder};
 use super::cell::{Cell, CellSeed, KeySeed};
 use super::errors::FieldErrors;
+use super::COLUMN_PAST_TOTAL;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -190,7 +191,7 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                 }
                 name => {
                     let Some(c) = b.column(name) else {
-                        self.errors.push(|| path(name), "is a covariate column past the 8 allowed in total");
+                        self.errors.push(|| path(name), COLUMN_PAST_TOTAL);
                         continue;
                     };
                     if set_columns.contains(&c) {
