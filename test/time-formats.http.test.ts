@@ -52,6 +52,13 @@ describe('every timestamp format of the contract is read', () => {
     },
     { name: 'compact YYYYMMDD', ds: daily(20, JAN1, (d) => ymd(d).map((x, i) => pad(x, i ? 2 : 4)).join('')), freq: 'd', next: ['2024-01-21T00:00:00Z'], format: 'compact_date' },
     { name: 'slash YYYY/M/D with a time', ds: daily(20, JAN1, (d) => `${ymd(d).join('/')} 06:00`), freq: 'd', next: ['2024-01-21T06:00:00Z'], format: 'slash_date' },
+    {
+      name: 'slash YYYY/M/D with a one-digit hour, as spreadsheets write it',
+      ds: hourly(24, JAN1, (ms) => `${ymd(new Date(ms)).join('/')} ${new Date(ms).getUTCHours()}:00`),
+      freq: 'h',
+      next: [isoZ(JAN1 + 24 * HOUR)],
+      format: 'slash_date',
+    },
     { name: 'D/M/YYYY proven by a day above 12', ds: daily(20, JAN1, (d) => `${ymd(d)[2]}/${ymd(d)[1]}/${ymd(d)[0]}`), freq: 'd', next: ['2024-01-21T00:00:00Z'], format: 'dmy' },
     { name: 'M/D/YYYY proven by a day above 12', ds: daily(20, JAN1, (d) => `${ymd(d)[1]}/${ymd(d)[2]}/${ymd(d)[0]}`), freq: 'd', next: ['2024-01-21T00:00:00Z'], format: 'mdy' },
     { name: 'Unix seconds', ds: hourly(24, JAN1, (ms) => String(ms / 1000)), freq: 'h', next: [isoZ(JAN1 + 24 * HOUR)], format: 'unix_seconds' },

@@ -189,7 +189,7 @@ fn lex_dash(b: &[u8], year: i64) -> LexResult {
         return Ok(lexed);
     }
     match b[10] {
-        b'T' | b't' | b' ' => time_tail(b, 11, lexed),
+        b'T' | b't' | b' ' => time_tail(b, 11, lexed, Hour::TwoDigits),
         _ => Err("has an unexpected character after the date"),
     }
 }
@@ -256,7 +256,7 @@ fn lex_chinese(b: &[u8], year: i64) -> LexResult {
     }
     // The time may follow directly or after one space or `T`.
     let start = if matches!(b[j], b' ' | b'T') { j + 1 } else { j };
-    time_tail(b, start, lexed)
+    time_tail(b, start, lexed, Hour::OneOrTwoDigits)
 }
 
 fn date_then_time(b: &[u8], i: usize, lexed: Lexed) -> LexResult {
@@ -264,19 +264,33 @@ fn date_then_time(b: &[u8], i: usize, lexed: Lexed) -> LexResult {
         return Ok(lexed);
     }
     match b[i] {
-        b' ' | b'T' => time_tail(b, i + 1, lexed),
+        b' ' | b'T' => time_tail(b, i + 1, lexed, Hour::OneOrTwoDigits),
         _ => Err("has an unexpected character after the date"),
     }
 }
 
-/// `HH:MM[:SS[.f{1,9}]]` then optional `Z` / `±HH:MM` / `±HHMM` / `±HH`, then the end.
-fn time_tail(b: &[u8], i: usize, mut lexed: Lexed) -> LexResult {
-    let hh = digits(b, i, 2).ok_or("has no two-digit hour in its time")?;
-    if b.get(i + 2) != Some(&b':') {
+/// How a time's hour may be written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hour {
+    /// ISO 8601: `HH`.
+    TwoDigits,
+    /// After a date written with one-digit months and days (slash, D/M/YYYY and Chinese dates):
+    /// `H` or `HH`, as spreadsheets write `2026/1/13 0:00` by default.
+    OneOrTwoDigits,
+}
+
+/// `HH:MM[:SS[.f{1,9}]]` (`H:MM` too where `hour` allows it) then optional `Z` / `±HH:MM` /
+/// `±HHMM` / `±HH`, then the end.
+fn time_tail(b: &[u8], i: usize, mut lexed: Lexed, hour: Hour) -> LexResult {
+    let (hh, i) = match hour {
+        Hour::TwoDigits => (digits(b, i, 2).ok_or("has no two-digit hour in its time")?, i + 2),
+        Hour::OneOrTwoDigits => small(b, i).ok_or("has no hour in its time")?,
+    };
+    if b.get(i) != Some(&b':') {
         return Err("has no minutes in its time (HH:MM)");
     }
-    let mm = digits(b, i + 3, 2).ok_or("has no two-digit minute in its time")?;
-    let mut j = i + 5;
+    let mm = digits(b, i + 1, 2).ok_or("has no two-digit minute in its time")?;
+    let mut j = i + 3;
     let mut ss = 0;
     let mut frac = 0i64;
     if b.get(j) == Some(&b':') {
@@ -392,7 +406,7 @@ fn num(s: &[u8]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{lex, offset};
+    use super::{lex, offset, Shape};
 
     #[test]
     fn an_offset_is_refused_for_its_own_fault_minutes_above_59_or_beyond_18_hours() {
@@ -429,5 +443,26 @@ mod tests {
         for s in ["2024-01-05 ", " 2024-01-05", "2024-01-05 00:00:00+01 ", "2024-01-05T00:00:00Z\t", "1704412800\n"] {
             assert_eq!(lex(s), Err("has leading or trailing whitespace"), "{s:?}");
         }
+    }
+
+    #[test]
+    fn a_one_digit_hour_is_read_after_dates_with_one_digit_fields_but_not_in_iso() {
+        const H: i64 = 3_600_000_000;
+        for (s, shape, tod) in [
+            ("2026/1/13 0:00", Shape::SlashDate, 0),
+            ("2026/1/13T7:05:09", Shape::SlashDate, 7 * H + 5 * 60_000_000 + 9_000_000),
+            ("13/1/2026 9:30", Shape::DayMonth, 9 * H + 30 * 60_000_000),
+            ("2026年1月13日 7:00", Shape::ChineseDate, 7 * H),
+            ("2026/1/13 07:00+01:00", Shape::SlashDate, 7 * H),
+            ("2026/1/13 23:00", Shape::SlashDate, 23 * H),
+        ] {
+            let l = lex(s).unwrap_or_else(|e| panic!("{s:?}: {e}"));
+            assert_eq!((l.shape, l.tod), (shape, tod), "{s:?}");
+        }
+        assert_eq!(lex("2026-01-13 7:00"), Err("has no two-digit hour in its time"));
+        assert_eq!(lex("2026/1/13 7"), Err("has no minutes in its time (HH:MM)"));
+        assert_eq!(lex("2026/1/13 123:00"), Err("has no minutes in its time (HH:MM)"));
+        assert_eq!(lex("2026/1/13 7:0"), Err("has no two-digit minute in its time"));
+        assert_eq!(lex("2026/1/13 24:00").unwrap_err(), "has an hour above 23 (24:00 is not accepted; use 00:00 of the next day)");
     }
 }
