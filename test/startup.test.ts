@@ -158,4 +158,31 @@ describe('the built server on SIGTERM', () => {
     expect(received.toLowerCase()).toContain('connection: close');
     expect(log).toContain('SIGTERM during shutdown');
   }, 60_000);
+
+  // npm runs a script through `sh -c` and signals only that shell: without `exec` the server was
+  // left running, orphaned, while npm reported a kill.
+  it('npm start, the documented command, passes SIGTERM to the server: npm exits 0 and the port is closed', async () => {
+    const npm = process.env.npm_execpath;
+    const [cmd, args] = npm ? [process.execPath, [npm, 'start']] : ['npm', ['start']];
+    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: join(dir, 'npm-start'), HOST: '127.0.0.1', PORT: '0' } });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    let log = '';
+    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+    const port = await new Promise<number>((resolve) => {
+      const look = () => {
+        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+        if (m) resolve(Number(m[1]));
+        else setTimeout(look, 20);
+      };
+      look();
+    });
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('connect', () => (socket.destroy(), resolve(false)));
+      socket.on('error', () => resolve(true));
+    });
+    expect(refused, log).toBe(true);
+  }, 60_000);
 });
