@@ -118,6 +118,23 @@ describe('the server refuses to start with one sentence', () => {
   });
 });
 
+/** Spawns a server (`cmd args`) and waits until it logs the port it listens on. */
+async function serving(cmd: string, args: string[], env: Record<string, string>) {
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env } });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const out = { log: '' };
+  child.stdout.on('data', (d: Buffer) => (out.log += d.toString()));
+  const port = await new Promise<number>((resolve) => {
+    const look = () => {
+      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out.log);
+      if (m) resolve(Number(m[1]));
+      else setTimeout(look, 20);
+    };
+    look();
+  });
+  return { child, exited, port, out };
+}
+
 describe('the built server on SIGTERM', () => {
   it('a second signal during the shutdown changes nothing: the request in flight is answered and the exit is 0', async () => {
     const data = join(dir, 'signals');
@@ -128,18 +145,7 @@ describe('the built server on SIGTERM', () => {
     await cli('org', 'create', 'o');
     await cli('account', 'create', 'a', '--org', 'o');
     const key = JSON.parse(await cli('key', 'create', '--account', 'a', '--name', 'k')).key as string;
-    const child = spawn(process.execPath, [SERVER], { env: { ...process.env, HORA_DATA_DIR: data, HOST: '127.0.0.1', PORT: '0' } });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    let log = '';
-    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-    const port = await new Promise<number>((resolve) => {
-      const look = () => {
-        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
-        if (m) resolve(Number(m[1]));
-        else setTimeout(look, 20);
-      };
-      look();
-    });
+    const { child, exited, port, out } = await serving(process.execPath, [SERVER], { HORA_DATA_DIR: data });
     // A request in flight: its body is still arriving when the signals come.
     const socket = connect(port, '127.0.0.1');
     let received = '';
@@ -156,7 +162,7 @@ describe('the built server on SIGTERM', () => {
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(received).toMatch(/^HTTP\/1\.1 422 /);
     expect(received.toLowerCase()).toContain('connection: close');
-    expect(log).toContain('SIGTERM during shutdown');
+    expect(out.log).toContain('SIGTERM during shutdown');
   }, 60_000);
 
   // npm runs a script through `sh -c` and signals only that shell: without `exec` the server was
@@ -164,18 +170,7 @@ describe('the built server on SIGTERM', () => {
   it('npm start, the documented command, passes SIGTERM to the server: npm exits 0 and the port is closed', async () => {
     const npm = process.env.npm_execpath;
     const [cmd, args] = npm ? [process.execPath, [npm, 'start']] : ['npm', ['start']];
-    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: join(dir, 'npm-start'), HOST: '127.0.0.1', PORT: '0' } });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    let log = '';
-    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-    const port = await new Promise<number>((resolve) => {
-      const look = () => {
-        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
-        if (m) resolve(Number(m[1]));
-        else setTimeout(look, 20);
-      };
-      look();
-    });
+    const { child, exited, port, out } = await serving(cmd, args, { HORA_DATA_DIR: join(dir, 'npm-start') });
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
     const refused = await new Promise<boolean>((resolve) => {
@@ -183,6 +178,6 @@ describe('the built server on SIGTERM', () => {
       socket.on('connect', () => (socket.destroy(), resolve(false)));
       socket.on('error', () => resolve(true));
     });
-    expect(refused, log).toBe(true);
+    expect(refused, out.log).toBe(true);
   }, 60_000);
 });
