@@ -5,7 +5,7 @@ use super::errors::FieldErrors;
 use super::rows::{Cursor, RowsSeed};
 use super::table::RowTable;
 use super::value::{too_many_values, FieldRead, StrictValue};
-use super::COLUMN_PAST_TOTAL;
+use super::{COLUMN_PAST_TOTAL, MAX_COVARIATE_COLUMNS};
 use crate::error::{ErrorCode, HoraError};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -136,7 +136,6 @@ fn parse_text(text: &str) -> Result<ParsedBody, HoraError> {
         out.errors.push(|| "series".into(), "is required");
     }
     if let Some(future) = &out.future {
-        out.future_only = future.columns_missing_from(&out.series).into_iter().map(String::from).collect();
         out.future_without_history = future.first_entity_missing_from(&out.series).map(String::from);
     }
     Ok(out)
@@ -220,9 +219,14 @@ impl<'de, 'a> Visitor<'de> for BodySeed<'a> {
             }
         }
         if let Some(f) = &future {
-            for (row, name) in f.columns_past_total(series.as_ref()) {
+            let missing = f.columns_missing_from(series.as_ref());
+            // The contract counts the request's covariate columns, not each array's: a future-only
+            // column past the cap is a field error (step 3 lists it before the mismatch).
+            let allowed = MAX_COVARIATE_COLUMNS.saturating_sub(series.as_ref().map_or(0, |s| s.covariates.len()));
+            for &(row, name) in missing.iter().skip(allowed) {
                 out.errors.push(|| format!("future_covariates[{row}].{name}"), COLUMN_PAST_TOTAL);
             }
+            out.future_only = missing.into_iter().map(|(_, name)| name.to_string()).collect();
         }
         if let Some(b) = series {
             out.series = b.finish();

@@ -142,13 +142,12 @@ impl TableBuilder {
         Some(self.covariates.len() - 1)
     }
 
-    /// The columns of these future rows that the series rows lack and that take the request past
-    /// the covariate columns allowed in total (the contract counts the request's columns, not
-    /// each array's): each with the body row where it first appeared, in that order.
-    pub(super) fn columns_past_total(&self, series: Option<&TableBuilder>) -> Vec<(u32, &str)> {
+    /// The columns of these future rows that the series rows lack (COVARIATE_COLUMN_MISMATCH),
+    /// each with the body row where it first appeared, in that order.
+    pub(super) fn columns_missing_from(&self, series: Option<&TableBuilder>) -> Vec<(u32, &str)> {
         let known = series.map_or(&[][..], |s| &s.covariates[..]);
-        let new = self.covariates.iter().zip(&self.column_first_rows).filter(|(c, _)| !known.iter().any(|k| k.name == c.name));
-        new.skip(MAX_COVARIATE_COLUMNS.saturating_sub(known.len())).map(|(c, &row)| (row, c.name.as_str())).collect()
+        let missing = self.covariates.iter().zip(&self.column_first_rows).filter(|(c, _)| !known.iter().any(|k| k.name == c.name));
+        missing.map(|(c, &row)| (row, c.name.as_str())).collect()
     }
 
     /// Keeps the first reason `future_covariates` is invalid.
