@@ -11,8 +11,8 @@ fn future(u: &str, from: i64, h: i64, col: &str, v: Option<f64>) -> hora_core::i
     table_with(&rows, &[(col, vec![v; h as usize])])
 }
 
-fn column<'a>(out: &'a hora_core::clean::Cleaned, name: &str) -> &'a serde_json::Value {
-    out.entities[0].model_input["covariates"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()
+fn column(out: &hora_core::clean::Cleaned, name: &str) -> serde_json::Value {
+    json_of(&out.entities[0].model_input)["covariates"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap().clone()
 }
 
 #[test]
@@ -21,8 +21,8 @@ fn a_column_passing_every_check_is_model_unsupported_for_hora_1() {
     let t = table_with(&rows, &[("temp", (0..30).map(|k| Some(k as f64)).collect())]);
     let f = future("a", 30, 3, "temp", Some(1.0));
     let out = run_future(&t, &f, Some("h"), 3, &opts(json!({}))).unwrap();
-    assert_eq!(column(&out, "temp"), &json!({"name": "temp", "role": "future", "used": false, "reason": "model_unsupported"}));
-    assert_eq!(out.entities[0].model_input["covariates_used"], false);
+    assert_eq!(column(&out, "temp"), json!({"name": "temp", "role": "future", "used": false, "reason": "model_unsupported"}));
+    assert_eq!(json_of(&out.entities[0].model_input)["covariates_used"], false);
 }
 
 #[test]
@@ -60,10 +60,10 @@ fn future_stamps_read_at_an_offset_other_than_utc_make_the_data_timezone_normali
     let rows: Vec<Row> = [30, 31].iter().map(|&k| ("a".to_string(), at_plus_five(k), None)).collect();
     let f = table_with(&rows, &[("temp", vec![Some(1.0); 2])]);
     let out = run_future(&t, &f, Some("h"), 2, &opts(json!({}))).unwrap();
-    assert_eq!(out.data_quality["timezone_normalized"], true);
+    assert_eq!(quality(&out)["timezone_normalized"], true);
     assert_eq!(column(&out, "temp")["reason"], "model_unsupported", "the future rows were read at their instants");
     let out = run_future(&t, &future("a", 30, 2, "temp", Some(1.0)), Some("h"), 2, &opts(json!({}))).unwrap();
-    assert_eq!(out.data_quality["timezone_normalized"], false);
+    assert_eq!(quality(&out)["timezone_normalized"], false);
 }
 
 #[test]
@@ -77,7 +77,7 @@ fn a_naive_future_row_at_a_repeated_time_the_history_sent_is_its_second_pass() {
     let f = table_with(&future_rows, &[("x", vec![Some(2.0); 4])]);
     let out = run_future(&t, &f, Some("h"), 4, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
     assert_eq!(column(&out, "x")["reason"], "model_unsupported", "every forecast stamp has its future row");
-    assert!(out.warnings.iter().all(|w| w["code"] != "future_rows_unused"), "{:?}", out.warnings);
+    assert!(warnings(&out).iter().all(|w| w["code"] != "future_rows_unused"), "{:?}", out.warnings);
 }
 
 #[test]
@@ -101,14 +101,14 @@ fn text_in_one_entity_makes_the_column_not_numeric_for_that_entity_only() {
     f.indptr.push(2);
     f.covariates[0].values.push(2.0);
     let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
-    let reason = |e: usize| out.entities[e].model_input["covariates"][0]["reason"].clone();
+    let reason = |e: usize| json_of(&out.entities[e].model_input)["covariates"][0]["reason"].clone();
     assert_eq!(reason(0), "model_unsupported");
     assert_eq!(reason(1), "not_numeric");
     // Text in b's future row of the forecast stamp: b's column only.
     t.covariates[0].non_numeric.clear();
     f.covariates[0].non_numeric = vec![1];
     let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
-    let reason = |e: usize| out.entities[e].model_input["covariates"][0]["reason"].clone();
+    let reason = |e: usize| json_of(&out.entities[e].model_input)["covariates"][0]["reason"].clone();
     assert_eq!(reason(0), "model_unsupported");
     assert_eq!(reason(1), "not_numeric");
 }
@@ -194,14 +194,14 @@ fn future_rows_at_no_forecast_stamp_are_ignored_with_a_warning() {
     let f = future("a", 30, 5, "temp", Some(1.0));
     let out = run_future(&t, &f, Some("h"), 2, &opts(json!({}))).unwrap();
     assert_eq!(column(&out, "temp")["reason"], "model_unsupported");
-    let w = out.warnings.iter().find(|w| w["code"] == "future_rows_unused").expect("a warning");
+    let w = warnings(&out).into_iter().find(|w| w["code"] == "future_rows_unused").expect("a warning");
     assert_eq!(w["unique_id"], "a");
     assert_eq!(w["count"], 3);
     assert_eq!(w["stamps"][0], hour_stamp(32));
-    assert!(report_value(&out)["warnings"].as_array().unwrap().contains(w));
+    assert!(report_value(&out)["warnings"].as_array().unwrap().contains(&w));
     // Every future row at a forecast stamp: no warning.
     let out = run_future(&t, &future("a", 30, 2, "temp", Some(1.0)), Some("h"), 2, &opts(json!({}))).unwrap();
-    assert!(out.warnings.iter().all(|w| w["code"] != "future_rows_unused"));
+    assert!(warnings(&out).iter().all(|w| w["code"] != "future_rows_unused"));
 }
 
 #[test]
@@ -230,7 +230,7 @@ fn data_quality_notes_count_entities_not_covariate_columns() {
     let f = table_with(&f_rows, &[("temp", vec![Some(1.0)]), ("wind", vec![Some(1.0)])]);
     let out = run_future(&t, &f, Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(decisions(&report_value(&out), "exog.impute").len(), 2);
-    assert_eq!(out.data_quality["notes"], json!(["exog.impute: 2 points in 1 series"]));
+    assert_eq!(quality(&out)["notes"], json!(["exog.impute: 2 points in 1 series"]));
 }
 
 #[test]
@@ -290,7 +290,7 @@ fn a_dry_run_reports_as_the_forecast_does_and_lists_stamps_only_for_entities_wit
         assert_eq!(d.model_input, f.model_input);
     }
     // b's column misses every forecast stamp though none was listed for it.
-    assert_eq!(dry.entities[1].model_input["covariates"][0]["reason"], "future_values_missing");
+    assert_eq!(json_of(&dry.entities[1].model_input)["covariates"][0]["reason"], "future_values_missing");
     assert_eq!(dry.entities[0].forecast_stamps, vec![micros(30), micros(31), micros(32)]);
     assert!(dry.entities[1].forecast_stamps.is_empty());
     assert_eq!(forecast.entities[1].forecast_stamps.len(), 3);

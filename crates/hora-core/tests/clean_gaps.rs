@@ -25,7 +25,7 @@ fn with_two_long_gaps_the_segment_after_the_last_one_is_kept() {
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 90);
     assert_eq!(out.entities[0].values[0], 220.0);
-    assert_eq!(out.data_quality["imputed_points"], 0);
+    assert_eq!(quality(&out)["imputed_points"], 0);
 }
 
 /// `n` rows stepping `step_days` from 2020-01-05 (a Sunday), with the gap `filled` dropped and
@@ -36,7 +36,7 @@ fn fill_then_split(freq: &str, step_days: u64, n: i64, filled: std::ops::Range<i
     let rows: Vec<Row> = (0..n).map(|k| ("a".to_string(), day(k), Some(10.0 + (k % 7) as f64))).collect();
     let a = run(&table(&drop_range(rows.clone(), filled)), Some(freq), 1, &opts(json!({}))).unwrap();
     let b = run(&table(&drop_range(rows, split)), Some(freq), 1, &opts(json!({}))).unwrap();
-    (a.entities[0].values.len(), a.data_quality["imputed_points"].clone(), b.entities[0].values.len())
+    (a.entities[0].values.len(), quality(&a)["imputed_points"].clone(), b.entities[0].values.len())
 }
 
 #[test]
@@ -89,7 +89,7 @@ fn gap_split_min_steps_sets_the_threshold_and_zero_disables_splitting() {
     assert_eq!(split.entities[0].values.len(), 90);
     let kept = run(&t, Some("h"), 1, &opts(json!({"gap_split_min_steps": 0}))).unwrap();
     assert_eq!(kept.entities[0].values.len(), 200);
-    assert_eq!(kept.data_quality["imputed_points"], 10);
+    assert_eq!(quality(&kept)["imputed_points"], 10);
 }
 
 #[test]
@@ -121,9 +121,9 @@ fn long_gap_mask_keeps_history_and_reports_the_masked_points() {
     let e = &out.entities[0];
     assert_eq!(e.values.len(), 200);
     assert!(e.values[50..110].iter().all(|v| v.is_nan()));
-    assert_eq!(e.model_input["long_gap_points"], 60);
-    assert_eq!(e.model_input["long_gap_handling"], "mask");
-    assert!(e.model_input["long_gap_reason"].is_string());
+    assert_eq!(json_of(&e.model_input)["long_gap_points"], 60);
+    assert_eq!(json_of(&e.model_input)["long_gap_handling"], "mask");
+    assert!(json_of(&e.model_input)["long_gap_reason"].is_string());
     assert_eq!(out.input_data_points, 140);
 }
 
@@ -146,7 +146,7 @@ fn long_gap_mask_falls_back_to_the_split_when_the_context_would_be_too_long() {
     let rows = drop_range(hourly("a", 4100), 50..110);
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({"long_gap": "mask"}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 3990);
-    assert!(out.warnings.contains(&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})));
+    assert!(warnings(&out).contains(&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})));
 }
 
 #[test]
@@ -158,10 +158,10 @@ fn up_to_three_trailing_nulls_are_kept_as_a_masked_tail() {
     let e = &out.entities[0];
     assert_eq!(e.values.len(), 30);
     assert!(e.values[28].is_nan() && e.values[29].is_nan());
-    assert_eq!(e.model_input["masked_tail"], 2);
-    assert_eq!(e.model_input["tail_handling"], "mask");
+    assert_eq!(json_of(&e.model_input)["masked_tail"], 2);
+    assert_eq!(json_of(&e.model_input)["tail_handling"], "mask");
     assert_eq!(e.forecast_stamps[0], micros(30));
-    assert!(out.warnings.contains(&json!({"code": "trailing_values_missing", "unique_id": "a"})));
+    assert!(warnings(&out).contains(&json!({"code": "trailing_values_missing", "unique_id": "a"})));
     assert_eq!(decisions(&report_value(&out), "gap.masked_tail")[0]["count"], 2);
 }
 

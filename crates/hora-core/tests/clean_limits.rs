@@ -164,7 +164,7 @@ fn a_mask_without_a_model_gives_way_to_the_grid_cap_cut_as_the_forecast_does() {
         let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: limits, stamps: None, purpose: Purpose::Forecast }).unwrap();
         assert_eq!(out.entities[0].values.len(), 100);
         assert_eq!(decisions(&report_value(&out), "gap.split").len(), 1);
-        assert!(out.warnings.iter().any(|w| w["code"] == "long_gap_mask_unavailable"));
+        assert!(warnings(&out).iter().any(|w| w["code"] == "long_gap_mask_unavailable"));
     }
 }
 
@@ -195,9 +195,9 @@ fn a_stray_old_row_the_split_drops_does_not_make_the_grid_too_large() {
         assert_eq!(split[0]["status"], "applied");
         // The slots of the gap cut away still count as missing before repair, as they do when
         // the split runs on a grid small enough to build.
-        let ratio = out.data_quality["missing_ratio"].as_f64().unwrap();
+        let ratio = quality(&out)["missing_ratio"].as_f64().unwrap();
         assert!(ratio > 0.9999, "missing_ratio {ratio}");
-        assert_eq!(report["series"][0]["missing_ratio"], out.data_quality["missing_ratio"]);
+        assert_eq!(report["series"][0]["missing_ratio"], quality(&out)["missing_ratio"]);
     }
 }
 
@@ -208,11 +208,11 @@ fn a_requested_mask_that_the_grid_cap_cut_replaces_with_a_split_is_warned_about_
     let out = clean::run(&CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast }).unwrap();
     assert_eq!(out.entities[0].values.len(), 100);
     assert_eq!(decisions(&report_value(&out), "gap.split").len(), 1);
-    let warned: Vec<_> = out.warnings.iter().filter(|w| w["code"] == "long_gap_mask_unavailable").collect();
-    assert_eq!(warned, [&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})]);
+    let warned: Vec<_> = warnings(&out).into_iter().filter(|w| w["code"] == "long_gap_mask_unavailable").collect();
+    assert_eq!(warned, [json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})]);
     // Without the mask there is nothing to warn about.
     let plain = clean::run(&CleanRequest { options: &opts(json!({})), series: &t, future: None, freq: None, h: 1, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast }).unwrap();
-    assert!(plain.warnings.iter().all(|w| w["code"] != "long_gap_mask_unavailable"));
+    assert!(warnings(&plain).iter().all(|w| w["code"] != "long_gap_mask_unavailable"));
 }
 
 #[test]
@@ -224,11 +224,11 @@ fn the_grid_cap_cuts_only_the_entity_that_needs_it_and_others_keep_their_own_cle
     let o = opts(json!({"long_gap": "mask", "gap_split_min_steps": 30}));
     let alone = run(&table(&m), Some("s"), 1, &o).unwrap();
     let with_stray = run(&table(&[m.clone(), stray_row_before_seconds(100)].concat()), Some("s"), 1, &o).unwrap();
-    assert_eq!(alone.entities[0].model_input["long_gap_handling"], "mask");
+    assert_eq!(json_of(&alone.entities[0].model_input)["long_gap_handling"], "mask");
     assert_eq!(format!("{:?}", with_stray.entities[0]), format!("{:?}", alone.entities[0]));
     assert_eq!(with_stray.entities[1].values.len(), 100, "the stray row's entity is cut");
-    let warned: Vec<&serde_json::Value> = with_stray.warnings.iter().filter(|w| w["code"] == "long_gap_mask_unavailable").collect();
-    assert_eq!(warned, [&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})]);
+    let warned: Vec<serde_json::Value> = warnings(&with_stray).into_iter().filter(|w| w["code"] == "long_gap_mask_unavailable").collect();
+    assert_eq!(warned, [json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})]);
 }
 
 #[test]
@@ -317,7 +317,7 @@ fn an_omitted_freq_is_inferred_and_echoed_as_its_canonical_token() {
     let out = run(&table(&hourly("a", 30)), None, 1, &opts(json!({}))).unwrap();
     assert_eq!(out.freq, "h");
     assert_eq!(out.inferred_freq.as_deref(), Some("h"));
-    assert_eq!(out.data_quality["inferred_freq"], "h");
+    assert_eq!(quality(&out)["inferred_freq"], "h");
     let report = report_value(&out);
     assert_eq!(report["series"][0]["freq"]["source"], "inferred");
     assert!(report["series"][0]["freq"]["confidence"].as_f64().unwrap() > 0.9);

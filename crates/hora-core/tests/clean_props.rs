@@ -140,7 +140,7 @@ proptest! {
                     };
                     prop_assert_eq!(filled, count("gap.impute"), "every filled point is a gap.impute decision");
                     prop_assert_eq!(masked, count("gap.masked_tail") + count("gap.mask_long"));
-                    prop_assert_eq!(ent.model_input["fed_points"].as_u64().unwrap(), observed);
+                    prop_assert_eq!(json_of(&ent.model_input)["fed_points"].as_u64().unwrap(), observed);
                     prop_assert_eq!(ent.forecast_stamps.len(), 2);
                     prop_assert_eq!(ent.forecast_stamps[0], s[s.len() - 1] + HOUR);
                 }

@@ -17,7 +17,7 @@ fn reasons(err: &hora_core::HoraError) -> Vec<String> {
 fn raw_preset_feeds_valid_rows_unchanged_without_a_report() {
     let out = run(&table(&hourly("a", 20)), Some("h"), 2, &raw()).unwrap();
     assert!(out.report.is_none());
-    assert_eq!(out.data_quality, json!({"status": "ok", "missing_ratio": 0.0}));
+    assert_eq!(quality(&out), json!({"status": "ok", "missing_ratio": 0.0}));
     assert_eq!(out.entities[0].values.len(), 20);
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(20), micros(21)]);
     assert_eq!(out.input_data_points, 20);
@@ -184,7 +184,7 @@ fn raw_preset_reads_naive_future_stamps_in_the_zone_option_as_the_other_presets_
     let f = table_with(&rows, &[("x", vec![Some(2.0); 2])]);
     for preset in ["raw", "default"] {
         let out = run_future(&t, &f, Some("h"), 2, &opts(json!({"preset": preset, "timezone": "Asia/Tokyo"}))).unwrap();
-        let x = &out.entities[0].model_input["covariates"][0];
+        let x = &json_of(&out.entities[0].model_input)["covariates"][0];
         assert_eq!(x["reason"], "model_unsupported", "{preset}");
     }
 }

@@ -15,7 +15,7 @@ fn default_preset_sorts_rows_and_records_the_decision() {
     let sort = decisions(&report, "ds.sort");
     assert_eq!(sort.len(), 1);
     assert_eq!(sort[0]["status"], "applied");
-    assert_eq!(out.data_quality["status"], "cleaned");
+    assert_eq!(quality(&out)["status"], "cleaned");
 }
 
 #[test]
@@ -60,10 +60,10 @@ fn gaps_are_regridded_and_imputed_linearly_without_touching_observed_values() {
     let v = &out.entities[0].values;
     assert_eq!(v.len(), 40);
     assert_eq!(&v[9..14], &[19.0, 20.0, 21.0, 22.0, 23.0]);
-    assert_eq!(out.data_quality["imputed_points"], 3);
-    assert_eq!(out.data_quality["missing_ratio"], 3.0 / 40.0);
+    assert_eq!(quality(&out)["imputed_points"], 3);
+    assert_eq!(quality(&out)["missing_ratio"], 3.0 / 40.0);
     assert_eq!(out.input_data_points, 37);
-    assert_eq!(out.entities[0].model_input["fed_points"], 37);
+    assert_eq!(json_of(&out.entities[0].model_input)["fed_points"], 37);
     let report = report_value(&out);
     let regrid = decisions(&report, "grid.regrid");
     assert_eq!(regrid[0]["count"], 3);
@@ -223,7 +223,7 @@ fn outliers_are_flagged_and_never_modified() {
     rows[25].2 = Some(1.0e6);
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(out.entities[0].values[25], 1.0e6);
-    assert_eq!(out.data_quality["outlier_points_suppressed"], 0);
+    assert_eq!(quality(&out)["outlier_points_suppressed"], 0);
     assert_eq!(issue(&out, "outliers_flagged").unwrap()["count"], 1);
 }
 

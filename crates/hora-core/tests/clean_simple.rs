@@ -16,14 +16,14 @@ fn clean_sorted_hourly_series_passes_through_unchanged() {
     assert_eq!(a.unique_id, "a");
     assert_eq!(a.values, (0..40).map(|k| 10.0 + k as f64).collect::<Vec<_>>());
     assert_eq!(a.forecast_stamps, vec![micros(40), micros(41), micros(42)]);
-    assert_eq!(a.model_input["context_points"], 40);
-    assert_eq!(a.model_input["fed_points"], 40);
-    assert_eq!(a.model_input["truncated"], 0);
-    assert_eq!(a.model_input["missing_mode"], "filled");
+    assert_eq!(json_of(&a.model_input)["context_points"], 40);
+    assert_eq!(json_of(&a.model_input)["fed_points"], 40);
+    assert_eq!(json_of(&a.model_input)["truncated"], 0);
+    assert_eq!(json_of(&a.model_input)["missing_mode"], "filled");
     assert_eq!(out.input_data_points, 60);
-    assert_eq!(out.data_quality["status"], "ok");
-    assert_eq!(out.data_quality["missing_ratio"], 0.0);
-    assert_eq!(out.data_quality["inferred_freq"], serde_json::Value::Null);
+    assert_eq!(quality(&out)["status"], "ok");
+    assert_eq!(quality(&out)["missing_ratio"], 0.0);
+    assert_eq!(quality(&out)["inferred_freq"], serde_json::Value::Null);
     let report = report_value(&out);
     assert_eq!(report["schema_version"], "cleaning_report/1");
     assert_eq!(report["policy"]["id"], "default@2026-13");
@@ -43,7 +43,7 @@ fn offsets_other_than_utc_are_read_with_their_own_offset() {
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({"timezone": "America/New_York"}))).unwrap();
     // 2026-01-01T19:00+02:00 is 17:00Z; the next stamp is 18:00Z.
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(18)]);
-    assert_eq!(out.data_quality["timezone_normalized"], true);
+    assert_eq!(quality(&out)["timezone_normalized"], true);
     assert_eq!(report_value(&out)["series"][0]["timezone"]["explicit_offsets"], json!(["+02:00"]));
 }
 
@@ -86,7 +86,7 @@ fn naive_stamps_read_in_utc_under_another_name_are_not_normalized() {
     let rows: Vec<Row> = (0..20).map(|k| ("a".to_string(), format!("2026-01-01T{:02}:00:00", k), Some(k as f64))).collect();
     for (zone, normalized) in [("UTC", false), ("Etc/UTC", false), ("GMT", false), ("Zulu", false), ("Europe/London", true), ("Asia/Tokyo", true)] {
         let out = run(&table(&rows), Some("h"), 1, &opts(json!({"timezone": zone}))).unwrap();
-        assert_eq!(out.data_quality["timezone_normalized"], normalized, "{zone}");
+        assert_eq!(quality(&out)["timezone_normalized"], normalized, "{zone}");
     }
 }
 
@@ -95,6 +95,6 @@ fn stamps_written_in_utc_are_not_timezone_normalized() {
     for suffix in ["Z", "+00:00", "-00:00"] {
         let rows: Vec<Row> = (0..20).map(|k| ("a".to_string(), format!("2026-01-01T{k:02}:00:00{suffix}"), Some(k as f64))).collect();
         let out = run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap();
-        assert_eq!(out.data_quality["timezone_normalized"], false, "{suffix}");
+        assert_eq!(quality(&out)["timezone_normalized"], false, "{suffix}");
     }
 }

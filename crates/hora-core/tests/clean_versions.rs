@@ -22,7 +22,7 @@ fn pinning_a_deprecated_version_adds_the_warning() {
     let t = table(&hourly("a", 30));
     for v in ["2026-12", "2026-11", "2026-10"] {
         let out = run(&t, Some("h"), 1, &opts(json!({"version": v}))).unwrap();
-        assert_eq!(out.warnings, vec![json!({"code": "cleaning_version_deprecated"})], "{v}");
+        assert_eq!(warnings(&out), vec![json!({"code": "cleaning_version_deprecated"})], "{v}");
         assert_eq!(report_value(&out)["policy"]["id"], format!("default@{v}"));
     }
     assert!(run(&t, Some("h"), 1, &opts(json!({"version": "2026-13"}))).unwrap().warnings.is_empty());
@@ -84,7 +84,7 @@ fn business_freq_needs_2026_11() {
     assert_eq!(out.entities[0].values.len(), 40);
     // Friday 2026-02-13 is followed by Monday 2026-02-16.
     assert_eq!(out.freq, "B");
-    assert_eq!(out.data_quality["imputed_points"], 0);
+    assert_eq!(quality(&out)["imputed_points"], 0);
 }
 
 #[test]

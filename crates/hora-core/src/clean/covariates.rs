@@ -3,12 +3,14 @@
 
 use std::collections::HashMap;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
 use super::entity::{runs_of, Ctx, Outcome};
-use super::long_gap::auto_split_steps;
 use super::fill::missing_runs;
+use super::long_gap::auto_split_steps;
+use super::notices::Warning;
 use super::options::Preset;
 use super::policy::LISTED_MAX;
 use super::prepare::Prepared;
@@ -142,18 +144,30 @@ fn name_future_rows(mut err: HoraError) -> HoraError {
 /// The warning for an entity's future rows whose stamp is no forecast stamp (past the horizon,
 /// inside the history, or off the grid): they are ignored, and the caller is told so rather
 /// than left to think they were used. `None` when every future row has a forecast stamp.
-pub fn unused_future_rows(unique_id: &str, forecast_stamps: &[i64], future_stamps: Option<&FutureRows>) -> Option<Value> {
+pub fn unused_future_rows(unique_id: &str, forecast_stamps: &[i64], future_stamps: Option<&FutureRows>) -> Option<Warning> {
     let unused: Vec<i64> = future_stamps?.instants.iter().copied().filter(|t| forecast_stamps.binary_search(t).is_err()).collect();
     if unused.is_empty() {
         return None;
     }
     let listed: Vec<String> = unused.iter().take(LISTED_MAX).map(|t| format_utc(*t)).collect();
-    Some(json!({"code": "future_rows_unused", "unique_id": unique_id, "count": unused.len(), "stamps": listed}))
+    Some(Warning::FutureRowsUnused { count: unused.len(), stamps: listed, unique_id: unique_id.to_string() })
+}
+
+/// A covariate column's entry in `model_input[].covariates`: whether the model used it, and why
+/// not (fields in the order of their names).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CovariateUse {
+    pub name: String,
+    /// `not_numeric`, `gaps`, `long_gaps`, `future_values_missing` or `model_unsupported`.
+    pub reason: &'static str,
+    /// `future` when the column has future rows, else `past`.
+    pub role: &'static str,
+    pub used: bool,
 }
 
 /// Per column of entity `e`: role, used, reason; plus the `exog.impute` decisions of short gaps.
 /// `future_stamps` are the entity's future rows from [`read_future`].
-pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_stamps: Option<&FutureRows>) -> (Option<Vec<Value>>, Vec<Decision>) {
+pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_stamps: Option<&FutureRows>) -> (Option<Vec<CovariateUse>>, Vec<Decision>) {
     let table = req.series;
     if table.covariates.is_empty() {
         return (None, Vec::new());
@@ -239,7 +253,7 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
             "model_unsupported"
         };
         // hora-1.0 uses no covariate: a column that passes every check is still not used.
-        columns.push(json!({"name": col.name, "role": role, "used": false, "reason": reason}));
+        columns.push(CovariateUse { name: col.name.clone(), reason, role, used: false });
     }
     (Some(columns), decisions)
 }

@@ -3,8 +3,8 @@
 
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
-use serde_json::{json, Value};
 
+use super::notices::Warning;
 use super::options::{Preset, Resolved};
 use super::policy::LISTED_MAX;
 use super::stamps::format_utc;
@@ -237,18 +237,18 @@ pub fn consent(id: DecisionId, res: &Resolved) -> Status {
 
 /// Ids in `accept`/`decline` that match no decision id, or that cannot be declined: reported as
 /// report warnings rather than refused, so a caller can replay ids from an older report.
-pub fn unmatched_ids(res: &Resolved) -> Vec<Value> {
+pub fn unmatched_ids(res: &Resolved) -> Vec<Warning> {
     let known = |s: &str| DecisionId::ALL.iter().find(|d| d.as_str() == s).copied();
     let mut out = Vec::new();
     for id in &res.accept {
         if known(id).is_none() {
-            out.push(json!({"code": "accept_id_unknown", "id": id}));
+            out.push(Warning::AcceptIdUnknown { id: id.clone() });
         }
     }
     for id in &res.decline {
         match known(id) {
-            None => out.push(json!({"code": "decline_id_unknown", "id": id})),
-            Some(d) if !d.reversible() => out.push(json!({"code": "decline_not_reversible", "id": id})),
+            None => out.push(Warning::DeclineIdUnknown { id: id.clone() }),
+            Some(d) if !d.reversible() => out.push(Warning::DeclineNotReversible { id: id.clone() }),
             _ => {}
         }
     }

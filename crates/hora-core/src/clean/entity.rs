@@ -2,13 +2,13 @@
 //! outliers and the value knobs, in that order (docs/cleaning-policy.md).
 
 use crate::choice::Choice;
-use serde_json::{json, Value};
 
 use super::blocking::{self, Block};
 use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
 use super::grid::Placed;
-use super::long_gap::{mask_unavailable, split_threshold};
 use super::fill::{self, missing_runs};
+use super::long_gap::{mask_unavailable, split_threshold};
+use super::notices::{Issue, Warning};
 use super::options::{ModelLimits, Nonnegative, Resolved};
 use super::policy::{BlockingRule, LISTED_MAX, OUTLIER_Z};
 use super::prepare::Prepared;
@@ -33,8 +33,8 @@ pub struct Ctx<'a> {
 pub struct Outcome {
     pub decisions: Vec<Decision>,
     pub blocks: Vec<Block>,
-    pub issues: Vec<Value>,
-    pub warnings: Vec<Value>,
+    pub issues: Vec<Issue>,
+    pub warnings: Vec<Warning>,
     /// Context stamps and values (NaN = masked slot).
     pub grid: Vec<i64>,
     pub values: Vec<f64>,
@@ -157,7 +157,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
                 kept_tail = tail_len;
                 if tail_len <= max {
                     d.push(Decision::new(DecisionId::MaskedTail, name, tail_len, res).with_stamps(tail_stamps));
-                    out.warnings.push(json!({"code": "trailing_values_missing", "unique_id": name}));
+                    out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
                 } else {
                     out.blocks.push(
                         Block::new(name, ErrorCode::SeriesDiscontinuous, "trailing_gap_too_long", "trailing_gap_too_long")
@@ -381,19 +381,19 @@ fn flag_values(out: &mut Outcome, values: &[f64], observed: &[bool], grid: &[i64
     let listed = |idx: &[usize]| -> Vec<String> { idx.iter().take(LISTED_MAX).map(|&i| format_utc(grid[i])).collect() };
     let outl = fill::outliers(values, observed, OUTLIER_Z);
     if !outl.is_empty() {
-        out.issues.push(json!({"code": "outliers_flagged", "level": "warning", "count": outl.len(), "stamps": listed(&outl)}));
+        out.issues.push(Issue::outliers_flagged(outl.len(), listed(&outl)));
     }
     let knobs = &ctx.res.knobs;
     let lower = knobs.bounds.and_then(|b| b.lower).unwrap_or(f64::NEG_INFINITY);
     let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);
     let outside: Vec<usize> = (0..values.len()).filter(|&i| observed[i] && (values[i] < lower || values[i] > upper)).collect();
     if !outside.is_empty() {
-        out.issues.push(json!({"code": "values_out_of_bounds", "level": "warning", "count": outside.len(), "stamps": listed(&outside)}));
+        out.issues.push(Issue::values_out_of_bounds(outside.len(), listed(&outside)));
     }
     if knobs.nonnegative == Nonnegative::Always {
         let neg: Vec<usize> = (0..values.len()).filter(|&i| observed[i] && values[i] < 0.0).collect();
         if !neg.is_empty() {
-            out.issues.push(json!({"code": "negative_values", "level": "warning", "count": neg.len(), "stamps": listed(&neg)}));
+            out.issues.push(Issue::negative_values(neg.len(), listed(&neg)));
         }
     }
 }

@@ -1,10 +1,10 @@
 //! Long gaps: the threshold from which a gap is long, and the cut of an entity ahead of its grid
 //! when the split would drop everything before such a gap anyway (docs/cleaning-policy.md).
 
-use serde_json::{json, Value};
 
 use super::decisions::{Decision, DecisionId};
 use super::entity::{Ctx, Outcome};
+use super::notices::Warning;
 use super::prepare::Prepared;
 use super::stamps;
 
@@ -47,7 +47,7 @@ impl Cut {
             out.output_points = out.output_points.saturating_add(self.cut_rows);
             out.fed_points = out.fed_points.saturating_add(self.cut_observed);
         }
-        let given = out.warnings.iter().any(|w| w["code"] == "long_gap_mask_unavailable");
+        let given = out.warnings.iter().any(|w| matches!(w, Warning::LongGapMaskUnavailable { .. }));
         if ctx.res.knobs.long_gap_mask && !given {
             out.warnings.insert(0, mask_unavailable(&self.kept.unique_id));
         }
@@ -103,6 +103,6 @@ fn merge_splits(pre: &mut Vec<Decision>, own: &mut [Decision]) {
 }
 
 /// The warning for a requested `long_gap: mask` that a split replaced.
-pub(super) fn mask_unavailable(unique_id: &str) -> Value {
-    json!({"code": "long_gap_mask_unavailable", "unique_id": unique_id})
+pub(super) fn mask_unavailable(unique_id: &str) -> Warning {
+    Warning::LongGapMaskUnavailable { unique_id: unique_id.to_string() }
 }

@@ -11,6 +11,7 @@ mod freq;
 mod grid;
 pub mod kernels;
 mod long_gap;
+pub mod notices;
 pub mod options;
 mod pipeline;
 pub mod policy;
@@ -24,7 +25,9 @@ pub use options::{Bounds, CleanOptions, ModelLimits};
 pub use pipeline::run;
 pub use validate::{check_length, check_stamps, read_stamps};
 pub use stamps::EntityStamps;
-pub use report::{CleaningReport, SCHEMA_VERSION};
+pub use covariates::CovariateUse;
+pub use notices::{Issue, Level, Warning};
+pub use report::{CleanedQuality, CleaningReport, DataQuality, ModelInput, QualityStatus, SCHEMA_VERSION};
 
 use crate::ingest::RowTable;
 use crate::time::Freq;
@@ -76,9 +79,9 @@ pub struct Cleaned {
     pub entities: Vec<CleanEntity>,
     /// `cleaning_report/1`; `None` under `raw`.
     pub report: Option<CleaningReport>,
-    pub data_quality: serde_json::Value,
-    /// Response `warnings[]` entries `{code, unique_id?}`.
-    pub warnings: Vec<serde_json::Value>,
+    pub data_quality: DataQuality,
+    /// Response `warnings[]` entries.
+    pub warnings: Vec<Warning>,
     /// `usage.input_data_points`: observed points fed, after the long-gap split, excluding
     /// imputed values and inserted stamps.
     pub input_data_points: u64,
@@ -95,7 +98,7 @@ pub struct CleanEntity {
     /// `h` stamps continuing the grid (UTC micros).
     pub forecast_stamps: Vec<i64>,
     /// This entity's `model_input[]` entry.
-    pub model_input: serde_json::Value,
+    pub model_input: ModelInput,
     /// Every observed value of the history sent is nonnegative (`nonnegative: auto`): every row,
     /// also those a repair dropped (a duplicate, a stamp off the grid, a gap split).
     pub history_nonnegative: bool,

@@ -3,9 +3,11 @@
 use serde_json::{json, Value};
 
 use super::blocking::{self, Block};
+use super::covariates::CovariateUse;
 use super::decisions::{self, Decision};
 use super::entity::{self, Outcome};
 use super::long_gap;
+use super::notices::Warning;
 use super::freq::{self, FreqChoice};
 use super::options::{Preset, Resolved};
 use super::policy::GRID_CAP;
@@ -147,7 +149,7 @@ fn unread_stamps_error(
 
 /// One entity's share of the run, merged in entity order: its stamps' decisions (and a grid-cap
 /// cut's), its outcome, its covariate columns and their decisions.
-type EntityWork = (Vec<Decision>, Outcome, Option<Vec<Value>>, Vec<Decision>);
+type EntityWork = (Vec<Decision>, Outcome, Option<Vec<CovariateUse>>, Vec<Decision>);
 
 /// Places entity `p` on the grid in its own `zone`, cleans it, completes a grid-cap `cut` and
 /// assesses its covariates. With no data to place (its stamps neither fail the grid nor size it),
@@ -295,8 +297,8 @@ struct State<'a> {
     zone: &'a Zone,
     prepared: &'a [Prepared],
     input_points: usize,
-    warnings: Vec<Value>,
-    report_warnings: Vec<Value>,
+    warnings: Vec<Warning>,
+    report_warnings: Vec<Warning>,
     blocks: Vec<Block>,
     decisions: Vec<Decision>,
     /// Naive future stamps per entity, once the future rows are read.

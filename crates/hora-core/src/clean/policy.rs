@@ -1,6 +1,8 @@
 //! Cleaning policy versions as values. The pipeline reads these fields; no code compares version
 //! strings. See docs/cleaning-policy.md for the rules each version carries.
 
+use super::notices::Warning;
+
 /// How a version decides that an entity is too damaged to forecast.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BlockingRule {
@@ -30,9 +32,9 @@ pub const DEFAULT_VERSION: &str = "2026-13";
 
 impl Policy {
     /// The warnings the version itself adds to every request cleaned under it.
-    pub fn warnings(&self) -> Vec<serde_json::Value> {
+    pub fn warnings(&self) -> Vec<Warning> {
         if self.deprecated {
-            vec![serde_json::json!({"code": "cleaning_version_deprecated"})]
+            vec![Warning::CleaningVersionDeprecated]
         } else {
             Vec::new()
         }

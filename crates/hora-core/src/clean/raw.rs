@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::entity::Outcome;
 use super::options::{ModelLimits, Resolved};
-use super::report;
+use super::report::{self, DataQuality};
 use super::stamps::{self, EntityStamps};
 use super::blocking::Block;
 use super::{covariates, entity, pipeline, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
@@ -151,7 +151,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
         inferred_freq: None,
         entities,
         report: None,
-        data_quality: json!({"status": "ok", "missing_ratio": 0.0}),
+        data_quality: DataQuality::raw(),
         warnings,
         input_data_points: points,
     })

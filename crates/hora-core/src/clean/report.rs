@@ -3,12 +3,13 @@
 
 use crate::choice::Choice;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
 
 use super::blocking::Block;
+use super::covariates::CovariateUse;
 use super::decisions::{Decision, DecisionId, Status};
 use super::entity::Outcome;
 use super::freq::FreqChoice;
+use super::notices::{Issue, Warning};
 use super::options::Resolved;
 use super::prepare::Prepared;
 use super::stamps::Zone;
@@ -22,7 +23,7 @@ pub struct ReportInput<'a> {
     pub prepared: &'a [Prepared],
     pub freq: Option<&'a FreqChoice>,
     pub outcomes: &'a [Outcome],
-    pub warnings: Vec<Value>,
+    pub warnings: Vec<Warning>,
     pub blocks: Vec<Block>,
     pub decisions: Vec<Decision>,
     pub input_points: usize,
@@ -32,13 +33,20 @@ pub struct ReportInput<'a> {
     pub future_converted: bool,
 }
 
-pub fn policy_json(res: &Resolved) -> Value {
-    json!({
-        "id": res.policy_id(),
-        "preset": res.preset.as_str(),
-        "version": res.policy.version,
-        "deprecated": res.policy.deprecated,
-    })
+/// The report's `policy`: the preset and version the request was cleaned under.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct PolicyEcho {
+    deprecated: bool,
+    /// `<preset>@<version>`
+    id: String,
+    preset: &'static str,
+    version: &'static str,
+}
+
+impl PolicyEcho {
+    fn of(res: &Resolved) -> Self {
+        PolicyEcho { deprecated: res.policy.deprecated, id: res.policy_id(), preset: res.preset.as_str(), version: res.policy.version }
+    }
 }
 
 /// `cleaning_report/1`, typed so that it is written straight to JSON: a report of 100,000
@@ -50,10 +58,10 @@ pub struct CleaningReport {
     blocking: Vec<Block>,
     decisions: Vec<Decision>,
     overall: Overall,
-    policy: Value,
+    policy: PolicyEcho,
     schema_version: &'static str,
     series: Vec<SeriesEntry>,
-    warnings: Vec<Value>,
+    warnings: Vec<Warning>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -75,7 +83,7 @@ struct SeriesEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     imputed_points: Option<usize>,
     input_rows: usize,
-    issues: Vec<Value>,
+    issues: Vec<Issue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     missing_ratio: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -118,7 +126,7 @@ pub fn build(r: ReportInput) -> CleaningReport {
         blocking: r.blocks,
         decisions: r.decisions,
         overall,
-        policy: policy_json(r.res),
+        policy: PolicyEcho::of(r.res),
         schema_version: SCHEMA_VERSION,
         series,
         warnings: r.warnings,
@@ -136,14 +144,14 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> SeriesEntry {
         },
         None => FreqEcho { canonical: None, confidence: None, inferred: None, source: "unresolved", value: None },
     };
-    let mut issues: Vec<Value> = Vec::new();
+    let mut issues: Vec<Issue> = Vec::new();
     if p.parsed.format != "iso8601" {
-        issues.push(json!({"code": "timestamp_format", "level": "info", "format": p.parsed.format}));
+        issues.push(Issue::timestamp_format(p.parsed.format));
     }
     // Naive future stamps fall back to UTC as the history's do (contract, Time zones).
     let naive = p.parsed.naive_rows + r.future_naive.get(i).copied().unwrap_or(0);
     if naive > 0 && !r.zone.from_option {
-        issues.push(json!({"code": "naive_timestamps_assumed_utc", "level": "info", "count": naive}));
+        issues.push(Issue::naive_timestamps_assumed_utc(naive));
     }
     // An entity with no grid (no numeric y, or too far off the grid) has no counts, as when an
     // error stopped before it.
@@ -185,7 +193,46 @@ fn timezone_normalized(r: &ReportInput) -> bool {
     r.future_converted || r.prepared.iter().any(|p| p.parsed.converted(r.zone))
 }
 
-pub fn data_quality(r: &ReportInput) -> Value {
+/// The response's `data_quality`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum DataQuality {
+    /// Under `raw` nothing is cleaned or measured: always `{status: ok, missing_ratio: 0.0}`
+    /// (contract, the `raw` preset).
+    Raw { missing_ratio: f64, status: QualityStatus },
+    Cleaned(CleanedQuality),
+}
+
+impl DataQuality {
+    pub fn raw() -> Self {
+        DataQuality::Raw { missing_ratio: 0.0, status: QualityStatus::Ok }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QualityStatus {
+    /// No decision applied.
+    Ok,
+    Cleaned,
+}
+
+/// `data_quality` after cleaning; fields in the order of their names, as the report's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CleanedQuality {
+    pub imputed_points: usize,
+    pub inferred_freq: Option<String>,
+    /// Share of grid slots no row filled, before any decision.
+    pub missing_ratio: f64,
+    /// One line per applied decision id: `<id>: <points> points in <n> series`.
+    pub notes: Vec<String>,
+    /// Outliers are flagged, never replaced.
+    pub outlier_points_suppressed: usize,
+    pub status: QualityStatus,
+    pub timezone_normalized: bool,
+}
+
+pub fn data_quality(r: &ReportInput) -> DataQuality {
     let inserted: usize = r.outcomes.iter().map(|o| o.inserted_before).sum();
     let grid: usize = r.outcomes.iter().map(|o| o.grid_before).sum();
     let applied: Vec<&Decision> = r.decisions.iter().filter(|d| d.applied()).collect();
@@ -204,38 +251,60 @@ pub fn data_quality(r: &ReportInput) -> Value {
         series.dedup();
         notes.push(format!("{}: {points} points in {} series", d.id.as_str(), series.len()));
     }
-    json!({
-        "status": if applied.is_empty() { "ok" } else { "cleaned" },
-        "inferred_freq": r.freq.and_then(|f| f.inferred.clone()),
-        "missing_ratio": ratio(inserted, grid),
-        "imputed_points": r.outcomes.iter().map(|o| o.imputed).sum::<usize>(),
-        "outlier_points_suppressed": 0,
-        "timezone_normalized": timezone_normalized(r),
-        "notes": notes,
+    DataQuality::Cleaned(CleanedQuality {
+        imputed_points: r.outcomes.iter().map(|o| o.imputed).sum(),
+        inferred_freq: r.freq.and_then(|f| f.inferred.clone()),
+        missing_ratio: ratio(inserted, grid),
+        notes,
+        outlier_points_suppressed: 0,
+        status: if applied.is_empty() { QualityStatus::Ok } else { QualityStatus::Cleaned },
+        timezone_normalized: timezone_normalized(r),
     })
 }
 
+/// An entity's `model_input[]` entry: what the model was given. Fields in the order of their
+/// names; the masked tail's and the masked long gap's fields are there only when there is one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelInput {
+    pub context_points: usize,
+    /// Set by the covariate stage when the request has covariate columns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub covariates: Option<Vec<CovariateUse>>,
+    pub covariates_used: bool,
+    pub fed_points: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub long_gap_handling: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub long_gap_points: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub long_gap_reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub masked_tail: Option<usize>,
+    /// Masked slots are filled for the model, which also reads the mask.
+    pub missing_mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail_handling: Option<&'static str>,
+    /// History is never cut.
+    pub truncated: usize,
+    pub unique_id: String,
+}
+
 /// This entity's `model_input[]` entry; `covariates` is set by the covariate stage when sent.
-pub fn model_input(unique_id: &str, o: &Outcome, covariates: Option<Vec<Value>>) -> Value {
-    let mut m = Map::new();
-    m.insert("unique_id".into(), json!(unique_id));
-    m.insert("context_points".into(), json!(o.grid.len()));
-    m.insert("fed_points".into(), json!(o.fed_points));
-    m.insert("truncated".into(), json!(0));
-    m.insert("missing_mode".into(), json!("filled"));
-    let used = covariates.as_ref().is_some_and(|c| c.iter().any(|x| x["used"] == json!(true)));
-    m.insert("covariates_used".into(), json!(used));
-    if let Some(c) = covariates {
-        m.insert("covariates".into(), Value::Array(c));
+pub fn model_input(unique_id: &str, o: &Outcome, covariates: Option<Vec<CovariateUse>>) -> ModelInput {
+    let tail = o.masked_tail > 0;
+    let gap = o.long_gap_masked;
+    ModelInput {
+        context_points: o.grid.len(),
+        covariates_used: covariates.as_ref().is_some_and(|c| c.iter().any(|x| x.used)),
+        covariates,
+        fed_points: o.fed_points,
+        long_gap_handling: gap.then_some("mask"),
+        long_gap_points: gap.then_some(o.long_gap_points),
+        long_gap_reason: gap.then_some("gap_longer_than_split_threshold"),
+        masked_tail: tail.then_some(o.masked_tail),
+        missing_mode: "filled",
+        tail_handling: tail.then_some("mask"),
+        truncated: 0,
+        unique_id: unique_id.to_string(),
     }
-    if o.masked_tail > 0 {
-        m.insert("masked_tail".into(), json!(o.masked_tail));
-        m.insert("tail_handling".into(), json!("mask"));
-    }
-    if o.long_gap_masked {
-        m.insert("long_gap_points".into(), json!(o.long_gap_points));
-        m.insert("long_gap_handling".into(), json!("mask"));
-        m.insert("long_gap_reason".into(), json!("gap_longer_than_split_threshold"));
-    }
-    Value::Object(m)
 }

@@ -1,11 +1,11 @@
 //! Orchestrates one forecast: the cleaning stage, one batched model call, the response parts.
 
 use super::assemble::forecast_rows_json;
-use crate::clean::{self, CleanEntity, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits, Purpose};
+use crate::clean::{self, CleanEntity, DataQuality, ModelInput, Warning, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits, Purpose};
 use crate::error::HoraError;
 use crate::ingest::ParsedBody;
 use crate::model::{forecast, is_capped, plan_quantiles, ForecastOptions, FreqFamily, ModelContext, ModelSession, QuantilePlan, QuantileRequest};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::Instant;
 
 pub struct ForecastRequest {
@@ -28,10 +28,10 @@ pub struct ForecastOutput {
     pub freq: String,
     /// The `forecast[]` array, already serialised.
     pub forecast_json: String,
-    pub model_input: Vec<Value>,
-    pub data_quality: Value,
+    pub model_input: Vec<ModelInput>,
+    pub data_quality: DataQuality,
     pub cleaning_report: Option<clean::CleaningReport>,
-    pub warnings: Vec<Value>,
+    pub warnings: Vec<Warning>,
     pub quantile_report: Value,
     /// The native quantile served as `y_hat` when `point_quantile` was sent.
     pub point_quantile: Option<f64>,
@@ -108,12 +108,12 @@ pub fn forecast_cleaned(c: CleanedForecast, req: &ForecastRequest, model: &Model
 /// the edge of f64 ([`is_capped`]): a history near 1.7e308 can forecast past the largest double,
 /// which serving writes as that double (JSON has no infinity). The bound is then a floor of the model's value,
 /// and the warning says so rather than leave it unmarked.
-fn capped_warnings(entities: &[CleanEntity], quantiles: &[Vec<f64>], q: usize, plan: &QuantilePlan) -> Vec<Value> {
+fn capped_warnings(entities: &[CleanEntity], quantiles: &[Vec<f64>], q: usize, plan: &QuantilePlan) -> Vec<Warning> {
     let served: Vec<usize> = std::iter::once(plan.y_hat).chain(plan.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi])).collect();
     entities
         .iter()
         .zip(quantiles)
         .filter(|(_, f)| f.chunks(q).any(|step| served.iter().any(|&i| is_capped(step[i]))))
-        .map(|(e, _)| json!({"code": "forecast_value_capped", "unique_id": e.unique_id}))
+        .map(|(e, _)| Warning::ForecastValueCapped { unique_id: e.unique_id.clone() })
         .collect()
 }

@@ -107,6 +107,21 @@ pub fn report_value(out: &Cleaned) -> Value {
     serde_json::to_value(out.report.as_ref().expect("run has a cleaning report")).unwrap()
 }
 
+/// A typed part of a run (`data_quality`, a `model_input[]` entry, a warning) as the wire has it.
+pub fn json_of<T: serde::Serialize>(part: &T) -> Value {
+    serde_json::to_value(part).unwrap()
+}
+
+/// A run's `data_quality` as JSON.
+pub fn quality(out: &Cleaned) -> Value {
+    json_of(&out.data_quality)
+}
+
+/// A run's response `warnings[]` as JSON.
+pub fn warnings(out: &Cleaned) -> Vec<Value> {
+    out.warnings.iter().map(json_of).collect()
+}
+
 pub fn report_of(err: &HoraError) -> Value {
     serde_json::to_value(err.cleaning_report.as_deref().expect("error carries details.cleaning_report")).unwrap()
 }

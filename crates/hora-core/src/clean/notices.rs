@@ -1,0 +1,101 @@
+//! What a run tells the caller besides its data: response `warnings[]` (also the report's
+//! `warnings`) and an entity's report `issues`. Each code's fields are fixed here, once; the
+//! fields follow `code` in the order of their names, the order a JSON map writes its keys in,
+//! so the bytes are those the earlier maps gave.
+
+use serde::Serialize;
+
+/// A response `warnings[]` entry, and a report `warnings[]` one (docs/cleaning-report.md).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Warning {
+    /// The request's cleaning version is deprecated.
+    CleaningVersionDeprecated,
+    /// An `accept` id names no decision.
+    AcceptIdUnknown { id: String },
+    /// A `decline` id names no decision.
+    DeclineIdUnknown { id: String },
+    /// A `decline` id names a decision that cannot be declined.
+    DeclineNotReversible { id: String },
+    /// A short run of trailing nulls is masked rather than trimmed.
+    TrailingValuesMissing { unique_id: String },
+    /// `long_gap: mask` was asked for, but a split kept only the latest segment.
+    LongGapMaskUnavailable { unique_id: String },
+    /// Future rows whose stamp is no forecast stamp are ignored.
+    FutureRowsUnused { count: usize, stamps: Vec<String>, unique_id: String },
+    /// A served value reached the edge of f64 and was written as the largest double.
+    ForecastValueCapped { unique_id: String },
+}
+
+/// How much an issue matters: `info` describes the input, `warning` flags values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    Info,
+    Warning,
+}
+
+/// A report `series[].issues` entry. Observed values are flagged, never changed; `stamps` lists
+/// at most the report's listing limit while `count` counts them all.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Issue {
+    /// The entity's stamps are written in a format other than ISO 8601.
+    TimestampFormat { format: &'static str, level: Level },
+    /// Stamps without an offset were read as UTC (no `options.timezone`).
+    NaiveTimestampsAssumedUtc { count: usize, level: Level },
+    OutliersFlagged { count: usize, level: Level, stamps: Vec<String> },
+    ValuesOutOfBounds { count: usize, level: Level, stamps: Vec<String> },
+    /// Negative observed values under `nonnegative: true`.
+    NegativeValues { count: usize, level: Level, stamps: Vec<String> },
+}
+
+impl Issue {
+    pub fn timestamp_format(format: &'static str) -> Self {
+        Issue::TimestampFormat { format, level: Level::Info }
+    }
+
+    pub fn naive_timestamps_assumed_utc(count: usize) -> Self {
+        Issue::NaiveTimestampsAssumedUtc { count, level: Level::Info }
+    }
+
+    /// `outliers_flagged` for `count` values, `stamps` the first of them.
+    pub fn outliers_flagged(count: usize, stamps: Vec<String>) -> Self {
+        Issue::OutliersFlagged { count, level: Level::Warning, stamps }
+    }
+
+    pub fn values_out_of_bounds(count: usize, stamps: Vec<String>) -> Self {
+        Issue::ValuesOutOfBounds { count, level: Level::Warning, stamps }
+    }
+
+    pub fn negative_values(count: usize, stamps: Vec<String>) -> Self {
+        Issue::NegativeValues { count, level: Level::Warning, stamps }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn warnings_write_their_code_then_fields_in_name_order() {
+        let w = Warning::FutureRowsUnused { count: 2, stamps: vec!["2026-01-01T00:00:00Z".into()], unique_id: "a".into() };
+        assert_eq!(
+            serde_json::to_string(&w).unwrap(),
+            r#"{"code":"future_rows_unused","count":2,"stamps":["2026-01-01T00:00:00Z"],"unique_id":"a"}"#
+        );
+        assert_eq!(serde_json::to_value(Warning::CleaningVersionDeprecated).unwrap(), json!({"code": "cleaning_version_deprecated"}));
+        assert_eq!(serde_json::to_value(Warning::DeclineNotReversible { id: "x".into() }).unwrap(), json!({"code": "decline_not_reversible", "id": "x"}));
+    }
+
+    #[test]
+    fn issues_carry_the_level_their_code_has() {
+        assert_eq!(
+            serde_json::to_string(&Issue::outliers_flagged(3, vec!["s".into()])).unwrap(),
+            r#"{"code":"outliers_flagged","count":3,"level":"warning","stamps":["s"]}"#
+        );
+        assert_eq!(serde_json::to_value(Issue::timestamp_format("compact")).unwrap(), json!({"code": "timestamp_format", "format": "compact", "level": "info"}));
+        assert_eq!(serde_json::to_value(Issue::naive_timestamps_assumed_utc(4)).unwrap()["level"], "info");
+    }
+}
