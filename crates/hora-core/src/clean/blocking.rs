@@ -1,7 +1,7 @@
 //! Blocking entries: why an entity cannot be forecast, with the code the request fails with.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::decisions::{Decision, DecisionId, Family, Status};
 use crate::error::{ErrorCode, HoraError};
@@ -10,60 +10,145 @@ use crate::error::{ErrorCode, HoraError};
 /// `FREQ_AMBIGUOUS`): the contract's "at most 10".
 pub const LISTED_ENTITIES: usize = 10;
 
+/// Why an entity is blocked, with the figures that show it. The code the request fails with,
+/// the entry's `kind` and its `reason` name follow from it, in one table ([`Reason::names`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// A timestamp repair was needed and not applied.
+    TimestampIrregular,
+    /// A gap repair was needed and not applied.
+    SeriesDiscontinuous,
+    /// More trailing empty steps than a masked tail may have, or a masked tail declined.
+    TrailingGapTooLong { count: usize, max_steps: usize },
+    MissingShareTooHigh { missing_share: f64, threshold: f64 },
+    GapNearOriginTooLong { gap_steps: usize, threshold_steps: f64 },
+    TooShort { points: usize, min_context: usize },
+    /// `measured`: `rows`, `timestamps` or `model_input`.
+    TooLong { points: usize, measured: &'static str, max_context: usize },
+    NoNumericValues,
+    AmbiguousDateFormat,
+    /// The frequency this entity inferred, when entities disagree.
+    FreqAmbiguous { freq: Option<String> },
+    /// Off the grid: the share of stamps off it and the most allowed, when that was the cause.
+    FreqInferenceFailed { off_grid: Option<(f64, f64)> },
+    /// No entity had enough stamps to infer a frequency.
+    TooFewStamps,
+    FreqUnsupported,
+}
+
+impl Reason {
+    /// (code, kind, reason)
+    fn names(&self) -> (ErrorCode, &'static str, &'static str) {
+        use ErrorCode as C;
+        match self {
+            Reason::TimestampIrregular => (C::TimestampIrregular, "cleaning_required", "timestamp_irregular"),
+            Reason::SeriesDiscontinuous => (C::SeriesDiscontinuous, "cleaning_required", "series_discontinuous"),
+            Reason::TrailingGapTooLong { .. } => (C::SeriesDiscontinuous, "trailing_gap_too_long", "trailing_gap_too_long"),
+            Reason::MissingShareTooHigh { .. } => (C::SeriesDiscontinuous, "health_critical", "missing_share_too_high"),
+            Reason::GapNearOriginTooLong { .. } => (C::SeriesDiscontinuous, "health_critical", "gap_near_origin_too_long"),
+            Reason::TooShort { .. } => (C::SeriesTooShort, "limit", "too_short"),
+            Reason::TooLong { .. } => (C::SeriesTooLong, "limit", "too_long"),
+            Reason::NoNumericValues => (C::SeriesEmpty, "limit", "no_numeric_values"),
+            Reason::AmbiguousDateFormat => (C::AmbiguousDateFormat, "timestamps", "ambiguous_date_format"),
+            Reason::FreqAmbiguous { .. } => (C::FreqAmbiguous, "frequency", "freq_ambiguous"),
+            Reason::FreqInferenceFailed { .. } => (C::FreqInferenceFailed, "frequency", "freq_inference_failed"),
+            Reason::TooFewStamps => (C::FreqInferenceFailed, "frequency", "too_few_stamps"),
+            Reason::FreqUnsupported => (C::FreqUnsupported, "frequency", "freq_unsupported"),
+        }
+    }
+
+    /// The figures the entry (and the error's details) carry besides its names.
+    pub fn figures(&self) -> Vec<(&'static str, Value)> {
+        match self {
+            Reason::TrailingGapTooLong { count, max_steps } => vec![("count", (*count).into()), ("max_steps", (*max_steps).into())],
+            Reason::MissingShareTooHigh { missing_share, threshold } => {
+                vec![("missing_share", (*missing_share).into()), ("threshold", (*threshold).into())]
+            }
+            Reason::GapNearOriginTooLong { gap_steps, threshold_steps } => {
+                vec![("gap_steps", (*gap_steps).into()), ("threshold_steps", (*threshold_steps).into())]
+            }
+            Reason::TooShort { points, min_context } => vec![("min_context", (*min_context).into()), ("points", (*points).into())],
+            Reason::TooLong { points, measured, max_context } => {
+                vec![("max_context", (*max_context).into()), ("measured", (*measured).into()), ("points", (*points).into())]
+            }
+            Reason::FreqAmbiguous { freq: Some(freq) } => vec![("freq", freq.as_str().into())],
+            Reason::FreqInferenceFailed { off_grid: Some((share, max)) } => vec![("max_share", (*max).into()), ("off_grid_share", (*share).into())],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The length the limit codes measured.
+    pub fn points(&self) -> Option<usize> {
+        match self {
+            Reason::TooShort { points, .. } | Reason::TooLong { points, .. } => Some(*points),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
     pub unique_id: String,
-    pub code: ErrorCode,
-    /// `health_critical`, `cleaning_required`, `trailing_gap_too_long`, `limit`, `frequency` or
-    /// `timestamps`.
-    pub kind: &'static str,
-    pub reason: &'static str,
+    pub reason: Reason,
     /// Decision ids whose effect (or absence) causes the block.
     pub caused_by: Vec<&'static str>,
-    pub extra: Map<String, Value>,
+    /// The status of the decision that was needed and not applied (proposed or declined).
+    pub status: Option<Status>,
 }
 
 impl Block {
-    pub fn new(unique_id: &str, code: ErrorCode, kind: &'static str, reason: &'static str) -> Self {
-        Block { unique_id: unique_id.to_string(), code, kind, reason, caused_by: Vec::new(), extra: Map::new() }
+    pub fn new(unique_id: &str, reason: Reason) -> Self {
+        Block { unique_id: unique_id.to_string(), reason, caused_by: Vec::new(), status: None }
     }
 
     /// `SERIES_EMPTY`: an entity with no numeric y, or none left on its grid.
     pub fn no_numeric_values(unique_id: &str) -> Self {
-        Block::new(unique_id, ErrorCode::SeriesEmpty, "limit", "no_numeric_values")
+        Block::new(unique_id, Reason::NoNumericValues)
     }
 
     /// An entity whose own or future rows need a day/month order nothing proves.
     pub fn ambiguous_date_format(unique_id: &str) -> Self {
-        Block::new(unique_id, ErrorCode::AmbiguousDateFormat, "timestamps", "ambiguous_date_format")
+        Block::new(unique_id, Reason::AmbiguousDateFormat)
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.reason.names().0
+    }
+
+    pub fn kind(&self) -> &'static str {
+        self.reason.names().1
+    }
+
+    /// The reason's name.
+    pub fn reason_name(&self) -> &'static str {
+        self.reason.names().2
     }
 
     pub fn caused_by(mut self, ids: &[DecisionId]) -> Self {
         self.caused_by = ids.iter().map(|d| d.as_str()).collect();
         self
     }
-
-    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.extra.insert(key.to_string(), value.into());
-        self
-    }
 }
 
-/// A blocking entry of the report: its fields and its extra details written straight to JSON,
-/// all keys in name order (an extra detail named as a field replaces it, as in a map).
+/// A blocking entry of the report: its names, causes, status and figures written straight to
+/// JSON, all keys in name order.
 impl Serialize for Block {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (code, kind, reason) = self.reason.names();
+        let figures = self.reason.figures();
         let mut entries: Vec<(&str, Entry)> = vec![
-            ("code", Entry::Str(self.code.as_str())),
-            ("kind", Entry::Str(self.kind)),
-            ("reason", Entry::Str(self.reason)),
+            ("code", Entry::Str(code.as_str())),
+            ("kind", Entry::Str(kind)),
+            ("reason", Entry::Str(reason)),
             ("unique_id", Entry::Str(&self.unique_id)),
         ];
         if !self.caused_by.is_empty() {
             entries.push(("caused_by", Entry::List(&self.caused_by)));
         }
-        entries.retain(|(k, _)| !self.extra.contains_key(*k));
-        entries.extend(self.extra.iter().map(|(k, v)| (k.as_str(), Entry::Value(v))));
+        if let Some(status) = self.status {
+            entries.push(("status", Entry::Str(status.as_str())));
+        }
+        entries.extend(figures.iter().map(|(k, v)| (*k, Entry::Value(v))));
         entries.sort_by(|a, b| a.0.cmp(b.0));
         let mut m = s.serialize_map(Some(entries.len()))?;
         for (k, v) in &entries {
@@ -91,29 +176,25 @@ enum Entry<'a> {
 /// stops every entity (`freq_unsupported`). Other errors give none.
 pub fn of_freq_error(err: &HoraError, entities: &[&str]) -> Vec<Block> {
     let detail = |k: &str| err.details.get(k);
+    let figure = |k: &str| detail(k).and_then(Value::as_f64);
     match err.code {
         ErrorCode::FreqAmbiguous => match (detail("entities").and_then(Value::as_array), detail("unique_id").and_then(Value::as_str)) {
             (Some(listed), _) => listed
                 .iter()
-                .filter_map(|c| Some((c.get("unique_id")?.as_str()?, c.get("freq")?.clone())))
-                .map(|(uid, freq)| Block::new(uid, err.code, "frequency", "freq_ambiguous").with("freq", freq))
+                .filter_map(|c| Some((c.get("unique_id")?.as_str()?, c.get("freq")?.as_str()?)))
+                .map(|(uid, freq)| Block::new(uid, Reason::FreqAmbiguous { freq: Some(freq.to_string()) }))
                 .collect(),
-            (None, Some(uid)) => vec![Block::new(uid, err.code, "frequency", "freq_ambiguous")],
+            (None, Some(uid)) => vec![Block::new(uid, Reason::FreqAmbiguous { freq: None })],
             (None, None) => Vec::new(),
         },
         ErrorCode::FreqInferenceFailed => match detail("unique_id").and_then(Value::as_str) {
             Some(uid) => {
-                let mut block = Block::new(uid, err.code, "frequency", "freq_inference_failed");
-                for key in ["off_grid_share", "max_share"] {
-                    if let Some(v) = detail(key) {
-                        block = block.with(key, v.clone());
-                    }
-                }
-                vec![block]
+                let off_grid = figure("off_grid_share").zip(figure("max_share"));
+                vec![Block::new(uid, Reason::FreqInferenceFailed { off_grid })]
             }
-            None => entities.iter().map(|uid| Block::new(uid, err.code, "frequency", "too_few_stamps")).collect(),
+            None => entities.iter().map(|uid| Block::new(uid, Reason::TooFewStamps)).collect(),
         },
-        ErrorCode::FreqUnsupported => entities.iter().map(|uid| Block::new(uid, err.code, "frequency", "freq_unsupported")).collect(),
+        ErrorCode::FreqUnsupported => entities.iter().map(|uid| Block::new(uid, Reason::FreqUnsupported)).collect(),
         _ => Vec::new(),
     }
 }
@@ -124,24 +205,56 @@ pub fn of_freq_error(err: &HoraError, entities: &[&str]) -> Vec<Block> {
 pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> {
     let mut blocks: Vec<Block> = Vec::new();
     for d in decisions.iter().filter(|d| !d.applied() && d.id != DecisionId::ExogImpute) {
-        let block = match (d.id.family(), d.id, d.status) {
-            (Family::Timestamps, ..) => {
-                Block::new(&d.unique_id, ErrorCode::TimestampIrregular, "cleaning_required", "timestamp_irregular")
-            }
-            (_, DecisionId::MaskedTail, Status::Declined) => {
-                Block::new(&d.unique_id, ErrorCode::SeriesDiscontinuous, "trailing_gap_too_long", "trailing_gap_too_long")
-                    .with("count", d.count)
-                    .with("max_steps", max_tail.unwrap_or(0))
-            }
-            _ => Block::new(&d.unique_id, ErrorCode::SeriesDiscontinuous, "cleaning_required", "series_discontinuous"),
+        let reason = match (d.id.family(), d.id, d.status) {
+            (Family::Timestamps, ..) => Reason::TimestampIrregular,
+            (_, DecisionId::MaskedTail, Status::Declined) => Reason::TrailingGapTooLong { count: d.count, max_steps: max_tail.unwrap_or(0) },
+            _ => Reason::SeriesDiscontinuous,
         };
-        let block = block.caused_by(&[d.id]).with("status", d.status.as_str());
-        match blocks.iter_mut().find(|b| b.code == block.code && b.reason == block.reason) {
+        let block = Block { status: Some(d.status), ..Block::new(&d.unique_id, reason).caused_by(&[d.id]) };
+        match blocks.iter_mut().find(|b| b.reason_name() == block.reason_name()) {
             Some(b) => b.caused_by.push(d.id.as_str()),
             None => blocks.push(block),
         }
     }
     // Timestamp repairs come first in the pipeline, so their code wins.
-    blocks.sort_by_key(|b| b.code != ErrorCode::TimestampIrregular);
+    blocks.sort_by_key(|b| b.code() != ErrorCode::TimestampIrregular);
     blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_writes_names_causes_status_and_figures_in_key_order() {
+        let b = Block { status: Some(Status::Declined), ..Block::new("a", Reason::TrailingGapTooLong { count: 2, max_steps: 3 }).caused_by(&[DecisionId::MaskedTail]) };
+        assert_eq!(
+            serde_json::to_string(&b).unwrap(),
+            r#"{"caused_by":["gap.masked_tail"],"code":"SERIES_DISCONTINUOUS","count":2,"kind":"trailing_gap_too_long","max_steps":3,"reason":"trailing_gap_too_long","status":"declined","unique_id":"a"}"#
+        );
+        let long = Block::new("b", Reason::TooLong { points: 5000, measured: "timestamps", max_context: 4096 });
+        assert_eq!(
+            serde_json::to_string(&long).unwrap(),
+            r#"{"code":"SERIES_TOO_LONG","kind":"limit","max_context":4096,"measured":"timestamps","points":5000,"reason":"too_long","unique_id":"b"}"#
+        );
+    }
+
+    #[test]
+    fn the_reason_decides_the_code() {
+        assert_eq!(Block::new("a", Reason::TooFewStamps).code(), ErrorCode::FreqInferenceFailed);
+        assert_eq!(Block::new("a", Reason::MissingShareTooHigh { missing_share: 0.4, threshold: 0.35 }).code(), ErrorCode::SeriesDiscontinuous);
+        assert_eq!(Block::no_numeric_values("a").code(), ErrorCode::SeriesEmpty);
+        assert_eq!(Block::new("a", Reason::TooShort { points: 3, min_context: 16 }).reason.points(), Some(3));
+    }
+
+    #[test]
+    fn a_frequency_error_blocks_the_entities_it_names() {
+        let err = HoraError::new(ErrorCode::FreqAmbiguous, "x").with("entities", serde_json::json!([{"unique_id": "a", "freq": "h"}, {"unique_id": "b", "freq": "d"}]));
+        let blocks = of_freq_error(&err, &["a", "b"]);
+        assert_eq!(blocks.iter().map(|b| b.reason.clone()).collect::<Vec<_>>(), [Reason::FreqAmbiguous { freq: Some("h".into()) }, Reason::FreqAmbiguous { freq: Some("d".into()) }]);
+        let off = HoraError::new(ErrorCode::FreqInferenceFailed, "x").with("unique_id", "a").with("off_grid_share", 0.2).with("max_share", 0.1);
+        assert_eq!(of_freq_error(&off, &["a"])[0].reason, Reason::FreqInferenceFailed { off_grid: Some((0.2, 0.1)) });
+        let few = HoraError::new(ErrorCode::FreqInferenceFailed, "x");
+        assert_eq!(of_freq_error(&few, &["a", "b"]).len(), 2);
+    }
 }

@@ -3,7 +3,7 @@
 
 use crate::choice::Choice;
 
-use super::blocking::{self, Block};
+use super::blocking::{self, Block, Reason};
 use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
 use super::grid::Placed;
 use super::fill::{self, missing_runs};
@@ -13,7 +13,6 @@ use super::options::{ModelLimits, Nonnegative, Resolved};
 use super::policy::{BlockingRule, LISTED_MAX, OUTLIER_Z};
 use super::prepare::Prepared;
 use super::stamps::{self, format_utc, FreqSpec, Zone};
-use crate::error::ErrorCode;
 use crate::time::MAX_OFF_GRID_SHARE;
 
 pub struct Ctx<'a> {
@@ -83,9 +82,7 @@ impl Outcome {
     /// An entity with more than `MAX_OFF_GRID_SHARE` of its stamps off the frequency's grid:
     /// blocked `FREQ_INFERENCE_FAILED` in its place among the others, with no grid.
     pub fn off_grid(unique_id: &str, share: f64) -> Outcome {
-        let block = Block::new(unique_id, ErrorCode::FreqInferenceFailed, "frequency", "freq_inference_failed")
-            .with("off_grid_share", share)
-            .with("max_share", MAX_OFF_GRID_SHARE);
+        let block = Block::new(unique_id, Reason::FreqInferenceFailed { off_grid: Some((share, MAX_OFF_GRID_SHARE)) });
         Outcome { blocks: vec![block], ..Default::default() }
     }
 }
@@ -160,9 +157,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
                     out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
                 } else {
                     out.blocks.push(
-                        Block::new(name, ErrorCode::SeriesDiscontinuous, "trailing_gap_too_long", "trailing_gap_too_long")
-                            .with("count", tail_len)
-                            .with("max_steps", max),
+                        Block::new(name, Reason::TrailingGapTooLong { count: tail_len, max_steps: max }),
                     );
                 }
             }
@@ -345,10 +340,7 @@ fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), Decision
         }
     }
     let too_high = |threshold: f64| {
-        Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "missing_share_too_high")
-            .caused_by(&causes)
-            .with("missing_share", share)
-            .with("threshold", threshold)
+        Block::new(name, Reason::MissingShareTooHigh { missing_share: share, threshold }).caused_by(&causes)
     };
     match ctx.res.policy.blocking {
         BlockingRule::GapsAndNulls { share: s } => {
@@ -363,10 +355,7 @@ fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), Decision
             let recent = |r: &(usize, usize)| r.0 + r.1 - 1 + ctx.period.max(1) >= core_end;
             if let Some(&((_, len), cause)) = gaps.iter().rev().find(|(r, _)| r.1 as f64 >= limit && recent(r)) {
                 out.blocks.push(
-                    Block::new(name, ErrorCode::SeriesDiscontinuous, "health_critical", "gap_near_origin_too_long")
-                        .caused_by(&[cause])
-                        .with("gap_steps", len)
-                        .with("threshold_steps", limit),
+                    Block::new(name, Reason::GapNearOriginTooLong { gap_steps: len, threshold_steps: limit }).caused_by(&[cause]),
                 );
             }
             if share >= missing_share {
@@ -414,14 +403,11 @@ fn limits(out: &mut Outcome, name: &str, timestamps: usize, split: bool, ctx: &C
 }
 
 pub(super) fn too_short(name: &str, points: usize, min: usize) -> Block {
-    Block::new(name, ErrorCode::SeriesTooShort, "limit", "too_short").with("points", points).with("min_context", min)
+    Block::new(name, Reason::TooShort { points, min_context: min })
 }
 
-pub(super) fn too_long(name: &str, points: usize, measured: &str, max: usize) -> Block {
-    Block::new(name, ErrorCode::SeriesTooLong, "limit", "too_long")
-        .with("points", points)
-        .with("measured", measured)
-        .with("max_context", max)
+pub(super) fn too_long(name: &str, points: usize, measured: &'static str, max: usize) -> Block {
+    Block::new(name, Reason::TooLong { points, measured, max_context: max })
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 
 use serde_json::{json, Value};
 
-use super::blocking::{self, Block};
+use super::blocking::{self, Block, Reason};
 use super::covariates::CovariateUse;
-use super::decisions::{self, Decision};
+use super::decisions::{self, Decision, Status};
 use super::entity::{self, Outcome};
 use super::long_gap;
 use super::notices::Warning;
@@ -245,28 +245,31 @@ pub(super) fn horizon_past_calendar(unique_id: &str) -> HoraError {
 
 /// The error for `blocks`: the first decides the code; details follow the contract per code.
 pub(super) fn block_error(blocks: &[Block]) -> HoraError {
-    let code = blocks[0].code;
-    let mut same: Vec<&Block> = blocks.iter().filter(|b| b.code == code).collect();
+    let code = blocks[0].code();
+    let mut same: Vec<&Block> = blocks.iter().filter(|b| b.code() == code).collect();
     let length = matches!(code, ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort);
     if length {
         // Furthest from the limit first (longest, or shortest); the top-level fields describe
         // that entity, the one `series[]` lists first.
-        let points = |b: &Block| b.extra.get("points").and_then(Value::as_u64).unwrap_or(0);
-        same.sort_by_key(|b| if code == ErrorCode::SeriesTooLong { u64::MAX - points(b) } else { points(b) });
+        let points = |b: &Block| b.reason.points().unwrap_or(0);
+        same.sort_by_key(|b| if code == ErrorCode::SeriesTooLong { usize::MAX - points(b) } else { points(b) });
     }
     let first = same[0];
-    let mut err = HoraError::new(first.code, message(first))
+    let mut err = HoraError::new(code, message(first))
         .with("unique_id", first.unique_id.clone())
-        .with("reason", first.reason)
-        .with("kind", first.kind);
-    for (k, v) in &first.extra {
-        err = err.with(k, v.clone());
+        .with("reason", first.reason_name())
+        .with("kind", first.kind());
+    if let Some(status) = first.status {
+        err = err.with("status", status.as_str());
+    }
+    for (k, v) in first.reason.figures() {
+        err = err.with(k, v);
     }
     if length {
         let series: Vec<Value> = same
             .iter()
             .take(blocking::LISTED_ENTITIES)
-            .map(|b| json!({"unique_id": b.unique_id, "points": b.extra.get("points").cloned().unwrap_or(json!(0))}))
+            .map(|b| json!({"unique_id": b.unique_id, "points": b.reason.points().unwrap_or(0)}))
             .collect();
         err = err.with("series", series).with("series_count", same.len());
     }
@@ -357,7 +360,7 @@ impl<'a> State<'a> {
         // Entities in the order sent; each entity's entries keep their order (a stable sort).
         let order: std::collections::HashMap<&str, usize> = self.prepared.iter().enumerate().map(|(e, p)| (p.unique_id.as_str(), e)).collect();
         self.blocks.sort_by_key(|b| order.get(b.unique_id.as_str()).copied().unwrap_or(usize::MAX));
-        if self.blocks.first().is_some_and(|b| b.code == ErrorCode::SeriesEmpty) {
+        if self.blocks.first().is_some_and(|b| b.code() == ErrorCode::SeriesEmpty) {
             return self.error(None, &[]);
         }
         self.attach(err, None, &[])
@@ -376,26 +379,22 @@ impl<'a> State<'a> {
 }
 
 fn message(b: &Block) -> String {
-    match b.reason {
-        "timestamp_irregular" => format!("stamps of '{}' need repair that was not allowed", b.unique_id),
-        "series_discontinuous" => format!("'{}' has gaps that need repair that was not allowed", b.unique_id),
+    let u = &b.unique_id;
+    match &b.reason {
+        Reason::TimestampIrregular => format!("stamps of '{u}' need repair that was not allowed"),
+        Reason::SeriesDiscontinuous => format!("'{u}' has gaps that need repair that was not allowed"),
         // Declined, a masked tail blocks whatever its length: the message must not blame the length.
-        "trailing_gap_too_long" if b.extra.get("status").and_then(Value::as_str) == Some("declined") => {
-            let count = b.extra.get("count").and_then(Value::as_u64).unwrap_or(0);
-            let steps = if count == 1 { "step" } else { "steps" };
-            format!("'{}' ends with {count} empty {steps} and gap.masked_tail was declined", b.unique_id)
+        Reason::TrailingGapTooLong { count, .. } if b.status == Some(Status::Declined) => {
+            let steps = if *count == 1 { "step" } else { "steps" };
+            format!("'{u}' ends with {count} empty {steps} and gap.masked_tail was declined")
         }
-        "trailing_gap_too_long" => format!("'{}' ends with too many empty steps", b.unique_id),
+        Reason::TrailingGapTooLong { .. } => format!("'{u}' ends with too many empty steps"),
         // Points after cleaning, or rows under `raw`, which cleans nothing: the figures say which.
-        "too_short" => {
-            let points = b.extra.get("points").and_then(Value::as_u64).unwrap_or(0);
-            let min = b.extra.get("min_context").and_then(Value::as_u64).unwrap_or(0);
-            format!("'{}' has {points} points, fewer than the minimum context of {min}", b.unique_id)
-        }
-        "too_long" => format!("'{}' exceeds the maximum context", b.unique_id),
-        "no_numeric_values" => format!("'{}' has no numeric y", b.unique_id),
-        "freq_inference_failed" => format!("more than {} % of the stamps of '{}' are off the grid", MAX_OFF_GRID_SHARE * 100.0, b.unique_id),
-        other => format!("'{}' cannot be forecast: {other}", b.unique_id),
+        Reason::TooShort { points, min_context } => format!("'{u}' has {points} points, fewer than the minimum context of {min_context}"),
+        Reason::TooLong { .. } => format!("'{u}' exceeds the maximum context"),
+        Reason::NoNumericValues => format!("'{u}' has no numeric y"),
+        Reason::FreqInferenceFailed { .. } => format!("more than {} % of the stamps of '{u}' are off the grid", MAX_OFF_GRID_SHARE * 100.0),
+        _ => format!("'{u}' cannot be forecast: {}", b.reason_name()),
     }
 }
 
