@@ -4,8 +4,7 @@ use super::assemble::forecast_rows_json;
 use crate::clean::{self, CleanEntity, DataQuality, ModelInput, Warning, CleanOptions, CleanRequest, Cleaned, EntityStamps, ModelLimits, Purpose};
 use crate::error::HoraError;
 use crate::ingest::ParsedBody;
-use crate::model::{forecast, is_capped, plan_quantiles, ForecastOptions, FreqFamily, ModelContext, ModelSession, QuantilePlan, QuantileRequest};
-use serde_json::Value;
+use crate::model::{forecast, is_capped, plan_quantiles, ForecastOptions, FreqFamily, ModelContext, ModelSession, QuantilePlan, QuantileReport, QuantileRequest};
 use std::time::Instant;
 
 pub struct ForecastRequest {
@@ -32,7 +31,7 @@ pub struct ForecastOutput {
     pub data_quality: DataQuality,
     pub cleaning_report: Option<clean::CleaningReport>,
     pub warnings: Vec<Warning>,
-    pub quantile_report: Value,
+    pub quantile_report: QuantileReport,
     /// The native quantile served as `y_hat` when `point_quantile` was sent.
     pub point_quantile: Option<f64>,
     pub series_count: usize,

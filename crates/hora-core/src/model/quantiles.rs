@@ -2,7 +2,7 @@
 
 use crate::choice::Choice;
 use crate::error::{ErrorCode, HoraError};
-use serde_json::{json, Value};
+use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QuantilePolicy {
@@ -37,7 +37,38 @@ pub struct QuantilePlan {
     pub y_hat: usize,
     /// `(key, lo index, hi index)`, one per distinct pair, ordered by key width.
     pub intervals: Vec<(String, usize, usize)>,
-    pub report: Value,
+    pub report: QuantileReport,
+}
+
+/// The response's `quantile_report`: what was asked for and which native quantiles answer it
+/// (fields in the order of their names, the order a JSON map writes them in).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuantileReport {
+    /// Present when `point_quantile` was sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point_forecast: Option<PointForecast>,
+    pub policy: &'static str,
+    /// The quantiles the response needs (`y_hat`'s, the median or `point_quantile`, and each
+    /// level's two), sorted, without repeats.
+    pub requested: Vec<f64>,
+    /// Each requested quantile that is not native, with the native one used for it.
+    pub substitutions: Vec<Substitution>,
+    /// The native quantiles served.
+    pub used: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PointForecast {
+    /// `native`, or `nearest` when `point_quantile` is not native.
+    pub method: &'static str,
+    pub requested: f64,
+    pub used: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Substitution {
+    pub requested: f64,
+    pub used: f64,
 }
 
 /// Requested quantiles are computed as `0.5 ± L/200`: round away float noise before comparing.
@@ -110,10 +141,10 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
     let mut used: Vec<f64> = requested.iter().map(|q| native[used_of(*q)]).collect();
     used.sort_by(|a, b| a.total_cmp(b));
     used.dedup();
-    let substitutions: Vec<Value> = requested
+    let substitutions: Vec<Substitution> = requested
         .iter()
         .filter(|q| position(native, **q).is_none())
-        .map(|q| json!({"requested": q, "used": native[used_of(*q)]}))
+        .map(|&q| Substitution { requested: q, used: native[used_of(q)] })
         .collect();
     let mut intervals: Vec<(String, usize, usize)> = Vec::new();
     for l in &levels {
@@ -123,22 +154,24 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
             intervals.push((level_key(native[lo], native[hi]), lo, hi));
         }
     }
-    let mut report = json!({"policy": req.policy.as_str(), "requested": requested, "used": used, "substitutions": substitutions});
-    let y_hat = match req.point_quantile {
-        Some(p) => {
-            let idx = used_of(p);
-            let method = if position(native, p).is_some() { "native" } else { "nearest" };
-            report["point_forecast"] = json!({"requested": p, "used": native[idx], "method": method});
-            idx
-        }
-        None => used_of(0.5),
-    };
+    let point_forecast = req.point_quantile.map(|p| PointForecast {
+        method: if position(native, p).is_some() { "native" } else { "nearest" },
+        requested: p,
+        used: native[used_of(p)],
+    });
+    let y_hat = used_of(req.point_quantile.unwrap_or(0.5));
+    let report = QuantileReport { point_forecast, policy: req.policy.as_str(), requested, substitutions, used };
     Ok(QuantilePlan { y_hat, intervals, report })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
+
+    fn report(p: &QuantilePlan) -> Value {
+        serde_json::to_value(&p.report).unwrap()
+    }
 
     const NATIVE: [f64; 13] = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
 
@@ -149,8 +182,8 @@ mod tests {
     #[test]
     fn levels_80_and_90_request_the_contract_example_quantiles() {
         let p = plan(&[90, 80, 80], None, QuantilePolicy::Nearest).unwrap();
-        assert_eq!(p.report["requested"], json!([0.05, 0.1, 0.5, 0.9, 0.95]));
-        assert_eq!(p.report["substitutions"], json!([]));
+        assert_eq!(report(&p)["requested"], json!([0.05, 0.1, 0.5, 0.9, 0.95]));
+        assert_eq!(report(&p)["substitutions"], json!([]));
         let keys: Vec<&str> = p.intervals.iter().map(|i| i.0.as_str()).collect();
         assert_eq!(keys, vec!["80", "90"]);
         assert_eq!(p.y_hat, 6);
@@ -160,7 +193,7 @@ mod tests {
     fn level_95_is_served_by_0_01_and_0_99_and_keyed_98() {
         let p = plan(&[95], None, QuantilePolicy::Nearest).unwrap();
         assert_eq!(p.intervals, vec![("98".to_string(), 0, 12)]);
-        assert_eq!(p.report["substitutions"], json!([{"requested": 0.025, "used": 0.01}, {"requested": 0.975, "used": 0.99}]));
+        assert_eq!(report(&p)["substitutions"], json!([{"requested": 0.025, "used": 0.01}, {"requested": 0.975, "used": 0.99}]));
     }
 
     #[test]
@@ -194,18 +227,18 @@ mod tests {
     fn point_quantile_maps_to_the_nearest_native_and_reports_the_method() {
         let p = plan(&[], Some(0.7), QuantilePolicy::Nearest).unwrap();
         assert_eq!(p.y_hat, 8);
-        assert_eq!(p.report["point_forecast"], json!({"requested": 0.7, "used": 0.7, "method": "native"}));
+        assert_eq!(report(&p)["point_forecast"], json!({"requested": 0.7, "used": 0.7, "method": "native"}));
         let p = plan(&[], Some(0.72), QuantilePolicy::Nearest).unwrap();
-        assert_eq!(p.report["point_forecast"]["method"], "nearest");
-        assert_eq!(p.report["point_forecast"]["used"], json!(0.7));
+        assert_eq!(report(&p)["point_forecast"]["method"], "nearest");
+        assert_eq!(report(&p)["point_forecast"]["used"], json!(0.7));
     }
 
     #[test]
     fn the_point_quantile_replaces_the_median_in_requested_used_and_substitutions() {
         let p = plan(&[80], Some(0.75), QuantilePolicy::Nearest).unwrap();
-        assert_eq!(p.report["requested"], json!([0.1, 0.75, 0.9]));
-        assert_eq!(p.report["used"], json!([0.1, 0.8, 0.9]));
-        assert_eq!(p.report["substitutions"], json!([{"requested": 0.75, "used": 0.8}]));
+        assert_eq!(report(&p)["requested"], json!([0.1, 0.75, 0.9]));
+        assert_eq!(report(&p)["used"], json!([0.1, 0.8, 0.9]));
+        assert_eq!(report(&p)["substitutions"], json!([{"requested": 0.75, "used": 0.8}]));
         assert_eq!(p.y_hat, 9);
     }
 }
