@@ -168,35 +168,61 @@ pub struct CovariateUse {
 /// Per column of entity `e`: role, used, reason; plus the `exog.impute` decisions of short gaps.
 /// `future_stamps` are the entity's future rows from [`read_future`].
 pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_stamps: Option<&FutureRows>) -> (Option<Vec<CovariateUse>>, Vec<Decision>) {
-    let table = req.series;
-    if table.covariates.is_empty() {
+    if req.series.covariates.is_empty() {
         return (None, Vec::new());
     }
-    let short_limit = auto_split_steps(ctx.period) - 1;
-    // The future row of each forecast stamp: the last one sent for it (as in `series`).
-    // One map, not a scan of the future rows per stamp (h x rows on a large /clean).
-    let last_future_rows: Option<Vec<Option<u32>>> = future_stamps.map(|f| {
-        let last: HashMap<i64, u32> = f.instants.iter().copied().zip(f.rows.iter().copied()).collect();
-        o.forecast_stamps.iter().map(|t| last.get(t).copied()).collect()
-    });
-    let text = |c: &CovariateColumn, pos: u32| c.non_numeric.binary_search(&pos).is_ok();
-    // As for `y` (entity.rs): while the regrid does not apply (proposed or declined), the slots it
-    // would insert do not exist, and an applied fill covers only the rows that do.
-    let regrid_unapplied = o.decisions.iter().any(|d| d.id == DecisionId::Regrid && !d.applied());
-    // Which grid slots hold a row sent: needed only then.
-    let mut has_row = vec![false; if regrid_unapplied { o.grid.len() } else { 0 }];
-    if regrid_unapplied {
-        for t in &p.ts {
-            if let Ok(k) = o.grid.binary_search(t) {
-                has_row[k] = true;
-            }
-        }
-    }
+    let frame = Frame::new(p, o, ctx, future_stamps);
     let mut columns = Vec::new();
     let mut decisions = Vec::new();
-    for col in &table.covariates {
+    for col in &req.series.covariates {
         let future_col = req.future.and_then(|f| f.covariates.iter().find(|c| c.name == col.name));
-        let role = if future_col.is_some() { "future" } else { "past" };
+        let (column, fill) = frame.assess_column(col, future_col);
+        columns.push(column);
+        decisions.extend(fill);
+    }
+    (Some(columns), decisions)
+}
+
+/// What each covariate column of one entity is judged against: its cleaned grid, its forecast
+/// stamps' future rows, and which slots hold a row sent.
+struct Frame<'a> {
+    p: &'a Prepared,
+    o: &'a Outcome,
+    ctx: &'a Ctx<'a>,
+    /// The longest gap a fill may close.
+    short_limit: usize,
+    /// The future row of each forecast stamp: the last one sent for it (as in `series`). One
+    /// map, not a scan of the future rows per stamp (h x rows on a large /clean).
+    last_future_rows: Option<Vec<Option<u32>>>,
+    /// As for `y` (entity.rs): while the regrid does not apply (proposed or declined), the slots
+    /// it would insert do not exist, and an applied fill covers only the rows that do.
+    regrid_unapplied: bool,
+    /// Which grid slots hold a row sent: filled only while the regrid does not apply.
+    has_row: Vec<bool>,
+}
+
+impl<'a> Frame<'a> {
+    fn new(p: &'a Prepared, o: &'a Outcome, ctx: &'a Ctx<'a>, future_stamps: Option<&FutureRows>) -> Self {
+        let last_future_rows = future_stamps.map(|f| {
+            let last: HashMap<i64, u32> = f.instants.iter().copied().zip(f.rows.iter().copied()).collect();
+            o.forecast_stamps.iter().map(|t| last.get(t).copied()).collect()
+        });
+        let regrid_unapplied = o.decisions.iter().any(|d| d.id == DecisionId::Regrid && !d.applied());
+        let mut has_row = vec![false; if regrid_unapplied { o.grid.len() } else { 0 }];
+        if regrid_unapplied {
+            for t in &p.ts {
+                if let Ok(k) = o.grid.binary_search(t) {
+                    has_row[k] = true;
+                }
+            }
+        }
+        Frame { p, o, ctx, short_limit: auto_split_steps(ctx.period) - 1, last_future_rows, regrid_unapplied, has_row }
+    }
+
+    /// One column's entry, and the `exog.impute` decision of its short gaps when it has some.
+    fn assess_column(&self, col: &CovariateColumn, future_col: Option<&CovariateColumn>) -> (CovariateUse, Option<Decision>) {
+        let (p, o, ctx) = (self.p, self.o, self.ctx);
+        let text = |c: &CovariateColumn, pos: u32| c.non_numeric.binary_search(&pos).is_ok();
         // History of the column on the cleaned grid: NaN where no row or no number.
         let mut values = vec![f64::NAN; o.grid.len()];
         let mut kept_text = false;
@@ -208,8 +234,8 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         }
         let runs = missing_runs(&values);
         let interior = |r: &(usize, usize)| r.0 > 0 && r.0 + r.1 < values.len();
-        let fillable = runs.iter().all(|r| interior(r) && r.1 <= short_limit);
-        let future = future_col.zip(last_future_rows.as_ref());
+        let fillable = runs.iter().all(|r| interior(r) && r.1 <= self.short_limit);
+        let future = future_col.zip(self.last_future_rows.as_ref());
         // Each forecast stamp needs a number in its future row.
         let covers = match future {
             Some((fc, rows)) => rows.iter().all(|r| r.is_some_and(|r| fc.values[r as usize].is_finite())),
@@ -220,29 +246,9 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         // future row of a forecast stamp. Another entity's text does not make this one's column
         // unusable.
         let non_numeric = kept_text || future.is_some_and(|(fc, rows)| rows.iter().flatten().any(|&r| text(fc, r)));
-        // Short interior gaps are filled only when clean_exog allows it and the fill is applied:
-        // proposed under strict or clean_series false, or under raw (which fills nothing), the
-        // gaps stay and the column is unusable for them.
-        let mut filled = false;
-        if !non_numeric && !runs.is_empty() && ctx.res.clean_exog && fillable {
-            let applies = consent(DecisionId::ExogImpute, ctx.res) == Status::Applied;
-            let fill: Vec<(usize, usize)> = if regrid_unapplied && applies {
-                runs.iter().flat_map(|&(s, l)| runs_of(&has_row[s..s + l], true).into_iter().map(move |(k, n)| (s + k, n))).collect()
-            } else {
-                runs.clone()
-            };
-            let count: usize = fill.iter().map(|r| r.1).sum();
-            if count > 0 {
-                let mut d = Decision::new(DecisionId::ExogImpute, &p.unique_id, count, ctx.res)
-                    .with_ranges(ranges_of(&fill, |k| o.grid[k]));
-                d.method = Some("linear");
-                d.column = Some(col.name.clone());
-                decisions.push(d);
-            }
-            // hora-1.0 reads no covariate, so the filled values themselves go nowhere: the
-            // decision records the fill (linear) and the column's reason says what it achieved.
-            filled = applies && ctx.res.preset != Preset::Raw;
-        }
+        // Short interior gaps are filled only when clean_exog allows it.
+        let (filled, decision) =
+            if !non_numeric && !runs.is_empty() && ctx.res.clean_exog && fillable { self.fill(col, &runs) } else { (false, None) };
         let reason = if non_numeric {
             "not_numeric"
         } else if !runs.is_empty() && !filled {
@@ -252,8 +258,32 @@ pub fn assess(req: &CleanRequest, p: &Prepared, o: &Outcome, ctx: &Ctx, future_s
         } else {
             "model_unsupported"
         };
+        let role = if future_col.is_some() { "future" } else { "past" };
         // hora-1.0 uses no covariate: a column that passes every check is still not used.
-        columns.push(CovariateUse { name: col.name.clone(), reason, role, used: false });
+        (CovariateUse { name: col.name.clone(), reason, role, used: false }, decision)
     }
-    (Some(columns), decisions)
+
+    /// Whether the fill of the column's short interior gaps `runs` applies, and the `exog.impute`
+    /// decision that records it. Proposed under strict or clean_series false, or under raw (which
+    /// fills nothing), the gaps stay and the column is unusable for them.
+    fn fill(&self, col: &CovariateColumn, runs: &[(usize, usize)]) -> (bool, Option<Decision>) {
+        let res = self.ctx.res;
+        let applies = consent(DecisionId::ExogImpute, res) == Status::Applied;
+        let fill: Vec<(usize, usize)> = if self.regrid_unapplied && applies {
+            let has_row = &self.has_row;
+            runs.iter().flat_map(|&(s, l)| runs_of(&has_row[s..s + l], true).into_iter().map(move |(k, n)| (s + k, n))).collect()
+        } else {
+            runs.to_vec()
+        };
+        let count: usize = fill.iter().map(|r| r.1).sum();
+        let decision = (count > 0).then(|| {
+            let mut d = Decision::new(DecisionId::ExogImpute, &self.p.unique_id, count, res).with_ranges(ranges_of(&fill, |k| self.o.grid[k]));
+            d.method = Some("linear");
+            d.column = Some(col.name.clone());
+            d
+        });
+        // hora-1.0 reads no covariate, so the filled values themselves go nowhere: the decision
+        // records the fill (linear) and the column's reason says what it achieved.
+        (applies && res.preset != Preset::Raw, decision)
+    }
 }
