@@ -158,11 +158,36 @@ pub fn unused_future_rows(unique_id: &str, forecast_stamps: &[i64], future_stamp
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CovariateUse {
     pub name: String,
-    /// `not_numeric`, `gaps`, `long_gaps`, `future_values_missing` or `model_unsupported`.
-    pub reason: &'static str,
-    /// `future` when the column has future rows, else `past`.
-    pub role: &'static str,
+    pub reason: CovariateReason,
+    pub role: CovariateRole,
     pub used: bool,
+}
+
+/// Why a column is not used: the first that holds, in this order (docs/cleaning-policy.md,
+/// "Covariates").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CovariateReason {
+    /// A string or boolean in a row of this entity that counts.
+    NotNumeric,
+    /// A gap left in place: any gap under `clean_exog: false`, or short gaps whose fill is only
+    /// proposed (or under raw).
+    Gaps,
+    /// Under `clean_exog: true`, a gap it may not fill: past the short-gap limit, or at an end.
+    LongGaps,
+    /// A forecast stamp without a number in its future row.
+    FutureValuesMissing,
+    /// The column passes every check; hora-1.0 reads no covariate.
+    ModelUnsupported,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CovariateRole {
+    /// The column has future rows.
+    Future,
+    /// History only.
+    Past,
 }
 
 /// Per column of entity `e`: role, used, reason; plus the `exog.impute` decisions of short gaps.
@@ -250,15 +275,15 @@ impl<'a> Frame<'a> {
         let (filled, decision) =
             if !non_numeric && !runs.is_empty() && ctx.res.clean_exog && fillable { self.fill(col, &runs) } else { (false, None) };
         let reason = if non_numeric {
-            "not_numeric"
+            CovariateReason::NotNumeric
         } else if !runs.is_empty() && !filled {
-            if ctx.res.clean_exog && !fillable { "long_gaps" } else { "gaps" }
+            if ctx.res.clean_exog && !fillable { CovariateReason::LongGaps } else { CovariateReason::Gaps }
         } else if !covers {
-            "future_values_missing"
+            CovariateReason::FutureValuesMissing
         } else {
-            "model_unsupported"
+            CovariateReason::ModelUnsupported
         };
-        let role = if future_col.is_some() { "future" } else { "past" };
+        let role = if future_col.is_some() { CovariateRole::Future } else { CovariateRole::Past };
         // hora-1.0 uses no covariate: a column that passes every check is still not used.
         (CovariateUse { name: col.name.clone(), reason, role, used: false }, decision)
     }

@@ -25,7 +25,7 @@ pub use options::{Bounds, CleanOptions, ModelLimits};
 pub use pipeline::run;
 pub use validate::{check_length, check_stamps, read_stamps};
 pub use stamps::EntityStamps;
-pub use covariates::CovariateUse;
+pub use covariates::{CovariateReason, CovariateRole, CovariateUse};
 pub use notices::{Issue, Level, Warning};
 pub use report::{CleanedQuality, CleaningReport, DataQuality, ModelInput, QualityStatus, SCHEMA_VERSION};
 
