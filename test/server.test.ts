@@ -406,6 +406,38 @@ describe('bytes the HTTP parser refuses', () => {
     expect(unopened.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
   });
 
+  it('100 Continue is sent only when the body is about to be read, not before a refusal at the headers', async () => {
+    // The body goes only after 100 Continue, as curl sends a large one.
+    const exchange = (head: string, body: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(head));
+        let text = '';
+        socket.on('data', (c: Buffer) => {
+          const first = text === '';
+          text += c.toString('latin1');
+          if (first && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) socket.write(body);
+        });
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+    const body = '{"a":1}';
+    const head = (key: string, extra = '') =>
+      `POST ${TEST_CLEAN} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nConnection: close\r\n${extra}`;
+    const read = await exchange(head(t.key, `Content-Length: ${body.length}\r\n\r\n`), body);
+    expect(read.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 100', 'HTTP/1.1 200']);
+    // Refused at the headers: the final answer alone, and the connection closed after it.
+    const refused: Array<[string, string]> = [
+      [head('hora_live_not_a_key', `Content-Length: ${body.length}\r\n\r\n`), 'HTTP/1.1 401'],
+      [head(t.key, `Content-Length: ${2 * 1024 * 1024}\r\n\r\n`), 'HTTP/1.1 422'],
+      [head(t.key, `Content-Length: ${body.length}\r\n\r\n`).replace('application/json', 'text/csv'), 'HTTP/1.1 400'],
+    ];
+    for (const [bytes, status] of refused) {
+      const text = await exchange(bytes, body);
+      expect(text.match(/HTTP\/1\.1 \d{3}/g), status).toEqual([status]);
+      expect(text.toLowerCase()).toContain('connection: close');
+    }
+  });
+
   it('a request pipelined behind one without Host is never run, since the 400 closes the connection', async () => {
     const body = '{"a":1}';
     const good = `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;

@@ -6,8 +6,9 @@
 // size: no list of chunks joined at the end (a 12 MB body made that join a few milliseconds of
 // copying after the last byte, on the event loop). The errors are Fastify's own, so they map to
 // the contract's codes like any other body error (src/errors.ts).
-import { errorCodes, type FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { headerValidationError } from '../errors.js';
 import { rawHeaderValues } from '../raw-headers.js';
@@ -16,10 +17,41 @@ const EMPTY = Buffer.alloc(0);
 
 type Done = (err: Error | null, body?: unknown) => void;
 
+/** Where a request sent with `Expect: 100-continue` keeps the call that sends its `100 Continue`. */
+const SEND_CONTINUE = Symbol('hora.sendContinue');
+type Expecting = IncomingMessage & { [SEND_CONTINUE]?: () => void };
+
+/**
+ * `Expect: 100-continue` is answered `100 Continue` only when the body is about to be read: after
+ * authentication and the other checks made at the headers, and not for a declared length over
+ * the limit. A request refused before its body gets its final answer alone, so the
+ * client does not upload a body nobody will read (curl sends the expectation for bodies over
+ * 1 MB). Node's own handling sent `100 Continue` as the headers arrived. A final answer without
+ * `100 Continue` closes the connection (Node's rule), since the client may or may not send the
+ * body after it.
+ */
+export function deferContinue(app: FastifyInstance): void {
+  app.server.on('checkContinue', (req: Expecting, res: ServerResponse) => {
+    req[SEND_CONTINUE] = () => {
+      if (!res.headersSent && !res.writableEnded) res.writeContinue();
+    };
+    app.server.emit('request', req, res);
+  });
+}
+
+/** Sends a deferred `100 Continue`, once. */
+function sendContinue(req: FastifyRequest): void {
+  const raw = req.raw as Expecting;
+  const send = raw[SEND_CONTINUE];
+  raw[SEND_CONTINUE] = undefined;
+  send?.();
+}
+
 /** Reads `payload` into one Buffer of at most `limit` bytes. */
 export function readBody(req: FastifyRequest, payload: Readable, limit: number, done: Done): void {
   const declared = req.headers['content-length'] === undefined ? Number.NaN : Number(req.headers['content-length']);
   if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  sendContinue(req);
   const known = Number.isSafeInteger(declared) && declared >= 0;
   // With a declared length, one buffer filled in place; without (chunked), chunks joined once.
   const whole = known ? Buffer.allocUnsafeSlow(declared) : null;
@@ -105,6 +137,7 @@ export function refusedByHeaders(req: FastifyRequest): boolean {
 export default fp(
   async (app) => {
     app.decorateRequest('rawBody', null as unknown as Buffer);
+    deferContinue(app);
     app.addHook('onRequest', async (req) => {
       req.rawBody = EMPTY;
     });
