@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
 import { resolvePolicy } from '../src/policy/effective.js';
+import type { CleaningDefaults } from '../src/store/store.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
 import { seasonalRows } from './helpers/series.js';
 
@@ -25,7 +26,7 @@ describe('authentication', () => {
   it('a live key with forecast:write reaches the handler with its tenant', async () => {
     const res = await post(bearer(t.key));
     expect(res.statusCode).toBe(200);
-    expect(res.json().tenant).toEqual({ keyId: t.keyId, accountId: 'acct', orgId: 'acme', scopes: ['forecast:write'], defaults: { key: {}, org: {} } });
+    expect(res.json().tenant).toEqual({ keyId: t.keyId, accountId: 'acct', orgId: 'acme', scopes: ['forecast:write'], defaults: { key: { preset: null, version: null }, org: { preset: null, version: null } } });
   });
 
   it('a missing Authorization header is 401 INVALID_API_KEY, not retryable', async () => {
@@ -125,7 +126,7 @@ describe('authentication', () => {
     await t.hora('org', 'update', 'acme', '--preset', 'strict', '--version', '2026-12');
     const k = await t.hora('key', 'create', '--account', 'acct', '--name', 'raw', '--preset', 'raw');
     const res = await post(bearer(String(k.key)));
-    expect(res.json().tenant.defaults).toEqual({ key: { preset: 'raw' }, org: { preset: 'strict', version: '2026-12' } });
+    expect(res.json().tenant.defaults).toEqual({ key: { preset: 'raw', version: null }, org: { preset: 'strict', version: '2026-12' } });
   });
 
   it('a key prefix set by HORA_KEY_PREFIX names the live and test keys', async () => {
@@ -205,14 +206,16 @@ describe('key and org cleaning defaults feed effective_policy and its source', (
   });
 
   it('resolvePolicy takes each field from the most specific level that sets it', () => {
+    // One level's defaults in the store's shape: null when unset.
+    const level = (d: Partial<CleaningDefaults>): CleaningDefaults => ({ preset: null, version: null, ...d });
     const cases: Array<[Parameters<typeof resolvePolicy>[0], Parameters<typeof resolvePolicy>[1], ReturnType<typeof policy>]> = [
-      [undefined, { key: {}, org: {} }, policy('default', '2026-13', 'platform')],
-      [{}, { key: {}, org: { preset: 'strict' } }, policy('strict', '2026-13', 'org')],
-      [undefined, { key: {}, org: { version: '2026-11' } }, policy('default', '2026-11', 'org')],
-      [undefined, { key: { version: '2026-12' }, org: { preset: 'strict', version: '2026-11' } }, policy('strict', '2026-12', 'key')],
-      [undefined, { key: { preset: 'raw' }, org: {} }, policy('raw', '2026-13', 'key')],
-      [{ preset: 'raw' }, { key: { preset: 'strict' }, org: { version: '2026-10' } }, policy('raw', '2026-10', 'request')],
-      [{ version: '2026-11' }, { key: { preset: 'strict', version: '2026-12' }, org: { preset: 'default' } }, policy('strict', '2026-11', 'request')],
+      [undefined, { key: level({}), org: level({}) }, policy('default', '2026-13', 'platform')],
+      [{}, { key: level({}), org: level({ preset: 'strict' }) }, policy('strict', '2026-13', 'org')],
+      [undefined, { key: level({}), org: level({ version: '2026-11' }) }, policy('default', '2026-11', 'org')],
+      [undefined, { key: level({ version: '2026-12' }), org: level({ preset: 'strict', version: '2026-11' }) }, policy('strict', '2026-12', 'key')],
+      [undefined, { key: level({ preset: 'raw' }), org: level({}) }, policy('raw', '2026-13', 'key')],
+      [{ preset: 'raw' }, { key: level({ preset: 'strict' }), org: level({ version: '2026-10' }) }, policy('raw', '2026-10', 'request')],
+      [{ version: '2026-11' }, { key: level({ preset: 'strict', version: '2026-12' }), org: level({ preset: 'default' }) }, policy('strict', '2026-11', 'request')],
     ];
     for (const [cleaning, defaults, expected] of cases) {
       expect(resolvePolicy(cleaning, defaults), JSON.stringify([cleaning, defaults])).toEqual(expected);

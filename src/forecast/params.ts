@@ -52,8 +52,8 @@ export function forecastParams(top: TopLevelFields, cleaning: CleaningParams): F
   };
 }
 
-/** `model`: hora-1.0 or hora, else MODEL_NOT_AVAILABLE (also used by /clean). */
-export function checkModelId(top: TopLevelFields): void {
+/** `model`: hora-1.0 or hora, else MODEL_NOT_AVAILABLE (for /clean too, through checkForecastModel). */
+function checkModelId(top: TopLevelFields): void {
   const model = top.model ?? DEFAULTS.model;
   if (!(MODEL_IDS as readonly string[]).includes(model)) {
     throw new ApiError('MODEL_NOT_AVAILABLE', `Model "${model}" is not available.`, { details: { model, available: [...MODEL_IDS] } });

@@ -5,8 +5,7 @@ import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
 import { rawHeaderValues } from '../raw-headers.js';
 import { digestKey, digestsEqual, REQUIRED_SCOPE } from '../store/keys.js';
-import type { CleaningDefaults } from '../store/store.js';
-import { routePolicy, type PolicyDefaults } from './types.js';
+import { routePolicy } from './types.js';
 
 /** Seconds a caller is told to wait while an endpoint is paused (docs/service.md). */
 export const PAUSED_RETRY_AFTER_S = 30;
@@ -14,13 +13,6 @@ export const PAUSED_RETRY_AFTER_S = 30;
 // The contract's form: the scheme (any case), one or more spaces as RFC 7235 allows, the key,
 // nothing after it.
 const BEARER_RE = /^Bearer +(\S+)$/i;
-
-function defaults(d: CleaningDefaults): PolicyDefaults {
-  const out: PolicyDefaults = {};
-  if (d.preset) out.preset = d.preset;
-  if (d.version) out.version = d.version;
-  return out;
-}
 
 function invalidKey(message: string): ApiError {
   return new ApiError('INVALID_API_KEY', message);
@@ -68,7 +60,10 @@ export default fp(
         accountId: found.account.account,
         orgId: found.org.org,
         scopes: found.key.scopes,
-        defaults: { key: defaults(found.key), org: defaults(found.org) },
+        defaults: {
+          key: { preset: found.key.preset, version: found.key.version },
+          org: { preset: found.org.preset, version: found.org.version },
+        },
       };
     });
   },

@@ -1,17 +1,12 @@
 // Request and instance decorations shared by the plugins and the route handlers.
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import type { PolicyVersion, Preset } from '../policy/table.js';
+import type { CleaningDefaultsByLevel } from '../policy/effective.js';
 import type { Endpoint, Store } from '../store/store.js';
 import type { Capacity } from './capacity.js';
 import type { IdempotencyState } from './idempotency.js';
 import type { Limits, QuotaReservation, RateLimitState, RpmPolicy } from './limits.js';
 import type { Connections } from '../shutdown.js';
-
-export interface PolicyDefaults {
-  preset?: Preset;
-  version?: PolicyVersion;
-}
 
 /** Who is calling, set by the auth plugin on every authenticated request. */
 export interface Tenant {
@@ -19,7 +14,7 @@ export interface Tenant {
   accountId: string;
   orgId: string;
   scopes: string[];
-  defaults: { key: PolicyDefaults; org: PolicyDefaults };
+  defaults: CleaningDefaultsByLevel;
 }
 
 /** What the plugins do for a route: its endpoint name, rpm policy and idempotency support. */

@@ -9,7 +9,7 @@ import type { Static } from 'typebox';
 import type { CleaningParams } from '../native.js';
 import type { TopLevelFields } from '../schemas/request.js';
 import type { EffectivePolicy as EffectivePolicySchema } from '../schemas/response.js';
-import type { Endpoint } from '../store/store.js';
+import type { CleaningDefaults, Endpoint } from '../store/store.js';
 
 /** Where a preset or version came from, the most specific first. */
 export const POLICY_SOURCES = ['request', 'key', 'org', 'platform'] as const;
@@ -18,24 +18,20 @@ export type PolicySource = (typeof POLICY_SOURCES)[number];
 /** The response's `effective_policy` (src/schemas/response.ts). */
 export type EffectivePolicy = Static<typeof EffectivePolicySchema>;
 
-interface Defaults {
-  preset?: Preset | null;
-  version?: PolicyVersion | null;
-}
-
+/** The key's and the org's defaults, as the store keeps them (`null` when unset). */
 export interface CleaningDefaultsByLevel {
-  key: Defaults;
-  org: Defaults;
+  key: CleaningDefaults;
+  org: CleaningDefaults;
 }
 
-const PLATFORM: Required<Defaults> = { preset: 'default', version: DEFAULT_VERSION };
+const PLATFORM: CleaningDefaults = { preset: 'default', version: DEFAULT_VERSION };
 
 type Cleaning = NonNullable<NonNullable<TopLevelFields['options']>['cleaning']>;
 
 /** The levels from the most specific; the platform sets both fields. */
-function levels(cleaning: Cleaning | undefined, defaults: CleaningDefaultsByLevel): Array<[PolicySource, Defaults]> {
+function levels(cleaning: Cleaning | undefined, defaults: CleaningDefaultsByLevel): Array<[PolicySource, CleaningDefaults]> {
   return [
-    ['request', { preset: cleaning?.preset as Preset | undefined, version: cleaning?.version as PolicyVersion | undefined }],
+    ['request', { preset: (cleaning?.preset ?? null) as Preset | null, version: (cleaning?.version ?? null) as PolicyVersion | null }],
     ['key', defaults.key],
     ['org', defaults.org],
     ['platform', PLATFORM],
