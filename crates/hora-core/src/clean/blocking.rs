@@ -4,7 +4,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 use super::decisions::{Decision, DecisionId, Family, Status};
-use crate::error::{ErrorCode, HoraError};
+use crate::error::ErrorCode;
 
 /// Entities an error's details list at most (`series[]` of the length codes, `entities[]` of
 /// `FREQ_AMBIGUOUS`): the contract's "at most 10".
@@ -168,37 +168,6 @@ enum Entry<'a> {
     Value(&'a Value),
 }
 
-/// The entities a frequency error stops, as blocking entries (kind `frequency`): the entity whose
-/// stamps show no frequency or are off the grid (`freq_inference_failed`, with its off-grid share
-/// when that was the cause), the entities whose inferred frequencies disagree (`freq_ambiguous`,
-/// with the frequency each inferred; or the one entity whose own stamps fit several), or, when no
-/// entity had enough stamps, every entity (`too_few_stamps`); a `freq` that names no frequency
-/// stops every entity (`freq_unsupported`). Other errors give none.
-pub fn of_freq_error(err: &HoraError, entities: &[&str]) -> Vec<Block> {
-    let detail = |k: &str| err.details.get(k);
-    let figure = |k: &str| detail(k).and_then(Value::as_f64);
-    match err.code {
-        ErrorCode::FreqAmbiguous => match (detail("entities").and_then(Value::as_array), detail("unique_id").and_then(Value::as_str)) {
-            (Some(listed), _) => listed
-                .iter()
-                .filter_map(|c| Some((c.get("unique_id")?.as_str()?, c.get("freq")?.as_str()?)))
-                .map(|(uid, freq)| Block::new(uid, Reason::FreqAmbiguous { freq: Some(freq.to_string()) }))
-                .collect(),
-            (None, Some(uid)) => vec![Block::new(uid, Reason::FreqAmbiguous { freq: None })],
-            (None, None) => Vec::new(),
-        },
-        ErrorCode::FreqInferenceFailed => match detail("unique_id").and_then(Value::as_str) {
-            Some(uid) => {
-                let off_grid = figure("off_grid_share").zip(figure("max_share"));
-                vec![Block::new(uid, Reason::FreqInferenceFailed { off_grid })]
-            }
-            None => entities.iter().map(|uid| Block::new(uid, Reason::TooFewStamps)).collect(),
-        },
-        ErrorCode::FreqUnsupported => entities.iter().map(|uid| Block::new(uid, Reason::FreqUnsupported)).collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// Repairs that were needed but not applied (proposed under `strict` or `clean_series: false`, or
 /// declined) block the entity: timestamps with `TIMESTAMP_IRREGULAR`, values with
 /// `SERIES_DISCONTINUOUS`.
@@ -245,16 +214,5 @@ mod tests {
         assert_eq!(Block::new("a", Reason::MissingShareTooHigh { missing_share: 0.4, threshold: 0.35 }).code(), ErrorCode::SeriesDiscontinuous);
         assert_eq!(Block::no_numeric_values("a").code(), ErrorCode::SeriesEmpty);
         assert_eq!(Block::new("a", Reason::TooShort { points: 3, min_context: 16 }).reason.points(), Some(3));
-    }
-
-    #[test]
-    fn a_frequency_error_blocks_the_entities_it_names() {
-        let err = HoraError::new(ErrorCode::FreqAmbiguous, "x").with("entities", serde_json::json!([{"unique_id": "a", "freq": "h"}, {"unique_id": "b", "freq": "d"}]));
-        let blocks = of_freq_error(&err, &["a", "b"]);
-        assert_eq!(blocks.iter().map(|b| b.reason.clone()).collect::<Vec<_>>(), [Reason::FreqAmbiguous { freq: Some("h".into()) }, Reason::FreqAmbiguous { freq: Some("d".into()) }]);
-        let off = HoraError::new(ErrorCode::FreqInferenceFailed, "x").with("unique_id", "a").with("off_grid_share", 0.2).with("max_share", 0.1);
-        assert_eq!(of_freq_error(&off, &["a"])[0].reason, Reason::FreqInferenceFailed { off_grid: Some((0.2, 0.1)) });
-        let few = HoraError::new(ErrorCode::FreqInferenceFailed, "x");
-        assert_eq!(of_freq_error(&few, &["a", "b"]).len(), 2);
     }
 }

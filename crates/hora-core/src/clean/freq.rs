@@ -2,10 +2,11 @@
 
 use serde_json::json;
 
+use super::blocking::{Block, Reason, LISTED_ENTITIES};
 use super::options::Resolved;
 use super::prepare::Prepared;
 use super::stamps::{self, FreqSpec, Zone, MICROS_PER_DAY};
-use crate::error::{ErrorCode, HoraError, Result};
+use crate::error::{ErrorCode, HoraError};
 use crate::time::{FreqUnit, MICROS_PER_HOUR, MIN_DISTINCT_STAMPS};
 
 #[derive(Debug, Clone)]
@@ -18,17 +19,35 @@ pub struct FreqChoice {
     pub confidence: Vec<Option<f64>>,
 }
 
-pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &Resolved) -> Result<FreqChoice> {
+/// A frequency the request cannot resolve: the error, and the entities it stops as blocking
+/// entries (kind `frequency`), made where the cause is known.
+#[derive(Debug)]
+pub struct FreqFailure {
+    pub error: HoraError,
+    pub blocks: Vec<Block>,
+}
+
+impl FreqFailure {
+    /// The same reason for every entity.
+    fn all(error: HoraError, prepared: &[Prepared], reason: Reason) -> Self {
+        FreqFailure { error, blocks: prepared.iter().map(|p| Block::new(&p.unique_id, reason.clone())).collect() }
+    }
+}
+
+/// The request's frequency from `prepared`, the entities that have values.
+pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &Resolved) -> Result<FreqChoice, FreqFailure> {
     let allow_b = res.policy.business_freq;
     let (mut spec, echo, inferred, confidence) = match sent {
         Some(s) => {
             let spec = stamps::parse_freq(s, allow_b).map_err(|e| match e.code {
                 ErrorCode::FreqUnsupported if s == "B" => {
                     let v = super::policy::business_freq_version();
-                    HoraError { message: format!("B (business days) needs cleaning policy {v} or later"), ..e }
-                        .with("requires_version", v)
+                    let e = HoraError { message: format!("B (business days) needs cleaning policy {v} or later"), ..e };
+                    FreqFailure::all(e.with("requires_version", v), prepared, Reason::FreqUnsupported)
                 }
-                _ => e,
+                // A `freq` that names no frequency stops every entity.
+                ErrorCode::FreqUnsupported => FreqFailure::all(e, prepared, Reason::FreqUnsupported),
+                _ => FreqFailure { error: e, blocks: Vec::new() },
             })?;
             (spec, s.to_string(), None, vec![None; prepared.len()])
         }
@@ -45,11 +64,19 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
                     confidence.push(None);
                     continue;
                 }
-                let (spec, conf) =
-                    stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| offsets_hint(e.with("unique_id", p.unique_id.clone()), p, zone.from_option))?;
+                let (spec, conf) = stamps::infer_freq(&p.ts, zone, allow_b).map_err(|e| {
+                    // This entity's stamps show no frequency, or several.
+                    let reason = match e.code {
+                        ErrorCode::FreqAmbiguous => Some(Reason::FreqAmbiguous { freq: None }),
+                        ErrorCode::FreqInferenceFailed => Some(Reason::FreqInferenceFailed { off_grid: None }),
+                        _ => None,
+                    };
+                    let blocks = reason.map(|r| Block::new(&p.unique_id, r)).into_iter().collect();
+                    FreqFailure { error: offsets_hint(e.with("unique_id", p.unique_id.clone()), p, zone.from_option), blocks }
+                })?;
                 confidence.push(Some(conf));
-                if entities.len() < super::blocking::LISTED_ENTITIES {
-                    entities.push(json!({"unique_id": p.unique_id, "freq": spec.canonical}));
+                if entities.len() < LISTED_ENTITIES {
+                    entities.push((p.unique_id.as_str(), spec.canonical.clone()));
                 }
                 if !distinct.contains(&spec.canonical) {
                     distinct.push(spec.canonical.clone());
@@ -58,15 +85,19 @@ pub fn resolve(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &
             }
             if distinct.len() > 1 {
                 distinct.sort();
-                return Err(HoraError::new(
+                let listed: Vec<_> = entities.iter().map(|(u, f)| json!({"unique_id": u, "freq": f})).collect();
+                let error = HoraError::new(
                     ErrorCode::FreqAmbiguous,
                     format!("entities infer different frequencies ({}); send freq", distinct.join(", ")),
                 )
                 .with("candidates", distinct)
-                .with("entities", entities));
+                .with("entities", listed);
+                let blocks = entities.into_iter().map(|(u, f)| Block::new(u, Reason::FreqAmbiguous { freq: Some(f) })).collect();
+                return Err(FreqFailure { error, blocks });
             }
             let Some(spec) = found else {
-                return Err(HoraError::new(ErrorCode::FreqInferenceFailed, "too few stamps to infer a frequency"));
+                let error = HoraError::new(ErrorCode::FreqInferenceFailed, "too few stamps to infer a frequency");
+                return Err(FreqFailure::all(error, prepared, Reason::TooFewStamps));
             };
             let token = spec.canonical.clone();
             (spec, token.clone(), Some(token), confidence)

@@ -8,7 +8,7 @@ use super::decisions::{self, Decision, Status};
 use super::entity::{self, Outcome};
 use super::long_gap;
 use super::notices::Warning;
-use super::freq::{self, FreqChoice};
+use super::freq::{self, FreqChoice, FreqFailure};
 use super::options::{Preset, Resolved};
 use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
@@ -183,7 +183,7 @@ fn clean_entity(req: &CleanRequest, p: &Prepared, cut: Option<&long_gap::Cut>, f
 
 /// The frequency, inferred from the entities that have values only: the stamps of an entity
 /// with no numeric y carry no data (a lone null row would otherwise fail the inference for all).
-fn resolve_freq(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &Resolved) -> Result<FreqChoice> {
+fn resolve_freq(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &Resolved) -> std::result::Result<FreqChoice, FreqFailure> {
     if prepared.iter().all(Prepared::has_values) {
         return freq::resolve(sent, prepared, zones, res);
     }
@@ -350,12 +350,12 @@ impl<'a> State<'a> {
     }
 
     /// A frequency the request cannot resolve, which stops every entity before any is cleaned:
-    /// the entities it names are added to `blocking`, and the entities with no numeric y (which
+    /// the entities it stops are added to `blocking`, and the entities with no numeric y (which
     /// took no part in the frequency) are listed `SERIES_EMPTY` in their place; when one of them
     /// comes first it decides the code.
-    fn attach_freq(&mut self, err: HoraError) -> HoraError {
-        let entities: Vec<&str> = self.prepared.iter().filter(|p| p.has_values()).map(|p| p.unique_id.as_str()).collect();
-        self.blocks.extend(blocking::of_freq_error(&err, &entities));
+    fn attach_freq(&mut self, failure: FreqFailure) -> HoraError {
+        let FreqFailure { error: err, blocks } = failure;
+        self.blocks.extend(blocks);
         self.blocks.extend(self.prepared.iter().filter(|p| !p.has_values()).map(|p| Block::no_numeric_values(&p.unique_id)));
         // Entities in the order sent; each entity's entries keep their order (a stable sort).
         let order: std::collections::HashMap<&str, usize> = self.prepared.iter().enumerate().map(|(e, p)| (p.unique_id.as_str(), e)).collect();
