@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+use crate::time::DsFormat;
+
 /// A response `warnings[]` entry, and a report `warnings[]` one (docs/cleaning-report.md).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "code", rename_all = "snake_case")]
@@ -51,8 +53,8 @@ pub enum Issue {
 }
 
 impl Issue {
-    pub fn timestamp_format(format: &'static str) -> Self {
-        Issue::TimestampFormat { format, level: Level::Info }
+    pub fn timestamp_format(format: DsFormat) -> Self {
+        Issue::TimestampFormat { format: format.as_str(), level: Level::Info }
     }
 
     pub fn naive_timestamps_assumed_utc(count: usize) -> Self {
@@ -95,7 +97,7 @@ mod tests {
             serde_json::to_string(&Issue::outliers_flagged(3, vec!["s".into()])).unwrap(),
             r#"{"code":"outliers_flagged","count":3,"level":"warning","stamps":["s"]}"#
         );
-        assert_eq!(serde_json::to_value(Issue::timestamp_format("compact")).unwrap(), json!({"code": "timestamp_format", "format": "compact", "level": "info"}));
+        assert_eq!(serde_json::to_value(Issue::timestamp_format(DsFormat::CompactDate)).unwrap(), json!({"code": "timestamp_format", "format": "compact_date", "level": "info"}));
         assert_eq!(serde_json::to_value(Issue::naive_timestamps_assumed_utc(4)).unwrap()["level"], "info");
     }
 }

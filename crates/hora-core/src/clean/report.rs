@@ -13,6 +13,7 @@ use super::notices::{Issue, Warning};
 use super::options::Resolved;
 use super::prepare::Prepared;
 use super::stamps::Zone;
+use crate::time::DsFormat;
 
 pub const SCHEMA_VERSION: &str = "cleaning_report/1";
 
@@ -145,7 +146,7 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> SeriesEntry {
         None => FreqEcho { canonical: None, confidence: None, inferred: None, source: "unresolved", value: None },
     };
     let mut issues: Vec<Issue> = Vec::new();
-    if p.parsed.format != "iso8601" {
+    if p.parsed.format != DsFormat::Iso8601 {
         issues.push(Issue::timestamp_format(p.parsed.format));
     }
     // Naive future stamps fall back to UTC as the history's do (contract, Time zones).
@@ -172,7 +173,7 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> SeriesEntry {
             explicit_offsets: s.explicit_offsets.clone(),
             explicit_rows: s.explicit_rows,
             naive_rows: s.naive_rows,
-            source: s.source,
+            source: s.source.as_str(),
             used: s.zone.name().into_owned(),
         },
         unique_id: p.unique_id.clone(),

@@ -5,7 +5,7 @@ use super::options::CleanOptions;
 use crate::choice::Choice;
 use crate::error::Result;
 use crate::ingest::RowTable;
-use crate::time::{self, DayMonthOrder, Freq, FreqUnit, ZoneRule};
+use crate::time::{self, DayMonthOrder, DsFormat, Freq, FreqUnit, ZoneRule, ZoneSource};
 
 pub use crate::time::format_utc;
 pub const MICROS_PER_DAY: i64 = time::MICROS_PER_DAY;
@@ -40,13 +40,14 @@ impl Zone {
 #[derive(Debug, Clone, Default)]
 pub struct EntityStamps {
     pub instants: Vec<i64>,
-    /// `iso8601` or the name of the non-ISO format used (a `timestamp_format` issue).
-    pub format: &'static str,
-    /// `explicit_offset`, `option` or `default_utc`.
-    pub source: &'static str,
+    /// A format other than ISO 8601 is a `timestamp_format` issue.
+    pub format: DsFormat,
+    pub source: ZoneSource,
     pub naive_rows: usize,
     pub explicit_rows: usize,
     pub explicit_offsets: Vec<String>,
+    /// Some row carried an offset other than UTC's.
+    pub offset_off_utc: bool,
     /// The zone calendar steps run in: `options.timezone`; without it UTC, or the zone of the one
     /// offset every row carries (docs/time.md).
     pub zone: ZoneRule,
@@ -63,18 +64,13 @@ impl EntityStamps {
     /// Some stamp was converted to UTC: it carried an offset other than UTC's, or it was naive
     /// and read in `zone`, the request's, when that is not UTC.
     pub fn converted(&self, zone: &Zone) -> bool {
-        let utc = |o: &String| o == "Z" || o == "+00:00" || o == "-00:00";
-        self.explicit_offsets.iter().any(|o| !utc(o)) || (self.naive_rows > 0 && !zone.tz.is_utc())
+        self.offset_off_utc || (self.naive_rows > 0 && !zone.tz.is_utc())
     }
 
     /// The day/month order these stamps proved, if they were written that way: future rows of
     /// the entity are read in the same order.
     pub fn proven_order(&self) -> Option<DayMonthOrder> {
-        match self.format {
-            "dmy" => Some(DayMonthOrder::Dmy),
-            "mdy" => Some(DayMonthOrder::Mdy),
-            _ => None,
-        }
+        self.format.day_month_order()
     }
 }
 
@@ -95,11 +91,12 @@ pub fn parse_entity_after(table: &RowTable, e: usize, zone: &Zone, order: Option
     let p = time::parse_entity_after(table, e, zone.option(), order, seen)?;
     Ok(EntityStamps {
         instants: p.instants,
-        format: p.format.as_str(),
-        source: p.source.as_str(),
+        format: p.format,
+        source: p.source,
         naive_rows: p.naive_rows,
         explicit_rows: p.explicit_rows,
         explicit_offsets: p.explicit_offsets,
+        offset_off_utc: p.offset_off_utc,
         zone: p.zone,
         repeated_walls: p.repeated_walls,
     })

@@ -12,11 +12,12 @@ use crate::ingest::RowTable;
 use std::collections::{HashMap, HashSet};
 
 /// Where the zone of an entity's naive stamps came from (`cleaning_report.series[].timezone.source`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ZoneSource {
     /// Every row carries an offset (or is Unix time).
     ExplicitOffset,
     Option,
+    #[default]
     DefaultUtc,
 }
 
@@ -45,6 +46,8 @@ pub struct ParsedStamps {
     pub explicit_rows: usize,
     /// Distinct offsets as `±HH:MM` (`Z` shows as `+00:00`), in first-seen order.
     pub explicit_offsets: Vec<String>,
+    /// Some row carried an offset other than UTC's.
+    pub offset_off_utc: bool,
     /// Naive rows whose local time was skipped by a DST change (shifted forward by the gap).
     pub skipped_local_rows: usize,
     /// Naive rows whose local time was repeated by a DST change (the first row at such a time
@@ -192,6 +195,7 @@ impl Accumulator {
             naive_rows: 0,
             explicit_rows: 0,
             explicit_offsets: Vec::new(),
+            offset_off_utc: false,
             skipped_local_rows: 0,
             repeated_local_rows: 0,
             repeated_walls: Vec::new(),
@@ -274,6 +278,7 @@ impl Accumulator {
                 self.last_offset = Some(off);
                 if self.offsets_seen.insert(off) {
                     self.out.explicit_offsets.push(format_offset(off));
+                    self.out.offset_off_utc |= off != 0;
                 }
             }
         }

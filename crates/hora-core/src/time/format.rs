@@ -25,8 +25,9 @@ impl Choice for DayMonthOrder {
 }
 
 /// The timestamp format detected for an entity (the contract's table, one row per variant).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum DsFormat {
+    #[default]
     Iso8601,
     CompactDate,
     SlashDate,
@@ -57,6 +58,15 @@ impl DsFormat {
             DsFormat::YearMonthCompact => "year_month_compact",
             DsFormat::ChineseDate => "chinese_date",
             DsFormat::ChineseYearMonth => "chinese_year_month",
+        }
+    }
+
+    /// The day/month order a `D/M/YYYY` or `M/D/YYYY` format stands for.
+    pub fn day_month_order(self) -> Option<DayMonthOrder> {
+        match self {
+            DsFormat::DayMonthYear => Some(DayMonthOrder::Dmy),
+            DsFormat::MonthDayYear => Some(DayMonthOrder::Mdy),
+            _ => None,
         }
     }
 
