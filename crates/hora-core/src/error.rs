@@ -43,11 +43,9 @@ error_codes! {
     RawInputInvalid => "RAW_INPUT_INVALID",
     PointsExceeded => "POINTS_EXCEEDED",
     SeriesTooLong => "SERIES_TOO_LONG",
-    HorizonExceedsModel => "HORIZON_EXCEEDS_MODEL",
     QuantileUnsupported => "QUANTILE_UNSUPPORTED",
     ServiceUnavailable => "SERVICE_UNAVAILABLE",
     GatewayTimeout => "GATEWAY_TIMEOUT",
-    InternalServerError => "INTERNAL_SERVER_ERROR",
 }
 
 /// An error that stops a request: a contract code, an English message and structured details.

@@ -78,7 +78,7 @@ pub fn request_shape() -> RequestShape {
         presets: strings(&Preset::names()),
         impute_methods: strings(&ImputeMethod::names()),
         nonnegative_values: strings(&Nonnegative::names()),
-        long_gap_values: strings(&options::LONG_GAP_VALUES),
+        long_gap_values: strings(&options::LongGap::names()),
         quantile_policies: strings(&QuantilePolicy::names()),
         ds_formats: strings(&DayMonthOrder::names()),
         decision_ids: DecisionId::ALL.iter().map(|d| d.as_str().to_string()).collect(),

@@ -23,8 +23,7 @@ pub enum Reason {
     MissingShareTooHigh { missing_share: f64, threshold: f64 },
     GapNearOriginTooLong { gap_steps: usize, threshold_steps: f64 },
     TooShort { points: usize, min_context: usize },
-    /// `measured`: `rows`, `timestamps` or `model_input`.
-    TooLong { points: usize, measured: &'static str, max_context: usize },
+    TooLong { points: usize, measured: Measured, max_context: usize },
     NoNumericValues,
     AmbiguousDateFormat,
     /// The frequency this entity inferred, when entities disagree.
@@ -34,6 +33,25 @@ pub enum Reason {
     /// No entity had enough stamps to infer a frequency.
     TooFewStamps,
     FreqUnsupported,
+}
+
+/// What `SERIES_TOO_LONG` measured (contract): rows under `raw`, distinct timestamps before
+/// cleaning, the regular grid after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measured {
+    Rows,
+    Timestamps,
+    ModelInput,
+}
+
+impl Measured {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Measured::Rows => "rows",
+            Measured::Timestamps => "timestamps",
+            Measured::ModelInput => "model_input",
+        }
+    }
 }
 
 impl Reason {
@@ -69,7 +87,7 @@ impl Reason {
             }
             Reason::TooShort { points, min_context } => vec![("min_context", (*min_context).into()), ("points", (*points).into())],
             Reason::TooLong { points, measured, max_context } => {
-                vec![("max_context", (*max_context).into()), ("measured", (*measured).into()), ("points", (*points).into())]
+                vec![("max_context", (*max_context).into()), ("measured", measured.as_str().into()), ("points", (*points).into())]
             }
             Reason::FreqAmbiguous { freq: Some(freq) } => vec![("freq", freq.as_str().into())],
             Reason::FreqInferenceFailed { off_grid: Some((share, max)) } => vec![("max_share", (*max).into()), ("off_grid_share", (*share).into())],
@@ -91,7 +109,7 @@ pub struct Block {
     pub unique_id: String,
     pub reason: Reason,
     /// Decision ids whose effect (or absence) causes the block.
-    pub caused_by: Vec<&'static str>,
+    pub caused_by: Vec<DecisionId>,
     /// The status of the decision that was needed and not applied (proposed or declined).
     pub status: Option<Status>,
 }
@@ -125,7 +143,7 @@ impl Block {
     }
 
     pub fn caused_by(mut self, ids: &[DecisionId]) -> Self {
-        self.caused_by = ids.iter().map(|d| d.as_str()).collect();
+        self.caused_by = ids.to_vec();
         self
     }
 }
@@ -143,7 +161,7 @@ impl Serialize for Block {
             ("unique_id", Entry::Str(&self.unique_id)),
         ];
         if !self.caused_by.is_empty() {
-            entries.push(("caused_by", Entry::List(&self.caused_by)));
+            entries.push(("caused_by", Entry::List(self.caused_by.iter().map(|d| d.as_str()).collect())));
         }
         if let Some(status) = self.status {
             entries.push(("status", Entry::Str(status.as_str())));
@@ -164,7 +182,7 @@ impl Serialize for Block {
 
 enum Entry<'a> {
     Str(&'a str),
-    List(&'a [&'static str]),
+    List(Vec<&'static str>),
     Value(&'a Value),
 }
 
@@ -181,7 +199,7 @@ pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> 
         };
         let block = Block { status: Some(d.status), ..Block::new(&d.unique_id, reason).caused_by(&[d.id]) };
         match blocks.iter_mut().find(|b| b.reason_name() == block.reason_name()) {
-            Some(b) => b.caused_by.push(d.id.as_str()),
+            Some(b) => b.caused_by.push(d.id),
             None => blocks.push(block),
         }
     }
@@ -201,7 +219,7 @@ mod tests {
             serde_json::to_string(&b).unwrap(),
             r#"{"caused_by":["gap.masked_tail"],"code":"SERIES_DISCONTINUOUS","count":2,"kind":"trailing_gap_too_long","max_steps":3,"reason":"trailing_gap_too_long","status":"declined","unique_id":"a"}"#
         );
-        let long = Block::new("b", Reason::TooLong { points: 5000, measured: "timestamps", max_context: 4096 });
+        let long = Block::new("b", Reason::TooLong { points: 5000, measured: Measured::Timestamps, max_context: 4096 });
         assert_eq!(
             serde_json::to_string(&long).unwrap(),
             r#"{"code":"SERIES_TOO_LONG","kind":"limit","max_context":4096,"measured":"timestamps","points":5000,"reason":"too_long","unique_id":"b"}"#

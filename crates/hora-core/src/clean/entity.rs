@@ -3,7 +3,7 @@
 
 use crate::choice::Choice;
 
-use super::blocking::{self, Block, Reason};
+use super::blocking::{self, Block, Measured, Reason};
 use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
 use super::grid::Placed;
 use super::fill::{self, missing_runs};
@@ -394,9 +394,9 @@ fn limits(out: &mut Outcome, name: &str, timestamps: usize, split: bool, ctx: &C
     let Some(l) = ctx.limits else { return };
     let points = out.grid.len();
     if timestamps > l.max_context && !split {
-        out.blocks.push(too_long(name, timestamps, "timestamps", l.max_context));
+        out.blocks.push(too_long(name, timestamps, Measured::Timestamps, l.max_context));
     } else if points > l.max_context {
-        out.blocks.push(too_long(name, points, "model_input", l.max_context));
+        out.blocks.push(too_long(name, points, Measured::ModelInput, l.max_context));
     } else if points < l.min_context {
         out.blocks.push(too_short(name, points, l.min_context));
     }
@@ -406,7 +406,7 @@ pub(super) fn too_short(name: &str, points: usize, min: usize) -> Block {
     Block::new(name, Reason::TooShort { points, min_context: min })
 }
 
-pub(super) fn too_long(name: &str, points: usize, measured: &'static str, max: usize) -> Block {
+pub(super) fn too_long(name: &str, points: usize, measured: Measured, max: usize) -> Block {
     Block::new(name, Reason::TooLong { points, measured, max_context: max })
 }
 

@@ -39,10 +39,10 @@ pub struct CleanRequest<'a> {
     pub future: Option<&'a RowTable>,
     /// `freq` as sent.
     pub freq: Option<&'a str>,
-    /// Forecast horizon; 0 for `/v1/clean`.
+    /// Forecast horizon; 0 when `/v1/clean` is sent no `h`.
     pub h: usize,
     pub options: &'a CleanOptions,
-    /// `{min_context: 16, max_context: 4096}`; `None` on `/clean` without `model`.
+    /// The model's context limits (from its ONNX metadata); `None` on `/clean` without `model`.
     pub model_limits: Option<ModelLimits>,
     /// A forecast lists every entity's forecast stamps; a dry run only those it checks.
     pub purpose: Purpose,

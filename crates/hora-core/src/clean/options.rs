@@ -6,7 +6,6 @@ use serde_json::{json, Value};
 
 use super::policy::{self, Policy};
 use crate::choice::Choice;
-use crate::choice::one_of;
 use crate::error::{ErrorCode, HoraError, Result};
 pub use crate::nonnegative::Nonnegative;
 
@@ -86,8 +85,23 @@ impl Choice for ImputeMethod {
     }
 }
 
-/// `long_gap`'s values: `mask` keeps a long gap in the context as masked steps.
-pub const LONG_GAP_VALUES: [&str; 1] = ["mask"];
+/// `long_gap`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LongGap {
+    /// A long gap stays in the context as masked steps.
+    Mask,
+}
+
+impl Choice for LongGap {
+    const ALL: &'static [LongGap] = &[LongGap::Mask];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            LongGap::Mask => "mask",
+        }
+    }
+}
+
 /// `seasonal_period`, in grid steps.
 pub const SEASONAL_PERIOD_MIN: u32 = 2;
 pub const SEASONAL_PERIOD_MAX: u32 = 10_000;
@@ -240,11 +254,7 @@ impl CleanOptions {
                 return Err(HoraError::field("options.cleaning.bounds", "must have lower at most upper"));
             }
         }
-        let long_gap_mask = match self.long_gap.as_deref() {
-            None => false,
-            Some(v) if LONG_GAP_VALUES.contains(&v) => true,
-            Some(_) => return Err(HoraError::field("options.cleaning.long_gap", format!("must be {}", one_of(&LONG_GAP_VALUES)))),
-        };
+        let long_gap = self.long_gap.as_deref().map(|v| LongGap::read("options.cleaning.long_gap", v)).transpose()?;
         Ok(Knobs {
             impute,
             seasonal_period: self.seasonal_period.map(|p| p as usize),
@@ -252,7 +262,7 @@ impl CleanOptions {
             bounds: self.bounds,
             structural_zero: self.structural_zero.unwrap_or(false),
             business_days: self.business_days.unwrap_or(false),
-            long_gap_mask,
+            long_gap_mask: long_gap == Some(LongGap::Mask),
         })
     }
 }

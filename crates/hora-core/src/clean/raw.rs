@@ -1,13 +1,14 @@
 //! The `raw` preset: no cleaning, only the contract's structural check before the model.
 
 use chrono::DateTime;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::entity::Outcome;
 use super::options::{ModelLimits, Resolved};
 use super::report::{self, DataQuality};
 use super::stamps::{self, EntityStamps};
-use super::blocking::Block;
+use super::blocking::{Block, Measured};
 use super::{covariates, entity, pipeline, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::RowTable;
@@ -24,13 +25,35 @@ pub fn check_rows(table: &RowTable, l: ModelLimits) -> Result<()> {
     let blocks: Vec<Block> = (0..table.entity_count())
         .map(|e| (e, table.entity_rows(e).len()))
         .filter(|&(_, n)| n > l.max_context)
-        .map(|(e, n)| entity::too_long(&table.entities[e], n, "rows", l.max_context))
+        .map(|(e, n)| entity::too_long(&table.entities[e], n, Measured::Rows, l.max_context))
         .collect();
     if blocks.is_empty() {
         Ok(())
     } else {
         Err(pipeline::block_error(&blocks))
     }
+}
+
+/// One `details.violations[]` entry of `RAW_INPUT_INVALID`: the row (`index` in the body's
+/// `series`) or, for the frequency, none.
+#[derive(Debug, Serialize)]
+struct Violation {
+    index: Option<u32>,
+    reason: Violated,
+    unique_id: Option<String>,
+}
+
+/// The contract's `reason` values of the raw preset's structural check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Violated {
+    FreqInvalid,
+    CalendarFreqUnsupported,
+    DsFormat,
+    DsDuplicate,
+    DsNotIncreasing,
+    StepMismatch,
+    NotObserved,
 }
 
 pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
@@ -42,17 +65,17 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     if let Some(l) = req.model_limits {
         check_rows(table, l)?;
     }
-    let violation = |u: Option<&str>, index: Option<u32>, reason: &str| json!({"unique_id": u, "index": index, "reason": reason});
-    let invalid = |v: Vec<Value>| {
+    let violation = |unique_id: Option<&str>, index: Option<u32>, reason: Violated| Violation { index, reason, unique_id: unique_id.map(str::to_string) };
+    let invalid = |v: Vec<Violation>| {
         HoraError::new(ErrorCode::RawInputInvalid, "the data does not pass the raw preset's structural check")
-            .with("violations", v)
+            .with("violations", serde_json::to_value(v).unwrap_or(Value::Null))
             .with("hint", HINT)
     };
     let spec = match stamps::parse_freq(freq_str, false) {
         Ok(s) if s.is_fixed() => s,
-        Ok(_) => return Err(invalid(vec![violation(None, None, "calendar_freq_unsupported")])),
-        Err(_) if is_calendar_token(freq_str) => return Err(invalid(vec![violation(None, None, "calendar_freq_unsupported")])),
-        Err(_) => return Err(invalid(vec![violation(None, None, "freq_invalid")])),
+        Ok(_) => return Err(invalid(vec![violation(None, None, Violated::CalendarFreqUnsupported)])),
+        Err(_) if is_calendar_token(freq_str) => return Err(invalid(vec![violation(None, None, Violated::CalendarFreqUnsupported)])),
+        Err(_) => return Err(invalid(vec![violation(None, None, Violated::FreqInvalid)])),
     };
     let step = spec.nominal_step().unwrap_or(1);
     let mut violations = Vec::new();
@@ -65,12 +88,12 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
                 break 'entities;
             }
             let reason = match strict_instant(ds) {
-                None => Some("ds_format"),
+                None => Some(Violated::DsFormat),
                 Some(t) => {
                     let r = match ts.last() {
-                        Some(&prev) if t == prev => Some("ds_duplicate"),
-                        Some(&prev) if t < prev => Some("ds_not_increasing"),
-                        Some(&prev) if t - prev != step => Some("step_mismatch"),
+                        Some(&prev) if t == prev => Some(Violated::DsDuplicate),
+                        Some(&prev) if t < prev => Some(Violated::DsNotIncreasing),
+                        Some(&prev) if t - prev != step => Some(Violated::StepMismatch),
                         _ => None,
                     };
                     ts.push(t);
@@ -81,7 +104,7 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
                 violations.push(violation(Some(u), Some(row), r));
             }
             if !y.is_finite() && violations.len() < MAX_VIOLATIONS {
-                violations.push(violation(Some(u), Some(row), "not_observed"));
+                violations.push(violation(Some(u), Some(row), Violated::NotObserved));
             }
         }
         parsed.push(ts);

@@ -10,7 +10,7 @@ use super::decisions::{Decision, DecisionId, Status};
 use super::entity::Outcome;
 use super::freq::FreqChoice;
 use super::notices::{Issue, Warning};
-use super::options::Resolved;
+use super::options::{LongGap, Resolved};
 use super::prepare::Prepared;
 use super::stamps::Zone;
 use crate::time::DsFormat;
@@ -299,7 +299,7 @@ pub fn model_input(unique_id: &str, o: &Outcome, covariates: Option<Vec<Covariat
         covariates_used: covariates.as_ref().is_some_and(|c| c.iter().any(|x| x.used)),
         covariates,
         fed_points: o.fed_points,
-        long_gap_handling: gap.then_some("mask"),
+        long_gap_handling: gap.then_some(LongGap::Mask.as_str()),
         long_gap_points: gap.then_some(o.long_gap_points),
         long_gap_reason: gap.then_some("gap_longer_than_split_threshold"),
         masked_tail: tail.then_some(o.masked_tail),

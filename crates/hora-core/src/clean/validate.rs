@@ -1,7 +1,7 @@
 //! Checks of the validation order that read the rows before the cleaning runs: the stamps at
 //! step 3 ([`read_stamps`]) and the pre-cleaning length at step 6 ([`check_length`]).
 
-use super::blocking::Block;
+use super::blocking::{Block, Measured};
 use super::options::Preset;
 use super::pipeline::{block_error, entity_ctx, fit_grid, prepare_all};
 use super::prepare::Prepared;
@@ -113,7 +113,7 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
     let blocks: Vec<Block> = long
         .iter()
         .zip(measured)
-        .filter_map(|(&e, n)| Some(entity::too_long(&prepared[e].unique_id, n?, "timestamps", limits.max_context)))
+        .filter_map(|(&e, n)| Some(entity::too_long(&prepared[e].unique_id, n?, Measured::Timestamps, limits.max_context)))
         .collect();
     if blocks.is_empty() { Ok(()) } else { Err(block_error(&blocks)) }
 }

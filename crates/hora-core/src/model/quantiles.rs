@@ -76,6 +76,12 @@ fn clean(q: f64) -> f64 {
     (q * 1e9).round() / 1e9
 }
 
+/// The quantiles of a central `level` % interval: `0.5 ∓ level/200` (contract).
+fn level_pair(level: u32) -> (f64, f64) {
+    let half = level as f64 / 200.0;
+    (clean(0.5 - half), clean(0.5 + half))
+}
+
 fn nearest(native: &[f64], q: f64) -> usize {
     let mut best = 0;
     for (i, n) in native.iter().enumerate() {
@@ -106,8 +112,8 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
     // level's two.
     let mut requested: Vec<f64> = vec![req.point_quantile.map_or(0.5, clean)];
     for l in &levels {
-        requested.push(clean(0.5 - *l as f64 / 200.0));
-        requested.push(clean(0.5 + *l as f64 / 200.0));
+        let (lo, hi) = level_pair(*l);
+        requested.extend([lo, hi]);
     }
     requested.sort_by(|a, b| a.total_cmp(b));
     requested.dedup();
@@ -121,7 +127,10 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
         let bad_levels: Vec<u32> = levels
             .iter()
             .copied()
-            .filter(|l| unsupported.contains(&clean(0.5 - *l as f64 / 200.0)) || unsupported.contains(&clean(0.5 + *l as f64 / 200.0)))
+            .filter(|l| {
+                let (lo, hi) = level_pair(*l);
+                unsupported.contains(&lo) || unsupported.contains(&hi)
+            })
             .collect();
         let bad_point = req.point_quantile.filter(|p| position(native, *p).is_none());
         if !unsupported.is_empty() {
@@ -148,8 +157,8 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
         .collect();
     let mut intervals: Vec<(String, usize, usize)> = Vec::new();
     for l in &levels {
-        let lo = used_of(clean(0.5 - *l as f64 / 200.0));
-        let hi = used_of(clean(0.5 + *l as f64 / 200.0));
+        let (lo, hi) = level_pair(*l);
+        let (lo, hi) = (used_of(lo), used_of(hi));
         if !intervals.iter().any(|(_, a, b)| (*a, *b) == (lo, hi)) {
             intervals.push((level_key(native[lo], native[hi]), lo, hi));
         }
