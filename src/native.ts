@@ -98,6 +98,8 @@ export const parseRequest = addon.parseRequest;
  * lists and ranges, and the model's name. The request schemas are built from it.
  */
 export const REQUEST_SHAPE = addon.requestShape();
+/** The closed value lists of the report and the response parts, as the engine writes them. */
+export const REPORT_SHAPE = addon.reportShape();
 export const canonicalDigest = addon.canonicalDigestOf;
 /** Step 8 of the forecast: the cleaning stage, before a model slot is taken. */
 export const runForecastCleaning = addon.runForecastCleaningTask;

@@ -196,4 +196,14 @@ describe('one registry across the boundary', () => {
     expect(engine.length).toBeGreaterThan(15);
     expect(engine.filter((code) => !(code in ERROR_CODES))).toEqual([]);
   });
+
+  it('every code a blocking entry can carry is one the engine raises, in the data_invalid or limit_exceeded category', async () => {
+    const { engineErrorCodes, REPORT_SHAPE } = await import('../src/native.js');
+    const engine = new Set(engineErrorCodes());
+    expect(REPORT_SHAPE.blockingCodes.length).toBeGreaterThan(5);
+    for (const code of REPORT_SHAPE.blockingCodes) {
+      expect(engine.has(code), code).toBe(true);
+      expect(['data_invalid', 'limit_exceeded'], code).toContain(ERROR_CODES[code as keyof typeof ERROR_CODES].category);
+    }
+  });
 });

@@ -5,7 +5,7 @@
 // is what the OpenAPI document embeds: the contract lets responses gain fields and values, and
 // a client validating with it must not break when they do. `npm run openapi` writes both.
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox';
-import { REQUEST_SHAPE } from '../native.js';
+import { REPORT_SHAPE, REQUEST_SHAPE } from '../native.js';
 import { CLEAN_PRESETS, POLICY_VERSIONS } from '../policy/table.js';
 
 /** Stamps or ranges one entry lists at most (the engine's cap). */
@@ -32,7 +32,7 @@ function reportSchema(exact: boolean): TObject {
   const FreqEntry = obj(
     {
       value: Type.Union([Type.String(), Type.Null()]),
-      source: codes(['request', 'inferred', 'unresolved']),
+      source: codes(REPORT_SHAPE.freqSources),
       canonical: Type.Union([Type.String(), Type.Null()]),
       inferred: Type.Union([Type.String(), Type.Null()]),
       confidence: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()]),
@@ -42,7 +42,7 @@ function reportSchema(exact: boolean): TObject {
   const TimezoneEntry = obj(
     {
       used: Type.String(),
-      source: codes(['explicit_offset', 'option', 'default_utc']),
+      source: codes(REPORT_SHAPE.zoneSources),
       naive_rows: Type.Integer({ minimum: 0 }),
       explicit_rows: Type.Integer({ minimum: 0 }),
       explicit_offsets: Type.Array(Type.String()),
@@ -51,8 +51,8 @@ function reportSchema(exact: boolean): TObject {
 
   const SeriesIssue = obj(
     {
-      code: codes(['timestamp_format', 'naive_timestamps_assumed_utc', 'outliers_flagged', 'values_out_of_bounds', 'negative_values']),
-      level: codes(['info', 'warning']),
+      code: codes(REPORT_SHAPE.issueCodes),
+      level: codes(REPORT_SHAPE.issueLevels),
       format: Type.Optional(Type.String()),
       count: Type.Optional(Type.Integer({ minimum: 0 })),
       stamps: Type.Optional(Type.Array(Type.String(), { maxItems: LISTED_MAX })),
@@ -61,7 +61,8 @@ function reportSchema(exact: boolean): TObject {
 
   const ReportWarning = obj(
     {
-      code: codes(['trailing_values_missing', 'long_gap_mask_unavailable', 'cleaning_version_deprecated', 'accept_id_unknown', 'decline_id_unknown', 'decline_not_reversible', 'future_rows_unused']),
+      // The report's warnings are the response's cleaning warnings: never the model's.
+      code: codes(REPORT_SHAPE.warningCodes.filter((c) => c !== 'forecast_value_capped')),
       unique_id: Type.Optional(Type.String()),
       id: Type.Optional(Type.String()),
       count: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -72,11 +73,11 @@ function reportSchema(exact: boolean): TObject {
   const Block = obj(
     {
       unique_id: Type.String(),
-      code: codes(['SERIES_DISCONTINUOUS', 'TIMESTAMP_IRREGULAR', 'SERIES_EMPTY', 'SERIES_TOO_SHORT', 'SERIES_TOO_LONG', 'FREQ_INFERENCE_FAILED', 'FREQ_AMBIGUOUS', 'FREQ_UNSUPPORTED', 'AMBIGUOUS_DATE_FORMAT']),
-      kind: codes(['health_critical', 'cleaning_required', 'trailing_gap_too_long', 'limit', 'frequency', 'timestamps']),
-      reason: codes(['gap_near_origin_too_long', 'missing_share_too_high', 'series_discontinuous', 'timestamp_irregular', 'trailing_gap_too_long', 'no_numeric_values', 'too_short', 'too_long', 'freq_inference_failed', 'freq_ambiguous', 'too_few_stamps', 'freq_unsupported', 'ambiguous_date_format']),
-      caused_by: Type.Optional(Type.Array(Type.String())),
-      status: Type.Optional(codes(['proposed', 'declined'])),
+      code: codes(REPORT_SHAPE.blockingCodes),
+      kind: codes(REPORT_SHAPE.blockingKinds),
+      reason: codes(REPORT_SHAPE.blockingReasons),
+      caused_by: Type.Optional(Type.Array(codes([...REQUEST_SHAPE.decisionIds]))),
+      status: Type.Optional(codes(REPORT_SHAPE.blockingStatuses)),
       count: Type.Optional(Type.Integer({ minimum: 0 })),
       max_steps: Type.Optional(Type.Integer({ minimum: 0 })),
       missing_share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
@@ -86,7 +87,7 @@ function reportSchema(exact: boolean): TObject {
       points: Type.Optional(Type.Integer({ minimum: 0 })),
       min_context: Type.Optional(Type.Integer()),
       max_context: Type.Optional(Type.Integer()),
-      measured: Type.Optional(codes(['timestamps', 'model_input'])),
+      measured: Type.Optional(codes(REPORT_SHAPE.measured)),
       off_grid_share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
       max_share: Type.Optional(Type.Number()),
       freq: Type.Optional(Type.String()),
@@ -104,7 +105,7 @@ function reportSchema(exact: boolean): TObject {
       stamps: Type.Optional(Type.Array(Type.String(), { maxItems: LISTED_MAX })),
       ranges: Type.Optional(Type.Array(obj({ from: Type.String(), to: Type.String() }), { maxItems: LISTED_MAX })),
       // The request's impute methods, plus the fill the structural_zero option makes.
-      method: Type.Optional(codes([...REQUEST_SHAPE.imputeMethods, 'structural_zero'])),
+      method: Type.Optional(codes(REPORT_SHAPE.fillMethods)),
       column: Type.Optional(Type.String()),
     },
   );

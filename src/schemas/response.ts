@@ -1,6 +1,6 @@
 // Response bodies as typebox schemas: the OpenAPI document and the tests' response checks.
 import { Type } from 'typebox';
-import { REQUEST_SHAPE } from '../native.js';
+import { REPORT_SHAPE, REQUEST_SHAPE } from '../native.js';
 import { MODEL_IDS } from './request.js';
 import { POLICY_SOURCES } from '../policy/effective.js';
 import { PRESETS } from '../policy/table.js';
@@ -37,7 +37,7 @@ export const ForecastRow = Type.Object({
 
 /** Outside `raw` the contract lists every field, and the engine always sends all seven. */
 export const DataQualityFull = Type.Object({
-  status: Type.Enum(['ok', 'cleaned']),
+  status: Type.Enum([...REPORT_SHAPE.qualityStatuses]),
   inferred_freq: Type.Union([Type.String(), Type.Null()], { description: 'null when freq was sent.' }),
   missing_ratio: Type.Number({ minimum: 0, maximum: 1 }),
   imputed_points: Type.Integer({ minimum: 0 }),
@@ -100,7 +100,7 @@ export const QuantileReport = Type.Object({
   used: Type.Array(Type.Number()),
   substitutions: Type.Array(Type.Object({ requested: Type.Number(), used: Type.Number() })),
   point_forecast: Type.Optional(
-    Type.Object({ requested: Type.Number(), used: Type.Number(), method: Type.Enum(['native', 'nearest']) }),
+    Type.Object({ requested: Type.Number(), used: Type.Number(), method: Type.Enum([...REPORT_SHAPE.pointMethods]) }),
   ),
 });
 
@@ -108,8 +108,7 @@ export const QuantileReport = Type.Object({
 export const Warning = Type.Object(
   {
     code: Type.String({
-      description:
-        'trailing_values_missing, long_gap_mask_unavailable, cleaning_version_deprecated, future_rows_unused; forecast_value_capped (forecast only: a served value past the largest double, written as that double). New codes may be added.',
+      description: `Known codes: ${REPORT_SHAPE.warningCodes.join(', ')} (forecast_value_capped on a forecast only: a served value past the largest double, written as that double). New codes may be added.`,
     }),
     unique_id: Type.Optional(Type.String()),
     count: Type.Optional(Type.Integer({ minimum: 1, description: 'future_rows_unused: how many future rows were not used.' })),

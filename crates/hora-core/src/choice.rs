@@ -24,6 +24,22 @@ pub trait Choice: Copy + 'static {
     }
 }
 
+/// The name a serialisable value is written with: a unit variant's string, or a tagged enum
+/// variant's `code`. The lists the service's schemas are built from come from here, so they are
+/// the names serde writes, not a second copy of them.
+pub fn wire_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(v) => v.get("code").and_then(|c| c.as_str()).unwrap_or_default().to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// The wire names of `values`, in order.
+pub fn wire_names<T: serde::Serialize>(values: &[T]) -> Vec<String> {
+    values.iter().map(wire_name).collect()
+}
+
 /// `a, b or c`: a field's allowed values, for its error message.
 pub fn one_of(values: &[&str]) -> String {
     match values {

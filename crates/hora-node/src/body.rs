@@ -63,6 +63,64 @@ pub struct RequestShape {
     pub model_name: String,
 }
 
+/// The closed value lists of the cleaning report and the response parts, as the engine writes
+/// them: the service's report and response schemas are built from these, not from a copy.
+#[napi(object)]
+pub struct ReportShape {
+    /// A blocking entry's `code`, `kind` and `reason` values.
+    pub blocking_codes: Vec<String>,
+    pub blocking_kinds: Vec<String>,
+    pub blocking_reasons: Vec<String>,
+    /// A blocking entry's `status`: that of the decision needed and not applied.
+    pub blocking_statuses: Vec<String>,
+    /// `SERIES_TOO_LONG`'s `measured`.
+    pub measured: Vec<String>,
+    pub warning_codes: Vec<String>,
+    pub issue_codes: Vec<String>,
+    pub issue_levels: Vec<String>,
+    /// `series[].timezone.source` and `series[].freq.source`.
+    pub zone_sources: Vec<String>,
+    pub freq_sources: Vec<String>,
+    /// `data_quality.status`.
+    pub quality_statuses: Vec<String>,
+    /// `quantile_report.point_forecast.method`.
+    pub point_methods: Vec<String>,
+    /// `model_input[].covariates[]`: `reason` and `role`.
+    pub covariate_reasons: Vec<String>,
+    pub covariate_roles: Vec<String>,
+    /// A decision's `method`: the impute methods and the structural-zero fill.
+    pub fill_methods: Vec<String>,
+}
+
+#[napi]
+pub fn report_shape() -> ReportShape {
+    use hora_core::choice::wire_names;
+    use hora_core::clean::{CovariateReason, CovariateRole, FreqSource, Issue, Level, Measured, QualityStatus, Reason, Warning};
+    let distinct = |mut v: Vec<String>| {
+        let mut seen = Vec::new();
+        v.retain(|x| if seen.contains(x) { false } else { seen.push(x.clone()); true });
+        v
+    };
+    let names: Vec<_> = Reason::one_of_each().iter().map(Reason::names).collect();
+    ReportShape {
+        blocking_codes: distinct(names.iter().map(|n| n.0.as_str().to_string()).collect()),
+        blocking_kinds: distinct(names.iter().map(|n| n.1.to_string()).collect()),
+        blocking_reasons: names.iter().map(|n| n.2.to_string()).collect(),
+        blocking_statuses: decisions::Status::ALL.iter().filter(|s| **s != decisions::Status::Applied).map(|s| s.as_str().to_string()).collect(),
+        measured: Measured::ALL.iter().map(|m| m.as_str().to_string()).collect(),
+        warning_codes: wire_names(&Warning::one_of_each()),
+        issue_codes: wire_names(&Issue::one_of_each()),
+        issue_levels: wire_names(&Level::ALL),
+        zone_sources: hora_core::time::ZoneSource::ALL.iter().map(|z| z.as_str().to_string()).collect(),
+        freq_sources: wire_names(&FreqSource::ALL),
+        quality_statuses: wire_names(&QualityStatus::ALL),
+        point_methods: wire_names(&hora_core::model::PointMethod::ALL),
+        covariate_reasons: wire_names(&CovariateReason::ALL),
+        covariate_roles: wire_names(&CovariateRole::ALL),
+        fill_methods: ImputeMethod::names().into_iter().chain([decisions::STRUCTURAL_ZERO_METHOD]).map(str::to_string).collect(),
+    }
+}
+
 #[napi]
 pub fn request_shape() -> RequestShape {
     let strings = |s: &[&str]| s.iter().map(|f| f.to_string()).collect();

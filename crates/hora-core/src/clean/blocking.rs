@@ -45,6 +45,8 @@ pub enum Measured {
 }
 
 impl Measured {
+    pub const ALL: [Measured; 3] = [Measured::Rows, Measured::Timestamps, Measured::ModelInput];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Measured::Rows => "rows",
@@ -55,8 +57,27 @@ impl Measured {
 }
 
 impl Reason {
+    /// One of each variant (figures zero): the names a blocking entry can carry.
+    pub fn one_of_each() -> Vec<Reason> {
+        vec![
+            Reason::TimestampIrregular,
+            Reason::SeriesDiscontinuous,
+            Reason::TrailingGapTooLong { count: 0, max_steps: 0 },
+            Reason::MissingShareTooHigh { missing_share: 0.0, threshold: 0.0 },
+            Reason::GapNearOriginTooLong { gap_steps: 0, threshold_steps: 0.0 },
+            Reason::TooShort { points: 0, min_context: 0 },
+            Reason::TooLong { points: 0, measured: Measured::Rows, max_context: 0 },
+            Reason::NoNumericValues,
+            Reason::AmbiguousDateFormat,
+            Reason::FreqAmbiguous { freq: None },
+            Reason::FreqInferenceFailed { off_grid: None },
+            Reason::TooFewStamps,
+            Reason::FreqUnsupported,
+        ]
+    }
+
     /// (code, kind, reason)
-    fn names(&self) -> (ErrorCode, &'static str, &'static str) {
+    pub fn names(&self) -> (ErrorCode, &'static str, &'static str) {
         use ErrorCode as C;
         match self {
             Reason::TimestampIrregular => (C::TimestampIrregular, "cleaning_required", "timestamp_irregular"),
@@ -224,6 +245,15 @@ mod tests {
             serde_json::to_string(&long).unwrap(),
             r#"{"code":"SERIES_TOO_LONG","kind":"limit","max_context":4096,"measured":"timestamps","points":5000,"reason":"too_long","unique_id":"b"}"#
         );
+    }
+
+    #[test]
+    fn one_of_each_reason_has_its_own_name() {
+        let mut names: Vec<&str> = Reason::one_of_each().iter().map(|r| r.names().2).collect();
+        assert_eq!(names.len(), 13);
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 13);
     }
 
     #[test]

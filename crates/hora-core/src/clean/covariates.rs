@@ -181,6 +181,11 @@ pub enum CovariateReason {
     ModelUnsupported,
 }
 
+impl CovariateReason {
+    pub const ALL: [CovariateReason; 5] =
+        [CovariateReason::NotNumeric, CovariateReason::Gaps, CovariateReason::LongGaps, CovariateReason::FutureValuesMissing, CovariateReason::ModelUnsupported];
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CovariateRole {
@@ -188,6 +193,10 @@ pub enum CovariateRole {
     Future,
     /// History only.
     Past,
+}
+
+impl CovariateRole {
+    pub const ALL: [CovariateRole; 2] = [CovariateRole::Future, CovariateRole::Past];
 }
 
 /// Per column of entity `e`: role, used, reason; plus the `exog.impute` decisions of short gaps.

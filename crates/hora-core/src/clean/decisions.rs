@@ -11,6 +11,9 @@ use super::stamps::format_utc;
 
 /// Decision ids. The contract names `grid.regrid`, `gap.impute` and `gap.masked_tail`; the others
 /// are Hora's (docs/cleaning-report.md). An id applies to every entity that carries it.
+/// The `method` of a fill that writes zeros (`structural_zero: true`), beside the impute methods.
+pub const STRUCTURAL_ZERO_METHOD: &str = "structural_zero";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecisionId {
     Sort,
@@ -134,6 +137,7 @@ pub struct Decision {
     pub stamps: Vec<i64>,
     /// First affected ranges `[from, to]` of consecutive slots (at most `LISTED_MAX`).
     pub ranges: Vec<(i64, i64)>,
+    /// An impute method's name, or [`STRUCTURAL_ZERO_METHOD`].
     pub method: Option<&'static str>,
     pub column: Option<String>,
 }

@@ -253,7 +253,7 @@ fn impute(kept: &mut [f64], lo: usize, filled: &[(usize, usize)], ctx: &Ctx) -> 
         kept[run].iter_mut().for_each(|v| *v = v.clamp(lower, upper.max(lower)));
     }
     if knobs.structural_zero {
-        "structural_zero"
+        super::decisions::STRUCTURAL_ZERO_METHOD
     } else {
         knobs.impute.as_str()
     }

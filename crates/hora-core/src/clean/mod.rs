@@ -27,7 +27,8 @@ pub use validate::{check_length, check_stamps, read_stamps};
 pub use stamps::EntityStamps;
 pub use covariates::{CovariateReason, CovariateRole, CovariateUse};
 pub use notices::{Issue, Level, Warning};
-pub use report::{CleanedQuality, CleaningReport, DataQuality, ModelInput, QualityStatus, SCHEMA_VERSION};
+pub use blocking::{Measured, Reason};
+pub use report::{CleanedQuality, CleaningReport, DataQuality, FreqSource, ModelInput, QualityStatus, SCHEMA_VERSION};
 
 use crate::ingest::RowTable;
 use crate::time::Freq;

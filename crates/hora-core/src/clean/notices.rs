@@ -29,12 +29,33 @@ pub enum Warning {
     ForecastValueCapped { unique_id: String },
 }
 
+impl Warning {
+    /// One of each variant (its fields empty): the codes the response can carry.
+    pub fn one_of_each() -> Vec<Warning> {
+        let (id, unique_id) = (String::new(), String::new());
+        vec![
+            Warning::CleaningVersionDeprecated,
+            Warning::AcceptIdUnknown { id: id.clone() },
+            Warning::DeclineIdUnknown { id: id.clone() },
+            Warning::DeclineNotReversible { id },
+            Warning::TrailingValuesMissing { unique_id: unique_id.clone() },
+            Warning::LongGapMaskUnavailable { unique_id: unique_id.clone() },
+            Warning::FutureRowsUnused { count: 0, stamps: Vec::new(), unique_id: unique_id.clone() },
+            Warning::ForecastValueCapped { unique_id },
+        ]
+    }
+}
+
 /// How much an issue matters: `info` describes the input, `warning` flags values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
     Info,
     Warning,
+}
+
+impl Level {
+    pub const ALL: [Level; 2] = [Level::Info, Level::Warning];
 }
 
 /// A report `series[].issues` entry. Observed values are flagged, never changed; `stamps` lists
@@ -73,6 +94,17 @@ impl Issue {
     pub fn negative_values(count: usize, stamps: Vec<String>) -> Self {
         Issue::NegativeValues { count, level: Level::Warning, stamps }
     }
+
+    /// One of each variant: the codes a report's `issues[]` can carry.
+    pub fn one_of_each() -> Vec<Issue> {
+        vec![
+            Issue::timestamp_format(DsFormat::Iso8601),
+            Issue::naive_timestamps_assumed_utc(0),
+            Issue::outliers_flagged(0, Vec::new()),
+            Issue::values_out_of_bounds(0, Vec::new()),
+            Issue::negative_values(0, Vec::new()),
+        ]
+    }
 }
 
 #[cfg(test)]
@@ -89,6 +121,19 @@ mod tests {
         );
         assert_eq!(serde_json::to_value(Warning::CleaningVersionDeprecated).unwrap(), json!({"code": "cleaning_version_deprecated"}));
         assert_eq!(serde_json::to_value(Warning::DeclineNotReversible { id: "x".into() }).unwrap(), json!({"code": "decline_not_reversible", "id": "x"}));
+    }
+
+    #[test]
+    fn one_of_each_lists_every_code_once() {
+        let codes = crate::choice::wire_names(&Warning::one_of_each());
+        assert_eq!(codes.len(), 8);
+        assert!(codes.contains(&"forecast_value_capped".to_string()) && codes.iter().all(|c| !c.is_empty()));
+        let mut distinct = codes.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), codes.len());
+        let issues = crate::choice::wire_names(&Issue::one_of_each());
+        assert_eq!(issues, ["timestamp_format", "naive_timestamps_assumed_utc", "outliers_flagged", "values_out_of_bounds", "negative_values"]);
     }
 
     #[test]

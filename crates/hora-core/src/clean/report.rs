@@ -98,8 +98,22 @@ struct FreqEcho {
     canonical: Option<String>,
     confidence: Option<f64>,
     inferred: Option<String>,
-    source: &'static str,
+    source: FreqSource,
     value: Option<String>,
+}
+
+/// Where an entity's frequency came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FreqSource {
+    Request,
+    Inferred,
+    /// An error came before the frequency was known.
+    Unresolved,
+}
+
+impl FreqSource {
+    pub const ALL: [FreqSource; 3] = [FreqSource::Request, FreqSource::Inferred, FreqSource::Unresolved];
 }
 
 /// The zone naive stamps were read in and the grid stepped in (docs/time.md).
@@ -140,10 +154,10 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> SeriesEntry {
             canonical: Some(f.spec.canonical.clone()),
             confidence: f.confidence.get(i).copied().flatten(),
             inferred: f.inferred.clone(),
-            source: if f.inferred.is_some() { "inferred" } else { "request" },
+            source: if f.inferred.is_some() { FreqSource::Inferred } else { FreqSource::Request },
             value: Some(f.echo.clone()),
         },
-        None => FreqEcho { canonical: None, confidence: None, inferred: None, source: "unresolved", value: None },
+        None => FreqEcho { canonical: None, confidence: None, inferred: None, source: FreqSource::Unresolved, value: None },
     };
     let mut issues: Vec<Issue> = Vec::new();
     if p.parsed.format != DsFormat::Iso8601 {
@@ -216,6 +230,10 @@ pub enum QualityStatus {
     /// No decision applied.
     Ok,
     Cleaned,
+}
+
+impl QualityStatus {
+    pub const ALL: [QualityStatus; 2] = [QualityStatus::Ok, QualityStatus::Cleaned];
 }
 
 /// `data_quality` after cleaning; fields in the order of their names, as the report's.

@@ -10,7 +10,7 @@ mod session;
 mod spec;
 
 pub use calibration::{FreqFamily, SpreadScale};
-pub use quantiles::{plan_quantiles, QuantilePlan, QuantilePolicy, QuantileReport, QuantileRequest};
+pub use quantiles::{plan_quantiles, PointMethod, QuantilePlan, QuantilePolicy, QuantileReport, QuantileRequest};
 pub use runtime::init_runtime;
 pub use crate::nonnegative::Nonnegative;
 pub use serve::{forecast, is_capped, ForecastOptions, ModelContext};

@@ -59,10 +59,21 @@ pub struct QuantileReport {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PointForecast {
-    /// `native`, or `nearest` when `point_quantile` is not native.
-    pub method: &'static str,
+    pub method: PointMethod,
     pub requested: f64,
     pub used: f64,
+}
+
+/// How `point_quantile` was served: a native quantile, or the nearest one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PointMethod {
+    Native,
+    Nearest,
+}
+
+impl PointMethod {
+    pub const ALL: [PointMethod; 2] = [PointMethod::Native, PointMethod::Nearest];
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -164,7 +175,7 @@ pub fn plan_quantiles(model: &str, native: &[f64], req: &QuantileRequest) -> Res
         }
     }
     let point_forecast = req.point_quantile.map(|p| PointForecast {
-        method: if position(native, p).is_some() { "native" } else { "nearest" },
+        method: if position(native, p).is_some() { PointMethod::Native } else { PointMethod::Nearest },
         requested: p,
         used: native[used_of(p)],
     });

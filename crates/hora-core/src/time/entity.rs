@@ -22,6 +22,8 @@ pub enum ZoneSource {
 }
 
 impl ZoneSource {
+    pub const ALL: [ZoneSource; 3] = [ZoneSource::ExplicitOffset, ZoneSource::Option, ZoneSource::DefaultUtc];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ZoneSource::ExplicitOffset => "explicit_offset",
