@@ -51,6 +51,10 @@ impl DecisionId {
         DecisionId::ExogImpute,
     ];
 
+    pub fn parse(s: &str) -> Option<DecisionId> {
+        Self::ALL.iter().copied().find(|d| d.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DecisionId::Sort => "ds.sort",
@@ -229,34 +233,43 @@ struct Range {
 /// The consent rules: `decline` reverts a reversible decision; `strict` and `clean_series: false`
 /// propose unless the id is in `accept`; otherwise the decision is applied.
 pub fn consent(id: DecisionId, res: &Resolved) -> Status {
-    let named = |list: &[String]| list.iter().any(|s| s == id.as_str());
-    if id.reversible() && named(&res.decline) {
+    if id.reversible() && res.declined.contains(&id) {
         Status::Declined
-    } else if (res.preset == Preset::Strict || !res.clean_series) && !named(&res.accept) {
+    } else if (res.preset == Preset::Strict || !res.clean_series) && !res.accepted.contains(&id) {
         Status::Proposed
     } else {
         Status::Applied
     }
 }
 
-/// Ids in `accept`/`decline` that match no decision id, or that cannot be declined: reported as
-/// report warnings rather than refused, so a caller can replay ids from an older report.
-pub fn unmatched_ids(res: &Resolved) -> Vec<Warning> {
-    let known = |s: &str| DecisionId::ALL.iter().find(|d| d.as_str() == s).copied();
-    let mut out = Vec::new();
-    for id in &res.accept {
-        if known(id).is_none() {
-            out.push(Warning::AcceptIdUnknown { id: id.clone() });
+/// `accept` and `decline` read once: the decision ids each names (in the order first sent, each
+/// once), and, as report warnings rather than refusals (so a caller can replay ids from an older
+/// report), the ids that match no decision or that cannot be declined.
+pub fn read_ids(accept: &[String], decline: &[String]) -> (Vec<DecisionId>, Vec<DecisionId>, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    let mut accepted = Vec::new();
+    for id in distinct(accept) {
+        match DecisionId::parse(id) {
+            Some(d) => accepted.push(d),
+            None => warnings.push(Warning::AcceptIdUnknown { id: id.to_string() }),
         }
     }
-    for id in &res.decline {
-        match known(id) {
-            None => out.push(Warning::DeclineIdUnknown { id: id.clone() }),
-            Some(d) if !d.reversible() => out.push(Warning::DeclineNotReversible { id: id.clone() }),
-            _ => {}
+    let mut declined = Vec::new();
+    for id in distinct(decline) {
+        match DecisionId::parse(id) {
+            Some(d) if d.reversible() => declined.push(d),
+            Some(_) => warnings.push(Warning::DeclineNotReversible { id: id.to_string() }),
+            None => warnings.push(Warning::DeclineIdUnknown { id: id.to_string() }),
         }
     }
-    out
+    (accepted, declined, warnings)
+}
+
+/// Ids in the order first sent, each once: a repeated id is the same instruction (as repeated
+/// `level` entries are merged), and is reported once if it matches nothing.
+fn distinct(ids: &[String]) -> Vec<&str> {
+    let mut seen = std::collections::HashSet::new();
+    ids.iter().map(String::as_str).filter(|id| seen.insert(*id)).collect()
 }
 
 /// Consecutive runs of grid positions as stamp ranges.

@@ -4,6 +4,8 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::decisions::{self, DecisionId};
+use super::notices::Warning;
 use super::policy::{self, Policy};
 use crate::choice::Choice;
 use crate::error::{ErrorCode, HoraError, Result};
@@ -130,8 +132,12 @@ pub struct Resolved {
     pub clean_exog: bool,
     pub gap_split_min_steps: Option<u64>,
     pub knobs: Knobs,
-    pub accept: Vec<String>,
-    pub decline: Vec<String>,
+    /// The decision ids `accept` names.
+    pub accepted: Vec<DecisionId>,
+    /// The reversible decision ids `decline` names.
+    pub declined: Vec<DecisionId>,
+    /// `accept`/`decline` ids that name no decision, or one that cannot be declined.
+    pub unmatched: Vec<Warning>,
 }
 
 impl Resolved {
@@ -140,26 +146,58 @@ impl Resolved {
     }
 }
 
-const KNOB_FIELDS: [&str; 7] =
-    ["impute_method", "seasonal_period", "nonnegative", "bounds", "structural_zero", "business_days", "long_gap"];
+/// The cleaning parameters ("knobs") that policy 2026-11 introduced, named as their fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knob {
+    ImputeMethod,
+    SeasonalPeriod,
+    Nonnegative,
+    Bounds,
+    StructuralZero,
+    BusinessDays,
+    LongGap,
+}
+
+/// The field name, in contract order.
+impl Choice for Knob {
+    const ALL: &'static [Knob] =
+        &[Knob::ImputeMethod, Knob::SeasonalPeriod, Knob::Nonnegative, Knob::Bounds, Knob::StructuralZero, Knob::BusinessDays, Knob::LongGap];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Knob::ImputeMethod => "impute_method",
+            Knob::SeasonalPeriod => "seasonal_period",
+            Knob::Nonnegative => "nonnegative",
+            Knob::Bounds => "bounds",
+            Knob::StructuralZero => "structural_zero",
+            Knob::BusinessDays => "business_days",
+            Knob::LongGap => "long_gap",
+        }
+    }
+}
+
+impl Knob {
+    fn sent(self, o: &CleanOptions) -> bool {
+        match self {
+            Knob::ImputeMethod => o.impute_method.is_some(),
+            Knob::SeasonalPeriod => o.seasonal_period.is_some(),
+            Knob::Nonnegative => o.nonnegative.is_some(),
+            Knob::Bounds => o.bounds.is_some(),
+            Knob::StructuralZero => o.structural_zero.is_some(),
+            Knob::BusinessDays => o.business_days.is_some(),
+            Knob::LongGap => o.long_gap.is_some(),
+        }
+    }
+}
 
 fn unsupported(field: &str, message: String) -> HoraError {
     HoraError::new(ErrorCode::CleaningOptionUnsupported, message).with("field", format!("options.cleaning.{field}"))
 }
 
 impl CleanOptions {
-    /// Knob fields present in the request, in contract order.
-    fn knobs_sent(&self) -> Vec<&'static str> {
-        let sent = [
-            self.impute_method.is_some(),
-            self.seasonal_period.is_some(),
-            self.nonnegative.is_some(),
-            self.bounds.is_some(),
-            self.structural_zero.is_some(),
-            self.business_days.is_some(),
-            self.long_gap.is_some(),
-        ];
-        KNOB_FIELDS.iter().zip(sent).filter(|(_, s)| *s).map(|(f, _)| *f).collect()
+    /// Knobs present in the request, in contract order.
+    fn knobs_sent(&self) -> Vec<Knob> {
+        Knob::ALL.iter().copied().filter(|k| k.sent(self)).collect()
     }
 
     /// Checks preset, version and knobs; errors are the contract's 422 codes.
@@ -183,7 +221,7 @@ impl CleanOptions {
             if !self.decline.is_empty() {
                 refused.push("decline");
             }
-            refused.extend(knobs.iter().copied());
+            refused.extend(knobs.iter().map(|k| k.as_str()));
             if let Some(first) = refused.first() {
                 return Err(unsupported(first, "the raw preset skips cleaning and takes no cleaning parameters".into())
                     .with("options", json!(refused))
@@ -192,13 +230,15 @@ impl CleanOptions {
         }
         let nonnegative = self.nonnegative_value()?;
         if !policy.knobs {
-            if let Some(v) = nonnegative.map(Nonnegative::as_str).filter(|v| !policy.nonnegative_values.contains(v)) {
+            if let Some(v) = nonnegative.filter(|v| !policy.nonnegative_values.contains(v)).map(Nonnegative::as_str) {
+                let supported: Vec<&str> = policy.nonnegative_values.iter().map(|n| n.as_str()).collect();
                 return Err(unsupported("nonnegative", format!("nonnegative '{v}' is not supported under {version}"))
                     .with("options", json!([v]))
-                    .with("supported", json!(policy.nonnegative_values))
+                    .with("supported", json!(supported))
                     .with("requires_version", policy::knobs_version()));
             }
-            if let Some(first) = knobs.iter().find(|k| **k != "nonnegative") {
+            // 2026-10 takes `nonnegative` (its no-op values, above) and no other knob.
+            if let Some(first) = knobs.iter().find(|k| **k != Knob::Nonnegative).map(|k| k.as_str()) {
                 return Err(unsupported(first, format!("'{first}' requires cleaning policy {} or later", policy::knobs_version()))
                     .with("requires_version", policy::knobs_version()));
             }
@@ -211,6 +251,7 @@ impl CleanOptions {
                 ));
             }
         }
+        let (accepted, declined, unmatched) = decisions::read_ids(&self.accept, &self.decline);
         Ok(Resolved {
             preset,
             policy,
@@ -218,8 +259,9 @@ impl CleanOptions {
             clean_exog: self.clean_exog.unwrap_or(true),
             gap_split_min_steps: self.gap_split_min_steps,
             knobs: self.knobs(nonnegative)?,
-            accept: distinct(&self.accept),
-            decline: distinct(&self.decline),
+            accepted,
+            declined,
+            unmatched,
         })
     }
 
@@ -265,12 +307,5 @@ impl CleanOptions {
             long_gap_mask: long_gap == Some(LongGap::Mask),
         })
     }
-}
-
-/// Ids in the order first sent, each once: a repeated id is the same instruction (as repeated
-/// `level` entries are merged), and is reported once if it matches nothing.
-fn distinct(ids: &[String]) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    ids.iter().filter(|id| seen.insert(id.as_str())).cloned().collect()
 }
 

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::blocking::{self, Block, Reason};
 use super::covariates::CovariateUse;
-use super::decisions::{self, Decision, Status};
+use super::decisions::{Decision, Status};
 use super::entity::{self, Outcome};
 use super::long_gap;
 use super::notices::Warning;
@@ -319,7 +319,7 @@ impl<'a> State<'a> {
             prepared,
             input_points,
             warnings,
-            report_warnings: decisions::unmatched_ids(res),
+            report_warnings: res.unmatched.clone(),
             blocks: Vec::new(),
             decisions: Vec::new(),
             future_naive: Vec::new(),

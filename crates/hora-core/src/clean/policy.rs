@@ -2,6 +2,8 @@
 //! strings. See docs/cleaning-policy.md for the rules each version carries.
 
 use super::notices::Warning;
+use crate::choice::Choice;
+use crate::nonnegative::Nonnegative;
 
 /// How a version decides that an entity is too damaged to forecast.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,7 +27,7 @@ pub struct Policy {
     pub masked_tail_max: Option<usize>,
     pub blocking: BlockingRule,
     /// `nonnegative` values accepted when knobs are not (2026-10 accepts only the no-op ones).
-    pub nonnegative_values: &'static [&'static str],
+    pub nonnegative_values: &'static [Nonnegative],
 }
 
 pub const DEFAULT_VERSION: &str = "2026-13";
@@ -49,7 +51,7 @@ pub const POLICIES: [Policy; 4] = [
         business_freq: true,
         masked_tail_max: Some(3),
         blocking: BlockingRule::Health { recent_gap_periods: 0.75, missing_share: 0.35 },
-        nonnegative_values: &["auto", "true", "false"],
+        nonnegative_values: Nonnegative::ALL,
     },
     Policy {
         version: "2026-12",
@@ -58,7 +60,7 @@ pub const POLICIES: [Policy; 4] = [
         business_freq: true,
         masked_tail_max: Some(3),
         blocking: BlockingRule::GapsAndNulls { share: 0.10 },
-        nonnegative_values: &["auto", "true", "false"],
+        nonnegative_values: Nonnegative::ALL,
     },
     Policy {
         version: "2026-11",
@@ -67,7 +69,7 @@ pub const POLICIES: [Policy; 4] = [
         business_freq: true,
         masked_tail_max: None,
         blocking: BlockingRule::GapsAndNulls { share: 0.10 },
-        nonnegative_values: &["auto", "true", "false"],
+        nonnegative_values: Nonnegative::ALL,
     },
     Policy {
         version: "2026-10",
@@ -76,7 +78,7 @@ pub const POLICIES: [Policy; 4] = [
         business_freq: false,
         masked_tail_max: None,
         blocking: BlockingRule::GapsAndNulls { share: 0.10 },
-        nonnegative_values: &["auto", "false"],
+        nonnegative_values: &[Nonnegative::Auto, Nonnegative::Never],
     },
 ];
 
