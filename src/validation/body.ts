@@ -117,22 +117,8 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
  * COVARIATE_COLUMN_MISMATCH.
  */
 export function checkFutureRows(parsed: ParsedRequest): void {
-  const futureInvalid = parsed.futureInvalid;
-  if (futureInvalid) {
-    throw new ApiError('FUTURE_COVARIATES_INVALID', `${futureInvalid.field} ${futureInvalid.message}.`, {
-      details: { field: futureInvalid.field },
-    });
-  }
-  const orphan = parsed.futureWithoutHistory;
-  if (orphan != null) {
-    throw new ApiError('FUTURE_COVARIATES_INVALID', `future_covariates rows for '${orphan}', which has no history.`, { details: { unique_id: orphan } });
-  }
-  const futureOnly = parsed.futureOnly;
-  if (futureOnly.length > 0) {
-    throw new ApiError('COVARIATE_COLUMN_MISMATCH', 'future_covariates columns must also appear on the series rows.', {
-      details: { future_only: futureOnly },
-    });
-  }
+  const error = parsed.futureError;
+  if (error) throw fromEngineError(error);
 }
 
 /**

@@ -204,23 +204,11 @@ impl ParsedRequest {
         self.inner.as_ref().map(|b| b.errors.listed.iter().map(Into::into).collect()).unwrap_or_default()
     }
 
-    /// The first problem making `future_covariates` invalid (`FUTURE_COVARIATES_INVALID`).
+    /// The future rows' error that ends validation step 3 (`FUTURE_COVARIATES_INVALID`, then
+    /// `COVARIATE_COLUMN_MISMATCH`), if any.
     #[napi(getter)]
-    pub fn future_invalid(&self) -> Option<FieldErrorJs> {
-        let b = self.inner.as_ref().ok()?;
-        b.future_invalid.as_ref().map(|(field, message)| FieldErrorJs { field: field.clone(), message: message.clone() })
-    }
-
-    /// Future covariate columns absent from the series rows (`COVARIATE_COLUMN_MISMATCH`).
-    #[napi(getter)]
-    pub fn future_only(&self) -> Vec<String> {
-        self.inner.as_ref().map(|b| b.future_only.clone()).unwrap_or_default()
-    }
-
-    /// The first future entity without history rows (`FUTURE_COVARIATES_INVALID`).
-    #[napi(getter)]
-    pub fn future_without_history(&self) -> Option<String> {
-        self.inner.as_ref().ok()?.future_without_history.clone()
+    pub fn future_error(&self) -> Option<EngineError> {
+        self.inner.as_ref().ok()?.future_error().map(Into::into)
     }
 
     /// `series` plus `future_covariates` rows.

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
 use super::entity::{runs_of, Ctx, Outcome};
@@ -24,17 +24,11 @@ use crate::time::DayMonthOrder;
 /// `COVARIATE_COLUMN_MISMATCH` for future columns absent from `series`.
 pub fn validate_future(req: &CleanRequest) -> Result<()> {
     let Some(future) = req.future else { return Ok(()) };
-    // The contract's order within step 3: FUTURE_COVARIATES_INVALID, then COVARIATE_COLUMN_MISMATCH.
-    if let Some(u) = future.first_entity_missing_from(req.series) {
-        return Err(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("future_covariates rows for '{u}', which has no history"))
-            .with("unique_id", u));
+    let orphan = future.first_entity_missing_from(req.series);
+    match crate::ingest::future_rows_error(None, orphan, &future.columns_missing_from(req.series)) {
+        Some(err) => Err(err),
+        None => Ok(()),
     }
-    let future_only = future.columns_missing_from(req.series);
-    if !future_only.is_empty() {
-        return Err(HoraError::new(ErrorCode::CovariateColumnMismatch, "future_covariates columns must also appear on series rows")
-            .with("future_only", json!(future_only)));
-    }
-    Ok(())
 }
 
 /// One entity's future rows, read as its history was.

@@ -67,7 +67,33 @@ pub struct ParsedBody {
     pub(crate) oversized: Vec<String>,
 }
 
+/// The end of validation step 3 for the future rows, in the contract's order: a row's own fault
+/// (`FUTURE_COVARIATES_INVALID` naming its field), rows of an entity without history (the same
+/// code), then future columns absent from `series` (`COVARIATE_COLUMN_MISMATCH`). The one place
+/// these errors are written, for the service and for hosts that build tables themselves.
+pub fn future_rows_error<S: AsRef<str>>(row_fault: Option<(&str, &str)>, without_history: Option<&str>, future_only: &[S]) -> Option<HoraError> {
+    if let Some((field, message)) = row_fault {
+        return Some(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("{field} {message}.")).with("field", field));
+    }
+    if let Some(u) = without_history {
+        return Some(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("future_covariates rows for '{u}', which has no history.")).with("unique_id", u));
+    }
+    if !future_only.is_empty() {
+        return Some(
+            HoraError::new(ErrorCode::CovariateColumnMismatch, "future_covariates columns must also appear on the series rows.")
+                .with("future_only", future_only.iter().map(|c| c.as_ref()).collect::<Vec<_>>()),
+        );
+    }
+    None
+}
+
 impl ParsedBody {
+    /// The future rows' error of validation step 3, if any ([`future_rows_error`]).
+    pub fn future_error(&self) -> Option<HoraError> {
+        let fault = self.future_invalid.as_ref().map(|(f, m)| (f.as_str(), m.as_str()));
+        future_rows_error(fault, self.future_without_history.as_deref(), &self.future_only)
+    }
+
     /// `series` plus `future_covariates` rows (the contract's row cap counts both).
     pub fn row_count(&self) -> usize {
         self.series.row_count() + self.future.as_ref().map_or(0, |f| f.row_count())

@@ -14,7 +14,7 @@ mod table;
 mod value;
 
 pub use body::{
-    parse_body, parse_body_general, ParsedBody, BOUNDS_FIELDS, CLEANING_FIELDS, MODEL_OPTIONS_FIELDS, OPTIONS_FIELDS, TOP_LEVEL_FIELDS, UNKNOWN_FIELD,
+    future_rows_error, parse_body, parse_body_general, ParsedBody, BOUNDS_FIELDS, CLEANING_FIELDS, MODEL_OPTIONS_FIELDS, OPTIONS_FIELDS, TOP_LEVEL_FIELDS, UNKNOWN_FIELD,
 };
 pub use digest::canonical_digest;
 pub use errors::{FieldError, FieldErrors, MAX_LISTED_ERRORS};
