@@ -87,6 +87,98 @@ impl Outcome {
     }
 }
 
+/// One entity placed on its grid, as the stages of [`clean`] read it.
+struct OnGrid<'a> {
+    name: &'a str,
+    grid: &'a [i64],
+    /// Which slots a row filled (the others were inserted by the regrid).
+    from_row: &'a [bool],
+    /// Which slots hold a finite value.
+    observed: Vec<bool>,
+    ctx: &'a Ctx<'a>,
+}
+
+impl OnGrid<'_> {
+    /// The stamps of the rows in `range` (trimming drops rows whose `y` was null; slots no row
+    /// filled were never data).
+    fn rows_in(&self, range: std::ops::Range<usize>) -> Vec<i64> {
+        range.filter(|&k| self.from_row[k]).map(|k| self.grid[k]).collect()
+    }
+
+    /// Long gaps from slot `lo`: kept as masked steps with `long_gap: mask` (when the whole
+    /// context fits the model), else the latest contiguous segment is kept (a split). Returns
+    /// the first slot kept and whether the mask applies.
+    fn long_gaps(&self, long: &[(usize, usize)], lo: usize, out: &mut Outcome, d: &mut Vec<Decision>) -> (usize, bool) {
+        let (res, name, grid) = (self.ctx.res, self.name, self.grid);
+        let Some(&(s, len)) = long.last() else { return (lo, false) };
+        let fits = self.ctx.limits.is_none_or(|l| grid.len() - lo <= l.max_context);
+        if res.knobs.long_gap_mask && fits {
+            out.long_gap_points = long.iter().map(|r| r.1).sum();
+            out.long_gap_masked = true;
+            d.push(Decision::new(DecisionId::MaskLongGap, name, out.long_gap_points, res).with_ranges(ranges_of(long, |k| grid[k])));
+            return (lo, true);
+        }
+        if res.knobs.long_gap_mask {
+            out.warnings.push(mask_unavailable(name));
+        }
+        let dropped = self.observed[lo..s].iter().filter(|o| **o).count();
+        d.push(Decision::new(DecisionId::Split, name, dropped, res).with_ranges([(grid[lo], grid[s + len - 1])]));
+        (s + len, false)
+    }
+
+    /// Trailing nulls after slot `last`: a short masked tail from 2026-12 (a longer one blocks),
+    /// trimmed before. Returns the slots kept as a masked tail.
+    fn trailing(&self, last: usize, out: &mut Outcome, d: &mut Vec<Decision>) -> usize {
+        let (res, name, n) = (self.ctx.res, self.name, self.grid.len());
+        let tail_len = n - 1 - last;
+        if tail_len == 0 {
+            return 0;
+        }
+        let Some(max) = res.policy.masked_tail_max else {
+            let rows = self.rows_in(last + 1..n);
+            d.push(Decision::new(DecisionId::TrimTail, name, rows.len(), res).with_stamps(rows));
+            return 0;
+        };
+        if tail_len <= max {
+            d.push(Decision::new(DecisionId::MaskedTail, name, tail_len, res).with_stamps(self.grid[last + 1..].iter().copied()));
+            out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
+        } else {
+            out.blocks.push(Block::new(name, Reason::TrailingGapTooLong { count: tail_len, max_steps: max }));
+        }
+        tail_len
+    }
+
+    /// The regrid's inserted slots in `lo..end`, then the imputation of `fill`, the unmasked
+    /// interior runs. Returns the slots inserted, whether the regrid does not apply, and the
+    /// slots imputed.
+    fn regrid_and_impute(&self, values: &mut [f64], fill: &[(usize, usize)], (lo, end): (usize, usize), d: &mut Vec<Decision>) -> (usize, bool, usize) {
+        let (res, name, grid) = (self.ctx.res, self.name, self.grid);
+        let inserted: Vec<(usize, usize)> = runs_of(&self.from_row[lo..end], false).into_iter().map(|(s, l)| (s + lo, l)).collect();
+        let inserted_count: usize = inserted.iter().map(|r| r.1).sum();
+        if inserted_count > 0 {
+            d.push(Decision::new(DecisionId::Regrid, name, inserted_count, res).with_ranges(ranges_of(&inserted, |k| grid[k])));
+        }
+        // An imputation that applies while the regrid does not (regrid proposed or declined)
+        // fills only null rows: the other slots were never inserted. A proposed imputation still
+        // covers every slot, so accepting it with the regrid fills them all.
+        let regrid_unapplied = d.iter().any(|x| x.id == DecisionId::Regrid && !x.applied());
+        let null_rows: Vec<(usize, usize)>;
+        let filled: &[(usize, usize)] = if regrid_unapplied && consent(DecisionId::Impute, res) == Status::Applied {
+            null_rows = fill.iter().flat_map(|&(s, l)| runs_of(&self.from_row[s..s + l], true).into_iter().map(move |(k, n)| (s + k, n))).collect();
+            &null_rows
+        } else {
+            fill
+        };
+        let imputed: usize = filled.iter().map(|r| r.1).sum();
+        if imputed > 0 {
+            let mut dec = Decision::new(DecisionId::Impute, name, imputed, res).with_ranges(ranges_of(filled, |k| grid[k]));
+            dec.method = Some(impute(&mut values[lo..end], lo, filled, self.ctx));
+            d.push(dec);
+        }
+        (inserted_count, regrid_unapplied, imputed)
+    }
+}
+
 pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let res = ctx.res;
     let name = p.unique_id.as_str();
@@ -98,102 +190,30 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         inserted_before: from_row.iter().filter(|r| !**r).count(),
         ..Default::default()
     };
-    let observed: Vec<bool> = values.iter().map(|v| v.is_finite()).collect();
-    let (Some(first), Some(last)) = (observed.iter().position(|o| *o), observed.iter().rposition(|o| *o)) else {
+    let g = OnGrid { name, grid: &grid, from_row: &from_row, observed: values.iter().map(|v| v.is_finite()).collect(), ctx };
+    let (Some(first), Some(last)) = (g.observed.iter().position(|o| *o), g.observed.iter().rposition(|o| *o)) else {
         // Every observed value fell off the grid.
         out.blocks.push(Block::no_numeric_values(name));
         return out;
     };
     let mut d = Vec::new();
-    // The stamps of the rows in `range` (trimming drops rows whose `y` was null; slots no row
-    // filled were never data).
-    let rows_in = |range: std::ops::Range<usize>| -> Vec<i64> { range.filter(|&k| from_row[k]).map(|k| grid[k]).collect() };
     if first > 0 {
-        let rows = rows_in(0..first);
+        let rows = g.rows_in(0..first);
         d.push(Decision::new(DecisionId::TrimHead, name, rows.len(), res).with_stamps(rows));
     }
-    let mut lo = first;
-    let unsplit = lo;
-
-    // Long gaps: keep the latest contiguous segment, or mask them with `long_gap: mask`.
+    let unsplit = first;
     let threshold = split_threshold(ctx);
-    let runs: Vec<(usize, usize)> =
-        missing_runs(&values[lo..=last]).into_iter().map(|(s, l)| (s + lo, l)).collect();
+    let runs: Vec<(usize, usize)> = missing_runs(&values[first..=last]).into_iter().map(|(s, l)| (s + first, l)).collect();
     let long: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.1 >= threshold).collect();
-    let tail_len = n - 1 - last;
     // When the mask applies it covers every long run: a test per run, not a search of a list
     // (200,000 gaps made that quadratic).
-    let mut mask_long = false;
-    if !long.is_empty() {
-        let fits = ctx.limits.is_none_or(|l| n - lo <= l.max_context);
-        if res.knobs.long_gap_mask && fits {
-            mask_long = true;
-            out.long_gap_points = long.iter().map(|r| r.1).sum();
-            out.long_gap_masked = true;
-            d.push(
-                Decision::new(DecisionId::MaskLongGap, name, out.long_gap_points, res)
-                    .with_ranges(ranges_of(&long, |k| grid[k])),
-            );
-        } else {
-            if res.knobs.long_gap_mask {
-                out.warnings.push(mask_unavailable(name));
-            }
-            let (s, len) = long[long.len() - 1];
-            let dropped = observed[lo..s].iter().filter(|o| **o).count();
-            d.push(Decision::new(DecisionId::Split, name, dropped, res).with_ranges([(grid[lo], grid[s + len - 1])]));
-            lo = s + len;
-        }
-    }
-
-    // Trailing nulls: a short masked tail from 2026-12, trimmed before.
-    let mut kept_tail = 0;
-    if tail_len > 0 {
-        let tail_stamps = grid[last + 1..].iter().copied();
-        match res.policy.masked_tail_max {
-            Some(max) => {
-                kept_tail = tail_len;
-                if tail_len <= max {
-                    d.push(Decision::new(DecisionId::MaskedTail, name, tail_len, res).with_stamps(tail_stamps));
-                    out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
-                } else {
-                    out.blocks.push(
-                        Block::new(name, Reason::TrailingGapTooLong { count: tail_len, max_steps: max }),
-                    );
-                }
-            }
-            None => {
-                let rows = rows_in(last + 1..n);
-                d.push(Decision::new(DecisionId::TrimTail, name, rows.len(), res).with_stamps(rows));
-            }
-        }
-    }
+    let (lo, mask_long) = g.long_gaps(&long, first, &mut out, &mut d);
+    let kept_tail = g.trailing(last, &mut out, &mut d);
     let end = last + 1 + kept_tail;
 
-    // Inserted slots of the kept context, then short-gap imputation of every unmasked interior run.
-    let inserted: Vec<(usize, usize)> = runs_of(&from_row[lo..end], false).into_iter().map(|(s, l)| (s + lo, l)).collect();
-    let inserted_count: usize = inserted.iter().map(|r| r.1).sum();
-    if inserted_count > 0 {
-        d.push(Decision::new(DecisionId::Regrid, name, inserted_count, res).with_ranges(ranges_of(&inserted, |k| grid[k])));
-    }
     let masked = |r: &(usize, usize)| mask_long && r.1 >= threshold;
     let fill: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.0 >= lo && !masked(r)).collect();
-    // The health rules judge every gap. An imputation that applies while the regrid does not
-    // (regrid proposed or declined) fills only null rows: the other slots were never inserted. A
-    // proposed imputation still covers every slot, so accepting it with the regrid fills them all.
-    let regrid_unapplied = d.iter().any(|x| x.id == DecisionId::Regrid && !x.applied());
-    let null_rows: Vec<(usize, usize)>;
-    let filled: &[(usize, usize)] = if regrid_unapplied && consent(DecisionId::Impute, res) == Status::Applied {
-        null_rows = fill.iter().flat_map(|&(s, l)| runs_of(&from_row[s..s + l], true).into_iter().map(move |(k, n)| (s + k, n))).collect();
-        &null_rows
-    } else {
-        &fill
-    };
-    let imputed: usize = filled.iter().map(|r| r.1).sum();
-    if imputed > 0 {
-        let mut dec = Decision::new(DecisionId::Impute, name, imputed, res).with_ranges(ranges_of(filled, |k| grid[k]));
-        dec.method = Some(impute(&mut values[lo..end], lo, filled, ctx));
-        d.push(dec);
-    }
+    let (inserted_count, regrid_unapplied, imputed) = g.regrid_and_impute(&mut values, &fill, (lo, end), &mut d);
 
     // Every gap of the kept context, with the decision that handles it: masked long gaps are gaps
     // too, and the contract's recent-gap and missing-share rules count them.
@@ -203,7 +223,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         .map(|r| (*r, if masked(r) { DecisionId::MaskLongGap } else { DecisionId::Impute }))
         .collect();
     health_rules(&mut out, name, &gaps, last + 1 - lo, last + 1, inserted_count > 0, ctx);
-    flag_values(&mut out, &values[lo..end], &observed[lo..end], &grid[lo..end], ctx);
+    flag_values(&mut out, &values[lo..end], &g.observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;
     // The report's figures count only what applies: a split or imputation proposed or declined
@@ -218,7 +238,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     // Without the split, the rows before it still count, as sent.
     let from = if split { lo } else { unsplit };
     let rows = |range: std::ops::Range<usize>| from_row[range].iter().filter(|r| **r).count();
-    out.fed_points = observed[from..end].iter().filter(|o| **o).count();
+    out.fed_points = g.observed[from..end].iter().filter(|o| **o).count();
     out.output_points = rows(from..lo) + if regrid_unapplied { rows(lo..end) } else { end - lo };
     out.grid = grid[lo..end].to_vec();
     out.values = values[lo..end].to_vec();
