@@ -96,11 +96,8 @@ pub struct ReportShape {
 pub fn report_shape() -> ReportShape {
     use hora_core::choice::wire_names;
     use hora_core::clean::{CovariateReason, CovariateRole, FreqSource, Issue, Level, Measured, QualityStatus, Reason, Warning};
-    let distinct = |mut v: Vec<String>| {
-        let mut seen = Vec::new();
-        v.retain(|x| if seen.contains(x) { false } else { seen.push(x.clone()); true });
-        v
-    };
+    // Each name once, in first-seen order (several reasons share a code or a kind).
+    let distinct = |names: Vec<String>| names.iter().enumerate().filter(|(i, n)| !names[..*i].contains(n)).map(|(_, n)| n.clone()).collect();
     let names: Vec<_> = Reason::one_of_each().iter().map(Reason::names).collect();
     ReportShape {
         blocking_codes: distinct(names.iter().map(|n| n.0.as_str().to_string()).collect()),

@@ -219,7 +219,7 @@ pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> 
             _ => Reason::SeriesDiscontinuous,
         };
         let block = Block { status: Some(d.status), ..Block::new(&d.unique_id, reason).caused_by(&[d.id]) };
-        match blocks.iter_mut().find(|b| b.reason_name() == block.reason_name()) {
+        match blocks.iter_mut().find(|b| std::mem::discriminant(&b.reason) == std::mem::discriminant(&block.reason)) {
             Some(b) => b.caused_by.push(d.id),
             None => blocks.push(block),
         }

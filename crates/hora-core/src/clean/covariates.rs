@@ -25,10 +25,7 @@ use crate::time::DayMonthOrder;
 pub fn validate_future(req: &CleanRequest) -> Result<()> {
     let Some(future) = req.future else { return Ok(()) };
     let orphan = future.first_entity_missing_from(req.series);
-    match crate::ingest::future_rows_error(None, orphan, &future.columns_missing_from(req.series)) {
-        Some(err) => Err(err),
-        None => Ok(()),
-    }
+    crate::ingest::future_rows_error(None, orphan, &future.columns_missing_from(req.series)).map_or(Ok(()), Err)
 }
 
 /// One entity's future rows, read as its history was.
