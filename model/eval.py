@@ -121,7 +121,7 @@ class OnnxForecaster:
             return 0.5 * (both[:n] - both[n:, :, ::-1])
         return self.sess.run(["quantiles"], {"context": ctx, "mask": mask})[0]
 
-    def forecast(self, series, h, batch=64, accumulate=True):
+    def forecast(self, series, h, batch=64, accumulate=True, clip=True):
         out = []
         order = np.argsort([len(s) for s in series])  # similar lengths together: less padding
         result = [None] * len(series)
@@ -137,7 +137,7 @@ class OnnxForecaster:
             if accumulate:
                 q = accumulate_rollout_spread(q, self.native)
             for j, i in enumerate(idx):
-                if np.nanmin(hist[j]) >= 0:
+                if clip and np.nanmin(hist[j]) >= 0:
                     q[j] = np.maximum(q[j], 0.0)
                 result[i] = q[j]
         out = np.stack(result)
