@@ -1,5 +1,6 @@
 """A spread factor from backtests over the caller's own history, pooled over several windows: an
-experiment (docs/model-card.md, "Tried and not shipped: a spread factor from a pooled backtest").
+experiment that failed its rule on real series outside M4 and is not served (docs/model-card.md,
+"A spread factor from a pooled backtest over the context, tried and not shipped").
 
 The single-window version (commit 2a173b1) was too noisy for M4's series. This one forecasts up to
 four windows at the end of the context, each from the 256 points before it, pools their errors,
@@ -16,7 +17,7 @@ evaluation set; the rule for keeping it is in the model card and was committed b
 
     model/.venv/bin/python model/backtest_spread.py --validate      # held-out generated series
     model/.venv/bin/python model/backtest_spread.py --realcheck     # real series outside M4
-    model/.venv/bin/python model/backtest_spread.py --m4            # M4 Hourly and Weekly (once)
+    model/.venv/bin/python model/backtest_spread.py --m4            # M4, only for a factor that passed
 """
 from __future__ import annotations
 
