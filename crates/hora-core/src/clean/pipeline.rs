@@ -36,30 +36,9 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     if table.entity_count() == 0 {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "series has no rows"));
     }
-    let each = prepare_each(req, &zone, ds_format, &res, threads);
-    let failed: Vec<(usize, &HoraError)> = each.iter().enumerate().filter_map(|(e, r)| Some((e, r.as_ref().err()?))).collect();
-    if let Some(&(_, first)) = failed.first() {
-        let unreadable = failed.iter().filter(|(_, f)| f.code == first.code).map(|&(e, _)| e).collect();
-        let first = first.clone();
-        return Err(unread_stamps_error(req, &res, &zone, ds_format, each, unreadable, first));
-    }
-    let prepared: Vec<Prepared> = each.into_iter().flatten().collect();
-    // Future rows read as their entity's history was (zone, day/month order).
+    let prepared = prepare_readable(req, &zone, ds_format, &res, threads)?;
     let mut st = State::new(&res, &zone, &prepared, table.row_count());
-    let proven = |e: usize| ds_format.or_else(|| prepared[e].parsed.proven_order());
-    let future = match covariates::read_future(req, &zone, proven, |e| &prepared[e].parsed.repeated_walls) {
-        Ok(future) => future,
-        // Future rows whose day/month order neither the option nor their history proves: the
-        // cleaning-step data error, with the report, as for a history's own rows.
-        Err(err) if err.code == ErrorCode::AmbiguousDateFormat => {
-            let unproven = covariates::future_of_unproven_order(req, &zone, proven);
-            st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&table.entities[e])));
-            return Err(st.attach(err, None, &[]));
-        }
-        Err(err) => return Err(err),
-    };
-    st.future_naive = future.iter().map(|f| f.as_ref().map_or(0, |f| f.naive)).collect();
-    st.future_converted = future.iter().flatten().any(|f| f.converted);
+    let future = read_future_rows(req, &zone, ds_format, &prepared, &mut st)?;
     // An entity with no numeric y is blocked (SERIES_EMPTY) where it stands among the others, by
     // its own cleaning below, so the report lists every blocked entity and the first in the order
     // sent decides the code. With nothing but such entities there is no frequency to find.
@@ -76,6 +55,58 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // Each entity's grid, cleaning and covariates on its own (in parallel for large requests),
     // then merged in entity order exactly as one loop would.
     let per_entity = par::map_indexed(prepared.len(), threads, |e| clean_entity(req, kept(e), cut[e].as_ref(), future[e].as_ref(), &ctx, &zones[e]));
+    let (entities, outcomes) = merge(req, &prepared, per_entity, &mut st)?;
+    if !st.blocks.is_empty() {
+        return Err(st.error(Some(&choice), &outcomes));
+    }
+    let input = st.take_input(Some(&choice), &outcomes);
+    Ok(Cleaned {
+        freq: choice.echo.clone(),
+        grid: choice.spec.freq,
+        inferred_freq: choice.inferred.clone(),
+        data_quality: report::data_quality(&input),
+        report: Some(report::build(input)),
+        warnings: st.warnings,
+        input_data_points: outcomes.iter().map(|o| o.fed_points as u64).sum(),
+        entities,
+    })
+}
+
+/// Every entity prepared, or the error of the first whose stamps could not be read.
+fn prepare_readable(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, res: &Resolved, threads: usize) -> Result<Vec<Prepared>> {
+    let each = prepare_each(req, zone, ds_format, res, threads);
+    let failed: Vec<(usize, &HoraError)> = each.iter().enumerate().filter_map(|(e, r)| Some((e, r.as_ref().err()?))).collect();
+    if let Some(&(_, first)) = failed.first() {
+        let unreadable = failed.iter().filter(|(_, f)| f.code == first.code).map(|&(e, _)| e).collect();
+        let first = first.clone();
+        return Err(unread_stamps_error(req, res, zone, ds_format, each, unreadable, first));
+    }
+    Ok(each.into_iter().flatten().collect())
+}
+
+/// Future rows, read as their entity's history was (zone, day/month order); what they hold for
+/// the report (naive and converted stamps) goes into `st`.
+fn read_future_rows(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, prepared: &[Prepared], st: &mut State) -> Result<Vec<Option<FutureRows>>> {
+    let proven = |e: usize| ds_format.or_else(|| prepared[e].parsed.proven_order());
+    let future = match covariates::read_future(req, zone, proven, |e| &prepared[e].parsed.repeated_walls) {
+        Ok(future) => future,
+        // Future rows whose day/month order neither the option nor their history proves: the
+        // cleaning-step data error, with the report, as for a history's own rows.
+        Err(err) if err.code == ErrorCode::AmbiguousDateFormat => {
+            let unproven = covariates::future_of_unproven_order(req, zone, proven);
+            st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&req.series.entities[e])));
+            return Err(st.attach(err, None, &[]));
+        }
+        Err(err) => return Err(err),
+    };
+    st.future_naive = future.iter().map(|f| f.as_ref().map_or(0, |f| f.naive)).collect();
+    st.future_converted = future.iter().flatten().any(|f| f.converted);
+    Ok(future)
+}
+
+/// The entities' work merged in entity order: decisions, blocks and warnings into `st`, each
+/// entity's model input out, with the outcomes the report counts from.
+fn merge(req: &CleanRequest, prepared: &[Prepared], per_entity: Vec<EntityWork>, st: &mut State) -> Result<(Vec<CleanEntity>, Vec<Outcome>)> {
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(prepared.len());
     let mut entities = Vec::with_capacity(prepared.len());
     for (e, (p, done)) in prepared.iter().zip(per_entity).enumerate() {
@@ -100,24 +131,11 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
             forecast_stamps: std::mem::take(&mut o.forecast_stamps),
             model_input,
             // Every row sent: a duplicate dedupe dropped, or a stamp off the grid, counts too.
-            history_nonnegative: super::all_nonnegative(table.entity_y(e)),
+            history_nonnegative: super::all_nonnegative(req.series.entity_y(e)),
         });
         outcomes.push(o);
     }
-    if !st.blocks.is_empty() {
-        return Err(st.error(Some(&choice), &outcomes));
-    }
-    let input = st.take_input(Some(&choice), &outcomes);
-    Ok(Cleaned {
-        freq: choice.echo.clone(),
-        grid: choice.spec.freq,
-        inferred_freq: choice.inferred.clone(),
-        data_quality: report::data_quality(&input),
-        report: Some(report::build(input)),
-        warnings: st.warnings,
-        input_data_points: outcomes.iter().map(|o| o.fed_points as u64).sum(),
-        entities,
-    })
+    Ok((entities, outcomes))
 }
 
 /// The first entity whose stamps could not be read decides the error. AMBIGUOUS_DATE_FORMAT is a

@@ -7,7 +7,9 @@ use serde_json::Value;
 use super::entity::Outcome;
 use super::options::{ModelLimits, Resolved};
 use super::report::{self, DataQuality};
-use super::stamps::{self, EntityStamps};
+use super::covariates::FutureRows;
+use super::notices::Warning;
+use super::stamps::{self, EntityStamps, FreqSpec};
 use super::blocking::{Block, Measured};
 use super::{covariates, entity, pipeline, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
@@ -56,6 +58,19 @@ enum Violated {
     NotObserved,
 }
 
+impl Violation {
+    fn new(unique_id: Option<&str>, index: Option<u32>, reason: Violated) -> Violation {
+        Violation { index, reason, unique_id: unique_id.map(str::to_string) }
+    }
+}
+
+/// `RAW_INPUT_INVALID` with its violations and the hint.
+fn invalid(violations: Vec<Violation>) -> HoraError {
+    HoraError::new(ErrorCode::RawInputInvalid, "the data does not pass the raw preset's structural check")
+        .with("violations", serde_json::to_value(violations).unwrap_or(Value::Null))
+        .with("hint", HINT)
+}
+
 pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let Some(freq_str) = req.freq else {
         return Err(HoraError::field("freq", "is required with the raw preset"));
@@ -65,62 +80,9 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     if let Some(l) = req.model_limits {
         check_rows(table, l)?;
     }
-    let violation = |unique_id: Option<&str>, index: Option<u32>, reason: Violated| Violation { index, reason, unique_id: unique_id.map(str::to_string) };
-    let invalid = |v: Vec<Violation>| {
-        HoraError::new(ErrorCode::RawInputInvalid, "the data does not pass the raw preset's structural check")
-            .with("violations", serde_json::to_value(v).unwrap_or(Value::Null))
-            .with("hint", HINT)
-    };
-    let spec = match stamps::parse_freq(freq_str, false) {
-        Ok(s) if s.is_fixed() => s,
-        Ok(_) => return Err(invalid(vec![violation(None, None, Violated::CalendarFreqUnsupported)])),
-        Err(_) if is_calendar_token(freq_str) => return Err(invalid(vec![violation(None, None, Violated::CalendarFreqUnsupported)])),
-        Err(_) => return Err(invalid(vec![violation(None, None, Violated::FreqInvalid)])),
-    };
-    let step = spec.nominal_step().unwrap_or(1);
-    let mut violations = Vec::new();
-    let mut parsed: Vec<Vec<i64>> = Vec::with_capacity(table.entity_count());
-    'entities: for e in 0..table.entity_count() {
-        let u = table.entities[e].as_str();
-        let mut ts = Vec::with_capacity(table.entity_range(e).len());
-        for ((row, ds), y) in table.entity_ds(e).zip(table.entity_y(e)) {
-            if violations.len() >= MAX_VIOLATIONS {
-                break 'entities;
-            }
-            let reason = match strict_instant(ds) {
-                None => Some(Violated::DsFormat),
-                Some(t) => {
-                    let r = match ts.last() {
-                        Some(&prev) if t == prev => Some(Violated::DsDuplicate),
-                        Some(&prev) if t < prev => Some(Violated::DsNotIncreasing),
-                        Some(&prev) if t - prev != step => Some(Violated::StepMismatch),
-                        _ => None,
-                    };
-                    ts.push(t);
-                    r
-                }
-            };
-            if let Some(r) = reason {
-                violations.push(violation(Some(u), Some(row), r));
-            }
-            if !y.is_finite() && violations.len() < MAX_VIOLATIONS {
-                violations.push(violation(Some(u), Some(row), Violated::NotObserved));
-            }
-        }
-        parsed.push(ts);
-    }
-    if !violations.is_empty() {
-        return Err(invalid(violations));
-    }
-    // Every short entity, shortest first, as the other presets list them (docs/decisions.md).
-    let min = req.model_limits.map_or(0, |l| l.min_context);
-    let short: Vec<Block> = (0..table.entity_count())
-        .filter(|&e| parsed[e].len() < min)
-        .map(|e| entity::too_short(&table.entities[e], parsed[e].len(), min))
-        .collect();
-    if !short.is_empty() {
-        return Err(pipeline::block_error(&short));
-    }
+    let spec = fixed_freq(freq_str)?;
+    let parsed = check_structure(table, spec.nominal_step().unwrap_or(1))?;
+    check_short(table, &parsed, req.model_limits)?;
     covariates::validate_future(req)?;
     // The raw preset's history stamps carry their offsets; a future stamp is read as under the
     // other presets: naive in `options.timezone` (else UTC), `D/M/YYYY` by `options.ds_format`
@@ -130,44 +92,16 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     let future = covariates::read_future(req, &future_zone, |_| ds_format, |_| &[])?;
     // Raw steps are exact durations on UTC instants (docs/time.md), whatever the zone option.
     let zone = stamps::parse_zone(None)?;
-    let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2, list_forecast_stamps: false }; // listing: per entity, below
+    let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2, list_forecast_stamps: false }; // listing: per entity
     let mut entities = Vec::with_capacity(parsed.len());
-    let mut unused = Vec::new();
+    let mut warnings = res.policy.warnings();
     let mut points = 0u64;
     for (e, ts) in parsed.into_iter().enumerate() {
-        let rows: Vec<u32> = table.entity_range(e).map(|k| k as u32).collect();
-        let values = table.entity_y(e).to_vec();
-        points += values.len() as u64;
-        // Rows are one step apart (checked above): the grid is the stamps as sent.
-        let ctx = entity::Ctx { list_forecast_stamps: req.purpose.lists_forecast_stamps(future[e].is_some()), ..ctx };
-        let (forecast_stamps, short) = entity::horizon(&ts, ts.len() - 1, &ctx);
-        if short {
-            return Err(super::pipeline::horizon_past_calendar(&table.entities[e]));
-        }
-        let o = Outcome {
-            fed_points: values.len(),
-            output_points: values.len(),
-            forecast_stamps,
-            grid: ts.clone(),
-            values: values.clone(),
-            has_grid: true,
-            ..Outcome::default()
-        };
-        let history_nonnegative = super::all_nonnegative(&values);
-        let p = raw_prepared(&table.entities[e], ts, values, rows);
-        let (columns, _) = covariates::assess(req, &p, &o, &ctx, future[e].as_ref());
-        unused.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future[e].as_ref()));
-        entities.push(CleanEntity {
-            unique_id: p.unique_id.clone(),
-            model_input: report::model_input(&p.unique_id, &o, columns),
-            values: o.values,
-            stamps: o.grid,
-            forecast_stamps: o.forecast_stamps,
-            history_nonnegative,
-        });
+        points += ts.len() as u64;
+        let (entity, unused) = entity_as_sent(req, e, ts, &ctx, future[e].as_ref())?;
+        entities.push(entity);
+        warnings.extend(unused);
     }
-    let mut warnings = res.policy.warnings();
-    warnings.extend(unused);
     Ok(Cleaned {
         freq: freq_str.to_string(),
         grid: spec.freq,
@@ -178,6 +112,110 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
         warnings,
         input_data_points: points,
     })
+}
+
+/// The raw preset's frequency: a fixed step, else `RAW_INPUT_INVALID` naming why.
+fn fixed_freq(freq: &str) -> Result<FreqSpec> {
+    let reason = match stamps::parse_freq(freq, false) {
+        Ok(s) if s.is_fixed() => return Ok(s),
+        Ok(_) => Violated::CalendarFreqUnsupported,
+        Err(_) if is_calendar_token(freq) => Violated::CalendarFreqUnsupported,
+        Err(_) => Violated::FreqInvalid,
+    };
+    Err(invalid(vec![Violation::new(None, None, reason)]))
+}
+
+/// Every entity's stamps as UTC instants when each row passes the structural check, else
+/// `RAW_INPUT_INVALID` with the first [`MAX_VIOLATIONS`] violations in row order.
+fn check_structure(table: &RowTable, step: i64) -> Result<Vec<Vec<i64>>> {
+    let mut violations = Vec::new();
+    let mut parsed = Vec::with_capacity(table.entity_count());
+    for e in 0..table.entity_count() {
+        let u = Some(table.entities[e].as_str());
+        let mut ts = Vec::with_capacity(table.entity_range(e).len());
+        for ((row, ds), y) in table.entity_ds(e).zip(table.entity_y(e)) {
+            if violations.len() >= MAX_VIOLATIONS {
+                return Err(invalid(violations));
+            }
+            if let Some(reason) = stamp_violation(&mut ts, ds, step) {
+                violations.push(Violation::new(u, Some(row), reason));
+            }
+            if !y.is_finite() && violations.len() < MAX_VIOLATIONS {
+                violations.push(Violation::new(u, Some(row), Violated::NotObserved));
+            }
+        }
+        parsed.push(ts);
+    }
+    if violations.is_empty() {
+        Ok(parsed)
+    } else {
+        Err(invalid(violations))
+    }
+}
+
+/// What is wrong with the stamp `ds` that follows `ts`, which it joins when it parses.
+fn stamp_violation(ts: &mut Vec<i64>, ds: &str, step: i64) -> Option<Violated> {
+    let Some(t) = strict_instant(ds) else {
+        return Some(Violated::DsFormat);
+    };
+    let reason = match ts.last() {
+        Some(&prev) if t == prev => Some(Violated::DsDuplicate),
+        Some(&prev) if t < prev => Some(Violated::DsNotIncreasing),
+        Some(&prev) if t - prev != step => Some(Violated::StepMismatch),
+        _ => None,
+    };
+    ts.push(t);
+    reason
+}
+
+/// Every short entity, shortest first, as the other presets list them (docs/decisions.md).
+fn check_short(table: &RowTable, parsed: &[Vec<i64>], limits: Option<ModelLimits>) -> Result<()> {
+    let min = limits.map_or(0, |l| l.min_context);
+    let short: Vec<Block> = (0..table.entity_count())
+        .filter(|&e| parsed[e].len() < min)
+        .map(|e| entity::too_short(&table.entities[e], parsed[e].len(), min))
+        .collect();
+    if short.is_empty() {
+        Ok(())
+    } else {
+        Err(pipeline::block_error(&short))
+    }
+}
+
+/// Entity `e` as sent: its rows are one step apart (checked), so the grid is its stamps; with
+/// the warning about its future rows that fall outside the horizon, if any.
+fn entity_as_sent(req: &CleanRequest, e: usize, ts: Vec<i64>, ctx: &entity::Ctx, future: Option<&FutureRows>) -> Result<(CleanEntity, Option<Warning>)> {
+    let table = req.series;
+    let name = &table.entities[e];
+    let rows: Vec<u32> = table.entity_range(e).map(|k| k as u32).collect();
+    let values = table.entity_y(e).to_vec();
+    let ctx = entity::Ctx { list_forecast_stamps: req.purpose.lists_forecast_stamps(future.is_some()), ..*ctx };
+    let (forecast_stamps, short) = entity::horizon(&ts, ts.len() - 1, &ctx);
+    if short {
+        return Err(pipeline::horizon_past_calendar(name));
+    }
+    let o = Outcome {
+        fed_points: values.len(),
+        output_points: values.len(),
+        forecast_stamps,
+        grid: ts.clone(),
+        values: values.clone(),
+        has_grid: true,
+        ..Outcome::default()
+    };
+    let history_nonnegative = super::all_nonnegative(&values);
+    let p = raw_prepared(name, ts, values, rows);
+    let (columns, _) = covariates::assess(req, &p, &o, &ctx, future);
+    let unused = covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future);
+    let entity = CleanEntity {
+        model_input: report::model_input(&p.unique_id, &o, columns),
+        unique_id: p.unique_id,
+        values: o.values,
+        stamps: o.grid,
+        forecast_stamps: o.forecast_stamps,
+        history_nonnegative,
+    };
+    Ok((entity, unused))
 }
 
 fn raw_prepared(name: &str, ts: Vec<i64>, y: Vec<f64>, rows: Vec<u32>) -> Prepared {

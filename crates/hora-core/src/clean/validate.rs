@@ -2,11 +2,11 @@
 //! step 3 ([`read_stamps`]) and the pre-cleaning length at step 6 ([`check_length`]).
 
 use super::blocking::{Block, Measured};
-use super::options::Preset;
+use super::options::{Preset, Resolved};
 use super::pipeline::{block_error, entity_ctx, fit_grid, prepare_all};
 use super::prepare::Prepared;
 use super::stamps::{self, EntityStamps, Zone};
-use super::{covariates, entity, freq, grid, raw, CleanRequest};
+use super::{covariates, entity, freq, grid, long_gap, raw, CleanRequest};
 use crate::error::{ErrorCode, Result};
 use crate::time::DayMonthOrder;
 use crate::par;
@@ -80,40 +80,43 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
         return Ok(());
     }
     let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
-    // Per long entity: the distinct stamps the cleaning would measure, or None when its long-gap
-    // split cuts it (the cleaning step then measures the grid it keeps).
-    let measured: Vec<Option<usize>> = match freq::resolve(req.freq, &prepared, &zones, &res) {
-        Err(_) => long.iter().map(|&e| Some(prepared[e].ts.len())).collect(),
-        Ok(choice) => {
-            let ctx = entity_ctx(req, &res, &choice.spec, &zone);
-            // A grid too large to build is not built here: the entity is measured as it is.
-            let presplit = fit_grid(&prepared, &zones, &ctx).ok();
-            long.iter()
-                .map(|&e| {
-                    // Only whether a split is found is read here: no forecast stamps.
-                    let ctx = entity::Ctx { zone: &zones[e], list_forecast_stamps: false, ..ctx };
-                    let split_by_cleaning = |p: &Prepared| {
-                        grid::place(p, &choice.spec, ctx.zone).is_ok_and(|placed| entity::clean(p, placed, &ctx).split_found())
-                    };
-                    match presplit.as_ref().map(|cut| cut[e].as_ref().map(|c| &c.kept)) {
-                        None => Some(prepared[e].ts.len()),
-                        // Cut ahead of the grid (its `gap.split` is the last decision): what is
-                        // kept is measured. A cut only proposed (`strict`) is not applied, so the
-                        // whole entity is measured, without building its grid.
-                        Some(Some(kept)) if kept.decisions.last().is_some_and(|d| d.applied()) => {
-                            (kept.ts.len() > limits.max_context && !split_by_cleaning(kept)).then_some(kept.ts.len())
-                        }
-                        Some(Some(_)) => Some(prepared[e].ts.len()),
-                        Some(None) => (!split_by_cleaning(&prepared[e])).then_some(prepared[e].ts.len()),
-                    }
-                })
-                .collect()
-        }
-    };
+    let measured = measured_lengths(req, &res, &prepared, &zones, &zone, &long, limits.max_context);
     let blocks: Vec<Block> = long
         .iter()
         .zip(measured)
         .filter_map(|(&e, n)| Some(entity::too_long(&prepared[e].unique_id, n?, Measured::Timestamps, limits.max_context)))
         .collect();
     if blocks.is_empty() { Ok(()) } else { Err(block_error(&blocks)) }
+}
+
+/// Per long entity: the distinct stamps the cleaning would measure, or None when its long-gap
+/// split cuts it (the cleaning step then measures the grid it keeps). Without a frequency, or
+/// with a grid too large to build (not built here), an entity is measured as it is.
+fn measured_lengths(req: &CleanRequest, res: &Resolved, prepared: &[Prepared], zones: &[Zone], zone: &Zone, long: &[usize], max_context: usize) -> Vec<Option<usize>> {
+    let as_sent = || long.iter().map(|&e| Some(prepared[e].ts.len())).collect();
+    let Ok(choice) = freq::resolve(req.freq, prepared, zones, res) else { return as_sent() };
+    let ctx = entity_ctx(req, res, &choice.spec, zone);
+    let Ok(cut) = fit_grid(prepared, zones, &ctx) else { return as_sent() };
+    long.iter()
+        .map(|&e| {
+            // Only whether a split is found is read here: no forecast stamps.
+            let ctx = entity::Ctx { zone: &zones[e], list_forecast_stamps: false, ..ctx };
+            measured_length(&prepared[e], cut[e].as_ref(), &ctx, max_context)
+        })
+        .collect()
+}
+
+/// [`measured_lengths`] for one long entity `p`, given the grid-cap `cut` made of it, if any.
+fn measured_length(p: &Prepared, cut: Option<&long_gap::Cut>, ctx: &entity::Ctx, max_context: usize) -> Option<usize> {
+    let split_by_cleaning = |p: &Prepared| grid::place(p, ctx.freq, ctx.zone).is_ok_and(|placed| entity::clean(p, placed, ctx).split_found());
+    match cut {
+        // Cut ahead of the grid (its `gap.split` is the last decision): what is kept is measured.
+        Some(c) if c.kept.decisions.last().is_some_and(|d| d.applied()) => {
+            (c.kept.ts.len() > max_context && !split_by_cleaning(&c.kept)).then_some(c.kept.ts.len())
+        }
+        // A cut only proposed (`strict`) is not applied: the whole entity is measured, without
+        // building its grid.
+        Some(_) => Some(p.ts.len()),
+        None => (!split_by_cleaning(p)).then_some(p.ts.len()),
+    }
 }
