@@ -77,8 +77,7 @@ async function checkSeriesLength(parsed: ParsedRequest, model: ModelInfo, raw: b
   const error = await runLengthCheck(parsed, {
     freq: check.freq,
     h: check.h,
-    minContext: model.minContext,
-    maxContext: model.maxContext,
+    withModel: true,
     cleaning: check.cleaning,
   });
   if (error) throw fromEngineError(error);

@@ -128,7 +128,7 @@ export function checkFutureRows(parsed: ParsedRequest): void {
  */
 export async function checkStamps(parsed: ParsedRequest, cleaning: CleaningParams, freq: string | undefined, endpoint: Endpoint): Promise<void> {
   // A body over the row cap is refused at step 4: its stamps are checked but not kept.
-  const error = await readStamps(parsed, { freq, h: 0, cleaning }, capped(parsed, endpoint).points <= MAX_ROWS);
+  const error = await readStamps(parsed, { freq, h: 0, withModel: false, cleaning }, capped(parsed, endpoint).points <= MAX_ROWS);
   if (error) throw fromEngineError(error);
 }
 

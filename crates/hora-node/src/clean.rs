@@ -4,7 +4,7 @@ use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use crate::body::{ReadStamps, RequestRows};
 use crate::guard::{EngineTask, Guarded};
-use hora_core::clean::{self, CleanOptions, CleanRequest, ModelLimits, Purpose};
+use hora_core::clean::{self, CleanOptions, CleanRequest, Purpose};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -39,9 +39,8 @@ pub fn check_cleaning_options(options: CleaningParams) -> Option<EngineError> {
 pub struct CleanParams {
     pub freq: Option<String>,
     pub h: u32,
-    /// The model's context limits when the request named a `model`.
-    pub min_context: Option<u32>,
-    pub max_context: Option<u32>,
+    /// The request named a `model`: the loaded model's context limits apply.
+    pub with_model: bool,
     pub cleaning: CleaningParams,
 }
 
@@ -86,10 +85,7 @@ fn with_request<T>(
     stage: impl FnOnce(&CleanRequest) -> std::result::Result<T, HoraError>,
 ) -> std::result::Result<T, HoraError> {
     let options = CleanOptions::from(&p.cleaning);
-    let model_limits = match (p.min_context, p.max_context) {
-        (Some(min), Some(max)) => Some(ModelLimits { min_context: min as usize, max_context: max as usize }),
-        _ => None,
-    };
+    let model_limits = if p.with_model { Some(crate::model::loaded()?.spec.limits()) } else { None };
     stage(&CleanRequest {
         series: &rows.body.series,
         future: rows.body.future.as_ref(),
@@ -185,11 +181,7 @@ pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Re
 pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams, keep_stamps: bool) -> Result<AsyncTask<Guarded<CheckTask>>> {
     let keep: ReadStamps = request.stamps.clone();
     let rows = request.rows()?;
-    // A future row that lacks a string `unique_id` or `ds` is FUTURE_COVARIATES_INVALID, judged
-    // after this check: it is left out here, or its `ds` would read as an unreadable "", or in
-    // an entity "" that no row named.
-    let unread = &rows.body.future_unread_rows;
-    let readable = rows.body.future.as_ref().filter(|_| !unread.is_empty()).map(|f| f.stamps_without(unread));
+    let readable = rows.body.future_with_stamps();
     let check = Box::new(move |req: &CleanRequest| {
         let req = CleanRequest { future: readable.as_ref().or(req.future), ..*req };
         if !keep_stamps {

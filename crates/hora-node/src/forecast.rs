@@ -3,17 +3,16 @@
 use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use crate::body::RequestRows;
-use hora_core::clean::ModelLimits;
 use hora_core::forecast::{clean_for_forecast, forecast_cleaned, CleanedForecast, ForecastOutput, ForecastRequest};
-use hora_core::model::{plan_quantiles, ForecastOptions, ModelSession, Nonnegative, QuantilePolicy, QuantileRequest};
+use hora_core::model::{plan_quantiles, ForecastOptions, Nonnegative, QuantilePolicy, QuantileRequest};
 use crate::options::CleaningParams;
 use crate::guard::{EngineTask, Guarded};
 use hora_core::clean::CleanOptions;
 use hora_core::choice::Choice;
-use hora_core::{ErrorCode, HoraError};
+use hora_core::HoraError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The validated forecast controls; field names follow the contract.
@@ -152,15 +151,11 @@ impl From<SerialisedParts> for ForecastParts {
 /// before quota is reserved; returns the error, if any.
 #[napi(catch_unwind)]
 pub fn check_quantiles(params: ForecastParams) -> Option<EngineError> {
-    let checked = loaded_model().and_then(|model| plan_quantiles(&model.spec.name, &model.spec.quantiles, &quantile_request(&params)?).map(|_| ()));
+    let checked = crate::model::loaded().and_then(|model| plan_quantiles(&model.spec.name, &model.spec.quantiles, &quantile_request(&params)?).map(|_| ()));
     checked.err().map(Into::into)
 }
 
 /// The served model, or SERVICE_UNAVAILABLE while none is loaded.
-fn loaded_model() -> std::result::Result<Arc<ModelSession>, HoraError> {
-    crate::model::current().ok_or_else(|| HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded."))
-}
-
 /// A forecast request through its cleaning stage: the cleaned entities stay in Rust until the
 /// model call takes them (once).
 #[napi]
@@ -187,11 +182,8 @@ impl EngineTask for CleanForecastTask {
     type JsValue = ForecastCleaning;
 
     fn run(&mut self) -> Result<Self::Output> {
-        Ok(loaded_model()
-            .and_then(|model| {
-                let limits = ModelLimits { min_context: model.spec.min_context, max_context: model.spec.max_context };
-                to_request(&self.params).and_then(|r| clean_for_forecast(&self.rows.body, &r, limits, self.rows.stamps()))
-            })
+        Ok(crate::model::loaded()
+            .and_then(|model| to_request(&self.params).and_then(|r| clean_for_forecast(&self.rows.body, &r, model.spec.limits(), self.rows.stamps())))
             .map_err(Into::into))
     }
 
@@ -217,7 +209,7 @@ impl EngineTask for ForecastTask {
 
     fn run(&mut self) -> Result<Self::Output> {
         let cleaned = self.cleaned.take().ok_or_else(|| Error::new(Status::GenericFailure, "the cleaned request ran twice"))?;
-        Ok(loaded_model()
+        Ok(crate::model::loaded()
             .and_then(|model| to_request(&self.params).and_then(|r| forecast_cleaned(cleaned, &r, &model)))
             .map(serialise)
             .map_err(Into::into))

@@ -1,6 +1,7 @@
 //! The one model session of the process, loaded at start-up.
 
 use hora_core::model::{init_runtime, ModelLoadError, ModelSession};
+use hora_core::{ErrorCode, HoraError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::collections::HashMap;
@@ -10,6 +11,11 @@ static MODEL: RwLock<Option<Arc<ModelSession>>> = RwLock::new(None);
 
 pub(crate) fn current() -> Option<Arc<ModelSession>> {
     MODEL.read().ok().and_then(|m| m.clone())
+}
+
+/// The loaded model, or the error of a request that needs it before start-up loaded one.
+pub(crate) fn loaded() -> std::result::Result<Arc<ModelSession>, HoraError> {
+    current().ok_or_else(|| HoraError::new(ErrorCode::ServiceUnavailable, "The model is not loaded."))
 }
 
 /// The model's identity and limits, from its ONNX metadata.

@@ -23,8 +23,7 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
       const outcome = await runClean(parsed, {
         freq: top.freq,
         h: top.h ?? 0,
-        minContext: model?.minContext,
-        maxContext: model?.maxContext,
+        withModel: model !== undefined,
         cleaning,
       });
       if (outcome.error) throw fromEngineError(outcome.error);

@@ -54,7 +54,7 @@ pub struct ParsedBody {
     /// The first FUTURE_COVARIATES_INVALID problem: (field, message).
     pub future_invalid: Option<(String, String)>,
     /// Future rows (body indices) that lack a string `unique_id` or `ds`: left out when the stamps
-    /// are read, so their own fault is not also an unreadable stamp or one read in no entity.
+    /// are read ([`ParsedBody::future_with_stamps`]).
     pub future_unread_rows: Vec<u32>,
     /// Future columns absent from the series rows (COVARIATE_COLUMN_MISMATCH).
     pub future_only: Vec<String>,
@@ -88,6 +88,15 @@ pub fn future_rows_error<S: AsRef<str>>(row_fault: Option<(&str, &str)>, without
 }
 
 impl ParsedBody {
+    /// The future rows whose stamps validation step 3 reads, when some are left out: a row that
+    /// lacks a string `unique_id` or `ds` is `FUTURE_COVARIATES_INVALID`, judged after that
+    /// check, and would otherwise also read as an unreadable "" or in an entity "" that no row
+    /// named. `None` when every future row is read as parsed (or there are none).
+    pub fn future_with_stamps(&self) -> Option<RowTable> {
+        let future = self.future.as_ref()?;
+        (!self.future_unread_rows.is_empty()).then(|| future.stamps_without(&self.future_unread_rows))
+    }
+
     /// The future rows' error of validation step 3, if any ([`future_rows_error`]).
     pub fn future_error(&self) -> Option<HoraError> {
         let fault = self.future_invalid.as_ref().map(|(f, m)| (f.as_str(), m.as_str()));

@@ -1,6 +1,7 @@
 //! The model's limits and native quantiles, read from the ONNX metadata: the single source of truth.
 
 use super::calibration::SpreadScale;
+use crate::clean::ModelLimits;
 use std::collections::HashMap;
 
 /// The model this service serves (`model_used` in every response).
@@ -37,6 +38,11 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
+    /// The context limits the cleaning checks lengths against.
+    pub fn limits(&self) -> ModelLimits {
+        ModelLimits { min_context: self.min_context, max_context: self.max_context }
+    }
+
     /// Reads the `hora.*` metadata properties; names the first missing or malformed one.
     pub fn from_metadata(props: &HashMap<String, String>) -> Result<ModelSpec, String> {
         // ONNX Runtime reads an absent custom property as "": empty counts as missing.
