@@ -2,6 +2,7 @@
 import { ApiError, fromEngineError } from '../errors.js';
 import { checkQuantiles, runLengthCheck, type CleaningParams, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
+import { cleans } from '../policy/table.js';
 import { DEFAULTS, H_FIELD_MAX, MODEL_IDS, type TopLevelFields } from '../schemas/request.js';
 
 /** The cleaning options handed to the engine: the request's, with the resolved preset and version. */
@@ -103,5 +104,5 @@ export async function checkForecastModel(
   }
   const quantileError = checkQuantiles(params);
   if (quantileError) throw fromEngineError(quantileError);
-  await checkSeriesLength(parsed, model, policy.preset === 'raw', { freq: params.freq ?? undefined, h: params.h, cleaning: params.cleaning });
+  await checkSeriesLength(parsed, model, !cleans(policy.preset), { freq: params.freq ?? undefined, h: params.h, cleaning: params.cleaning });
 }

@@ -4,7 +4,7 @@
 // through ./table.ts.
 import { ApiError, fromEngineError } from '../errors.js';
 import { checkCleaningOptions as engineCheck } from '../native.js';
-import { CLEAN_PRESETS, DEFAULT_VERSION, type PolicyVersion, type Preset } from './table.js';
+import { CLEAN_PRESETS, cleans, DEFAULT_PRESET, DEFAULT_VERSION, PRESETS, type PolicyVersion, type Preset } from './table.js';
 import type { Static } from 'typebox';
 import type { CleaningParams } from '../native.js';
 import type { TopLevelFields } from '../schemas/request.js';
@@ -24,7 +24,7 @@ export interface CleaningDefaultsByLevel {
   org: CleaningDefaults;
 }
 
-const PLATFORM: CleaningDefaults = { preset: 'default', version: DEFAULT_VERSION };
+const PLATFORM: CleaningDefaults = { preset: DEFAULT_PRESET, version: DEFAULT_VERSION };
 
 type Cleaning = NonNullable<NonNullable<TopLevelFields['options']>['cleaning']>;
 
@@ -58,7 +58,7 @@ export function presetSource(cleaning: Cleaning | undefined, defaults: CleaningD
   return levels(cleaning, defaults).find(([, l]) => l.preset != null)![0];
 }
 
-/** Step 5: the engine's policy check, then the route-level rules of the raw preset. */
+/** Step 5: the engine's policy check, then the route-level rules of a preset that does not clean (raw). */
 export function checkCleaningOptions(
   top: TopLevelFields,
   policy: EffectivePolicy,
@@ -69,24 +69,24 @@ export function checkCleaningOptions(
   // /clean offers only the presets that have a report: an unknown one is refused with that list,
   // not the forecast's (which has raw).
   const sent = cleaning.preset;
-  if (route === 'clean' && typeof sent === 'string' && sent !== 'raw' && !CLEAN_PRESETS.includes(sent as Preset)) {
+  if (route === 'clean' && typeof sent === 'string' && !PRESETS.includes(sent)) {
     throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `Unknown cleaning preset '${sent}'.`, { details: { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS } });
   }
   const refused = engineCheck(cleaning);
   if (refused) throw fromEngineError(refused);
-  if (policy.preset !== 'raw') return;
+  if (cleans(policy.preset)) return;
   if (route === 'clean') {
     // raw inherited from a key or org default is refused too (contract); say which level set the
     // preset (not effective_policy.source, which a version sent alone makes `request`), since the
     // caller never sent it, and that sending a preset overrides it.
     const inherited = presetFrom === 'request' ? '' : ` (the ${presetFrom}'s default; send options.cleaning.preset to override it)`;
-    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `The raw preset${inherited} has no cleaning report to show on /clean.`, {
+    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `The ${policy.preset} preset${inherited} has no cleaning report to show on /clean.`, {
       details: { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS, source: presetFrom },
     });
   }
   if (top.freq === undefined) {
-    throw new ApiError('VALIDATION_ERROR', 'The raw preset requires freq.', {
-      details: { errors: [{ field: 'freq', message: 'is required with the raw preset' }] },
+    throw new ApiError('VALIDATION_ERROR', `The ${policy.preset} preset requires freq.`, {
+      details: { errors: [{ field: 'freq', message: `is required with the ${policy.preset} preset` }] },
     });
   }
 }

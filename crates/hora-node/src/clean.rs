@@ -4,6 +4,8 @@ use crate::body::ParsedRequest;
 use crate::errors::EngineError;
 use crate::body::{ReadStamps, RequestRows};
 use crate::guard::{EngineTask, Guarded};
+use hora_core::choice::Choice;
+use hora_core::clean::options::Preset;
 use hora_core::clean::{self, CleanOptions, CleanRequest, Purpose};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
@@ -12,12 +14,16 @@ use crate::forecast::json;
 use crate::options::CleaningParams;
 use std::sync::Arc;
 
-/// The engine's cleaning policy table, as the service needs it: the versions (newest first) and
-/// the platform default. The service reads the table here instead of keeping its own copy.
+/// The engine's cleaning policy table, as the service needs it: the versions (newest first), the
+/// platform's preset and version, and the presets that clean. The service reads the table here
+/// instead of keeping its own copy.
 #[napi(object)]
 pub struct CleaningPolicies {
     pub versions: Vec<String>,
     pub default_version: String,
+    pub default_preset: String,
+    /// The presets that clean and so have a cleaning report (`raw` does not), in contract order.
+    pub cleaning_presets: Vec<String>,
 }
 
 #[napi]
@@ -25,6 +31,8 @@ pub fn cleaning_policies() -> CleaningPolicies {
     CleaningPolicies {
         versions: clean::policy::versions().into_iter().map(String::from).collect(),
         default_version: clean::policy::DEFAULT_VERSION.to_string(),
+        default_preset: Preset::PLATFORM.as_str().to_string(),
+        cleaning_presets: Preset::ALL.iter().filter(|p| p.cleans()).map(|p| p.as_str().to_string()).collect(),
     }
 }
 

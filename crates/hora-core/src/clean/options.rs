@@ -56,6 +56,17 @@ pub enum Preset {
     Raw,
 }
 
+impl Preset {
+    /// The platform's preset, where neither the request nor a key or org default sets one.
+    pub const PLATFORM: Preset = Preset::Default;
+
+    /// Whether the preset cleans the data, and so has a cleaning report (and a `/v1/clean` run):
+    /// `raw` sends the data as it is, on the fixed `freq` it needs.
+    pub fn cleans(self) -> bool {
+        self != Preset::Raw
+    }
+}
+
 impl Choice for Preset {
     const ALL: &'static [Preset] = &[Preset::Default, Preset::Strict, Preset::Raw];
 
@@ -202,7 +213,7 @@ impl CleanOptions {
 
     /// Checks preset, version and knobs; errors are the contract's 422 codes.
     pub fn resolve(&self) -> Result<Resolved> {
-        let preset = self.preset.as_deref().unwrap_or(Preset::Default.as_str());
+        let preset = self.preset.as_deref().unwrap_or(Preset::PLATFORM.as_str());
         let preset = Preset::parse(preset).ok_or_else(|| {
             unsupported("preset", format!("unknown cleaning preset '{preset}'"))
                 .with("allowed", json!(Preset::names()))
