@@ -1,7 +1,7 @@
 //! One array's rows accumulated into a `RowTable`'s columns: entities in first-seen order, each
 //! entity's rows grouped at the end.
 
-use super::table::{CovariateColumn, RowTable, StrColumn};
+use super::table::{columns_missing, CovariateColumn, RowTable, StrColumn};
 use super::MAX_COVARIATE_COLUMNS;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
@@ -146,8 +146,8 @@ impl TableBuilder {
     /// each with the body row where it first appeared, in that order.
     pub(super) fn columns_missing_from(&self, series: Option<&TableBuilder>) -> Vec<(u32, &str)> {
         let known = series.map_or(&[][..], |s| &s.covariates[..]);
-        let missing = self.covariates.iter().zip(&self.column_first_rows).filter(|(c, _)| !known.iter().any(|k| k.name == c.name));
-        missing.map(|(c, &row)| (row, c.name.as_str())).collect()
+        let missing = columns_missing(&self.covariates, known).into_iter();
+        missing.map(|i| (self.column_first_rows[i], self.covariates[i].name.as_str())).collect()
     }
 
     /// Keeps the first reason `future_covariates` is invalid.

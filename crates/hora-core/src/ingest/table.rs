@@ -56,6 +56,12 @@ pub struct CovariateColumn {
     pub non_numeric: Vec<u32>,
 }
 
+/// The positions in `future` of the columns that no history column shares a name with
+/// (`COVARIATE_COLUMN_MISMATCH`), in order.
+pub(super) fn columns_missing(future: &[CovariateColumn], history: &[CovariateColumn]) -> Vec<usize> {
+    (0..future.len()).filter(|&i| !history.iter().any(|c| c.name == future[i].name)).collect()
+}
+
 /// Rows of one array of the body, grouped by entity.
 ///
 /// Entity `e` holds the table positions `indptr[e]..indptr[e + 1]` (see [`RowTable::entity_range`]),
@@ -91,7 +97,7 @@ impl RowTable {
     /// Future rows checked against their history (`series`): the covariate columns the history
     /// lacks (`COVARIATE_COLUMN_MISMATCH`).
     pub fn columns_missing_from(&self, history: &RowTable) -> Vec<&str> {
-        self.covariates.iter().map(|c| c.name.as_str()).filter(|n| !history.covariates.iter().any(|c| c.name == *n)).collect()
+        columns_missing(&self.covariates, &history.covariates).into_iter().map(|i| self.covariates[i].name.as_str()).collect()
     }
 
     /// Future rows checked against their history: the first entity with no history rows
