@@ -231,6 +231,19 @@ describe('validation order steps 3 to 6', () => {
     expectError(twice, 400, 'MALFORMED_JSON');
   });
 
+  it('a charset parameter does not change how the body is read: UTF-8 always (RFC 8259 defines none)', async () => {
+    const withName = (name: string) => base({}, seasonalRows(name, 72));
+    const utf8 = Buffer.from(JSON.stringify(withName('café')));
+    const asLatin1 = await post(utf8, { 'content-type': 'application/json; charset=latin1' });
+    expect(asLatin1.res.statusCode).toBe(200);
+    expect(asLatin1.json.forecast[0].unique_id).toBe('café');
+    // The same name in latin1 bytes (é = 0xe9) is not UTF-8, with or without the parameter.
+    const latin1 = Buffer.from(JSON.stringify(withName('café')), 'latin1');
+    for (const type of ['application/json; charset=latin1', 'application/json']) {
+      expectError(await post(latin1, { 'content-type': type }), 400, 'MALFORMED_JSON');
+    }
+  });
+
   it('an empty body, or one that ends right after a newline, is placed at column 1, not 0', async () => {
     const empty = await post('', { 'content-length': '0' });
     expectError(empty, 400, 'MALFORMED_JSON');
