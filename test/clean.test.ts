@@ -154,6 +154,9 @@ describe('POST /v1/clean', () => {
     const r = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { preset: 'fancy' } } });
     expectError(r, 422, 'CLEANING_OPTION_UNSUPPORTED');
     expect(r.json.error.details).toEqual({ field: 'options.cleaning.preset', allowed: ['default', 'strict'] });
+    // The forecast's unknown preset, from the same engine check, lists raw too, in the same words.
+    const f = await t.app.inject({ method: 'POST', url: '/v1/forecast', headers: { ...bearer(t.key), 'content-type': 'application/json' }, payload: { series: seasonalRows('a', 40), freq: 'h', h: 2, options: { cleaning: { preset: 'fancy' } } } });
+    expect([f.statusCode, f.json().error.details.allowed, f.json().error.message]).toEqual([422, ['default', 'strict', 'raw'], r.json.error.message]);
   });
 
   it('with a model, the model checks apply: MODEL_NOT_AVAILABLE, SERIES_TOO_LONG and SERIES_TOO_SHORT', async () => {
@@ -303,7 +306,7 @@ describe('versions and knobs through HTTP', () => {
       expect(r.json.error.details.errors).toEqual([{ field: 'options.cleaning.bounds', message: 'must have lower at most upper' }]);
     }
     // The engine's check of the same rule (for hosts other than this service) says the same.
-    const engine = checkCleaningOptions({ preset: 'default', version: DEFAULT_VERSION, cleanSeries: true, cleanExog: true, bounds: { lower: 5, upper: 1 } });
+    const engine = checkCleaningOptions({ preset: 'default', version: DEFAULT_VERSION, cleanSeries: true, cleanExog: true, bounds: { lower: 5, upper: 1 } }, true);
     expect(JSON.parse(engine!.detailsJson)).toEqual({ errors: [{ field: 'options.cleaning.bounds', message: 'must have lower at most upper' }] });
   });
 

@@ -4,7 +4,7 @@
 // through ./table.ts.
 import { ApiError, fromEngineError } from '../errors.js';
 import { checkCleaningOptions as engineCheck } from '../native.js';
-import { CLEAN_PRESETS, cleans, DEFAULT_PRESET, DEFAULT_VERSION, PRESETS, type PolicyVersion, type Preset } from './table.js';
+import { CLEAN_PRESETS, cleans, DEFAULT_PRESET, DEFAULT_VERSION, type PolicyVersion, type Preset } from './table.js';
 import type { Static } from 'typebox';
 import type { CleaningParams } from '../native.js';
 import type { TopLevelFields } from '../schemas/request.js';
@@ -66,13 +66,8 @@ export function checkCleaningOptions(
   route: Endpoint,
   presetFrom: PolicySource,
 ): void {
-  // /clean offers only the presets that have a report: an unknown one is refused with that list,
-  // not the forecast's (which has raw).
-  const sent = cleaning.preset;
-  if (route === 'clean' && typeof sent === 'string' && !PRESETS.includes(sent)) {
-    throw new ApiError('CLEANING_OPTION_UNSUPPORTED', `Unknown cleaning preset '${sent}'.`, { details: { field: 'options.cleaning.preset', allowed: CLEAN_PRESETS } });
-  }
-  const refused = engineCheck(cleaning);
+  // /clean offers only the presets that have a report: the engine lists those for an unknown one.
+  const refused = engineCheck(cleaning, route === 'clean');
   if (refused) throw fromEngineError(refused);
   if (cleans(policy.preset)) return;
   if (route === 'clean') {

@@ -32,15 +32,17 @@ pub fn cleaning_policies() -> CleaningPolicies {
         versions: clean::policy::versions().into_iter().map(String::from).collect(),
         default_version: clean::policy::DEFAULT_VERSION.to_string(),
         default_preset: Preset::PLATFORM.as_str().to_string(),
-        cleaning_presets: Preset::ALL.iter().filter(|p| p.cleans()).map(|p| p.as_str().to_string()).collect(),
+        cleaning_presets: Preset::offered(Purpose::DryRun).into_iter().map(String::from).collect(),
     }
 }
 
 /// Checks the cleaning options (resolved preset and version included) against the policy
 /// versions: `CLEANING_OPTION_UNSUPPORTED`, or a `VALIDATION_ERROR` for a knob value out of range.
+/// `dry_run`: for `/v1/clean`, whose unknown preset lists only the presets that clean.
 #[napi(catch_unwind)]
-pub fn check_cleaning_options(options: CleaningParams) -> Option<EngineError> {
-    CleanOptions::from(&options).resolve().err().map(Into::into)
+pub fn check_cleaning_options(options: CleaningParams, dry_run: bool) -> Option<EngineError> {
+    let purpose = if dry_run { Purpose::DryRun } else { Purpose::Forecast };
+    CleanOptions::from(&options).resolve_for(purpose).err().map(Into::into)
 }
 
 #[napi(object)]

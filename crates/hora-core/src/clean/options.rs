@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use super::decisions::{self, DecisionId};
 use super::notices::Warning;
 use super::policy::{self, Policy};
+use super::Purpose;
 use crate::choice::Choice;
 use crate::error::{ErrorCode, HoraError, Result};
 pub use crate::nonnegative::Nonnegative;
@@ -64,6 +65,12 @@ impl Preset {
     /// `raw` sends the data as it is, on the fixed `freq` it needs.
     pub fn cleans(self) -> bool {
         self != Preset::Raw
+    }
+
+    /// The presets a run of `purpose` offers: the dry run shows a cleaning report, so only those
+    /// that clean; in contract order.
+    pub fn offered(purpose: Purpose) -> Vec<&'static str> {
+        Preset::ALL.iter().filter(|p| purpose == Purpose::Forecast || p.cleans()).map(|p| p.as_str()).collect()
     }
 }
 
@@ -213,10 +220,16 @@ impl CleanOptions {
 
     /// Checks preset, version and knobs; errors are the contract's 422 codes.
     pub fn resolve(&self) -> Result<Resolved> {
+        self.resolve_for(Purpose::Forecast)
+    }
+
+    /// [`CleanOptions::resolve`] for a run of `purpose`: an unknown preset's `allowed` lists the
+    /// presets that run offers.
+    pub fn resolve_for(&self, purpose: Purpose) -> Result<Resolved> {
         let preset = self.preset.as_deref().unwrap_or(Preset::PLATFORM.as_str());
         let preset = Preset::parse(preset).ok_or_else(|| {
             unsupported("preset", format!("unknown cleaning preset '{preset}'"))
-                .with("allowed", json!(Preset::names()))
+                .with("allowed", json!(Preset::offered(purpose)))
         })?;
         let version = self.version.as_deref().unwrap_or(policy::DEFAULT_VERSION);
         let policy = policy::find(version).ok_or_else(|| {
