@@ -155,7 +155,6 @@ pub fn check_quantiles(params: ForecastParams) -> Option<EngineError> {
     checked.err().map(Into::into)
 }
 
-/// The served model, or SERVICE_UNAVAILABLE while none is loaded.
 /// A forecast request through its cleaning stage: the cleaned entities stay in Rust until the
 /// model call takes them (once).
 #[napi]
