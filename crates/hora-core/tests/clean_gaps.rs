@@ -253,6 +253,9 @@ fn policy_2026_13_blocks_a_recent_gap_of_three_quarters_of_a_period() {
     let ending = |last: i64| -> Vec<Row> { (0..70).filter(|k| !(last - 5..=last).contains(k)).map(day).collect() };
     assert_eq!(run(&table(&ending(63)), Some("D"), 1, &opts(json!({}))).unwrap_err().details["reason"], "gap_near_origin_too_long");
     assert!(run(&table(&ending(62)), Some("D"), 1, &opts(json!({}))).is_ok());
+    // Just under three quarters of a period (5 days < 5.25), as recent, passes.
+    let five: Vec<Row> = (0..70).filter(|k| !(63..68).contains(k)).map(day).collect();
+    assert!(run(&table(&five), Some("D"), 1, &opts(json!({}))).is_ok());
     // Deprecated versions do not know the recent-gap rule, only the 10 % share.
     assert!(run(&table(&recent), Some("D"), 1, &opts(json!({"version": "2026-12"}))).is_ok());
 }
@@ -268,4 +271,7 @@ fn deprecated_versions_block_gaps_plus_nulls_reaching_ten_percent() {
     assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
     assert_eq!(err.details["reason"], "missing_share_too_high");
     assert!(run(&t, Some("h"), 1, &opts(json!({}))).is_ok());
+    // One null fewer (3 of 40, 7.5 %) passes under the same version.
+    rows[20].2 = Some(20.0);
+    assert!(run(&table(&rows), Some("h"), 1, &opts(json!({"version": "2026-12"}))).is_ok());
 }

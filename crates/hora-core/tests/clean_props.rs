@@ -4,8 +4,10 @@
 mod clean_common;
 use clean_common::*;
 use chrono::{FixedOffset, TimeZone};
+use hora_core::clean::decisions::DecisionId;
 use hora_core::ErrorCode;
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use serde_json::json;
 use std::collections::HashMap;
 
@@ -85,68 +87,101 @@ const ALLOWED: [ErrorCode; 9] = [
     ErrorCode::CleaningOptionUnsupported,
 ];
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
-
-    #[test]
-    fn messy_series_either_clean_with_invariants_or_fail_with_a_contract_code(
-        m in messy(),
-        infer in any::<bool>(),
-        version in prop::sample::select(vec!["2026-13", "2026-12", "2026-11", "2026-10"]),
-        preset in prop::sample::select(vec!["default", "default", "strict"]),
-        mask in any::<bool>(),
-    ) {
-        let mut o = json!({"version": version, "preset": preset});
-        if mask && version != "2026-10" {
-            o["long_gap"] = json!("mask");
+/// The engine never panics on messy series, and each case either cleans with the invariants kept
+/// or is refused with a contract code. The invariants are checked only on cases that clean, so a
+/// floor on them is asserted too (a cleaning that refused all messy input with an allowed code
+/// would otherwise pass).
+#[test]
+fn messy_series_either_clean_with_invariants_or_fail_with_a_contract_code() {
+    let cases = 300;
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(cases));
+    let cleaned = std::cell::Cell::new(HashMap::<&str, usize>::new());
+    let strategy = (
+        messy(),
+        any::<bool>(),
+        prop::sample::select(vec!["2026-13", "2026-12", "2026-11", "2026-10"]),
+        prop::sample::select(vec!["default", "default", "strict"]),
+        any::<bool>(),
+    );
+    let outcome = runner.run(&strategy, |(m, infer, version, preset, mask)| {
+        let ok = check_case(&m, infer, version, preset, mask)?;
+        if ok {
+            let mut counts = cleaned.take();
+            *counts.entry(preset).or_default() += 1;
+            cleaned.set(counts);
         }
-        let t = table(&m.rows);
-        let result = run(&t, if infer { None } else { Some("h") }, 2, &opts(o));
-        match result {
-            Err(e) => {
-                prop_assert!(ALLOWED.contains(&e.code), "unexpected code {:?}: {}", e.code, e.message);
-                if matches!(e.code, ErrorCode::SeriesDiscontinuous | ErrorCode::TimestampIrregular | ErrorCode::SeriesTooShort) {
-                    prop_assert!(e.cleaning_report.is_some());
-                }
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+    let counts = cleaned.take();
+    eprintln!("cleaned by preset: {counts:?}");
+    // About a third of each preset's cases clean (62 to 81 default and 29 to 33 strict of 300
+    // in six runs): floors far below that, so only a refusal of most messy input trips them.
+    let at_least = |preset: &str, n: usize| counts.get(preset).copied().unwrap_or(0) >= n;
+    assert!(at_least("default", 20) && at_least("strict", 8), "too few cases cleaned: {counts:?}");
+}
+
+/// One case: Ok(true) when it cleaned and kept every invariant, Ok(false) when it was refused with
+/// a contract code.
+fn check_case(m: &Messy, infer: bool, version: &str, preset: &str, mask: bool) -> Result<bool, TestCaseError> {
+    let mut o = json!({"version": version, "preset": preset});
+    if mask && version != "2026-10" {
+        o["long_gap"] = json!("mask");
+    }
+    if preset == "strict" {
+        // Every repair strict proposes is accepted, so strict cases can clean too.
+        o["accept"] = json!(DecisionId::ALL.iter().map(|d| d.as_str()).collect::<Vec<_>>());
+    }
+    let t = table(&m.rows);
+    let result = run(&t, if infer { None } else { Some("h") }, 2, &opts(o));
+    match result {
+        Err(e) => {
+            prop_assert!(ALLOWED.contains(&e.code), "unexpected code {:?}: {}", e.code, e.message);
+            if matches!(e.code, ErrorCode::SeriesDiscontinuous | ErrorCode::TimestampIrregular | ErrorCode::SeriesTooShort) {
+                prop_assert!(e.cleaning_report.is_some());
             }
-            Ok(out) => {
-                let report = report_value(&out);
-                let mut grid_total = 0usize;
-                let mut observed_total = 0u64;
-                for ent in &out.entities {
-                    let s = &ent.stamps;
-                    prop_assert_eq!(s.len(), ent.values.len());
-                    grid_total += s.len();
-                    // Strictly increasing and regular.
-                    prop_assert!(s.windows(2).all(|w| w[1] - w[0] == HOUR));
-                    let truth = &m.truth[&ent.unique_id];
-                    let (mut filled, mut masked, mut observed) = (0usize, 0usize, 0u64);
-                    for (t, v) in s.iter().zip(&ent.values) {
-                        let k = (t - micros(0)) / HOUR;
-                        match truth.get(&k) {
-                            Some(Some(y)) => {
-                                prop_assert_eq!(*v, *y, "observed value altered at {}", k);
-                                observed += 1;
-                            }
-                            _ if v.is_nan() => masked += 1,
-                            _ => filled += 1,
+            Ok(false)
+        }
+        Ok(out) => {
+            let report = report_value(&out);
+            let mut grid_total = 0usize;
+            let mut observed_total = 0u64;
+            for ent in &out.entities {
+                let s = &ent.stamps;
+                prop_assert_eq!(s.len(), ent.values.len());
+                grid_total += s.len();
+                // Strictly increasing and regular.
+                prop_assert!(s.windows(2).all(|w| w[1] - w[0] == HOUR));
+                let truth = &m.truth[&ent.unique_id];
+                let (mut filled, mut masked, mut observed) = (0usize, 0usize, 0u64);
+                for (t, v) in s.iter().zip(&ent.values) {
+                    let k = (t - micros(0)) / HOUR;
+                    match truth.get(&k) {
+                        Some(Some(y)) => {
+                            prop_assert_eq!(*v, *y, "observed value altered at {}", k);
+                            observed += 1;
                         }
+                        _ if v.is_nan() => masked += 1,
+                        _ => filled += 1,
                     }
-                    observed_total += observed;
-                    let count = |id: &str| -> usize {
-                        report["decisions"].as_array().unwrap().iter()
-                            .filter(|d| d["id"] == id && d["unique_id"] == ent.unique_id.as_str() && d["status"] == "applied")
-                            .map(|d| d["count"].as_u64().unwrap() as usize).sum()
-                    };
-                    prop_assert_eq!(filled, count("gap.impute"), "every filled point is a gap.impute decision");
-                    prop_assert_eq!(masked, count("gap.masked_tail") + count("gap.mask_long"));
-                    prop_assert_eq!(json_of(&ent.model_input)["fed_points"].as_u64().unwrap(), observed);
-                    prop_assert_eq!(ent.forecast_stamps.len(), 2);
-                    prop_assert_eq!(ent.forecast_stamps[0], s[s.len() - 1] + HOUR);
                 }
-                prop_assert_eq!(report["overall"]["output_points"].as_u64().unwrap() as usize, grid_total);
-                prop_assert_eq!(out.input_data_points, observed_total);
+                observed_total += observed;
+                let count = |id: &str| -> usize {
+                    report["decisions"].as_array().unwrap().iter()
+                        .filter(|d| d["id"] == id && d["unique_id"] == ent.unique_id.as_str() && d["status"] == "applied")
+                        .map(|d| d["count"].as_u64().unwrap() as usize).sum()
+                };
+                prop_assert_eq!(filled, count("gap.impute"), "every filled point is a gap.impute decision");
+                prop_assert_eq!(masked, count("gap.masked_tail") + count("gap.mask_long"));
+                prop_assert_eq!(json_of(&ent.model_input)["fed_points"].as_u64().unwrap(), observed);
+                prop_assert_eq!(ent.forecast_stamps.len(), 2);
+                prop_assert_eq!(ent.forecast_stamps[0], s[s.len() - 1] + HOUR);
             }
+            prop_assert_eq!(report["overall"]["output_points"].as_u64().unwrap() as usize, grid_total);
+            prop_assert_eq!(out.input_data_points, observed_total);
+            Ok(true)
         }
     }
 }

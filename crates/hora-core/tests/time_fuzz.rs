@@ -128,13 +128,13 @@ proptest! {
 }
 
 #[test]
-fn a_ten_kilobyte_ds_is_refused_quickly_with_the_row_named() {
+fn a_ten_kilobyte_ds_is_refused_with_the_row_named_and_not_echoed_whole() {
     let big = "2".repeat(10_240);
-    let started = std::time::Instant::now();
     let err = time::parse_stamps([(7, big.as_str())], None, None).unwrap_err();
-    assert!(started.elapsed().as_millis() < 50);
     assert_eq!(err.code, ErrorCode::ValidationError);
     assert_eq!(err.details["errors"][0]["field"], "series[7].ds");
+    let message = err.details["errors"][0]["message"].as_str().unwrap();
+    assert!(message.len() < 200, "{message}");
 }
 
 #[test]
