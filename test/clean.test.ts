@@ -150,6 +150,18 @@ describe('POST /v1/clean', () => {
     expect(versionSent.json.error.details.source).toBe('org');
   });
 
+  it('/v1/clean requires a tenant API key: none, an unknown one and a revoked one are 401 INVALID_API_KEY', async () => {
+    const revoked = await t.hora('key', 'create', '--account', 'acct', '--name', 'clean to revoke');
+    await t.hora('key', 'revoke', String(revoked.key_id));
+    const body = JSON.stringify({ series: seasonalRows('a', 40), freq: 'h' });
+    const headers = [{}, bearer('hora_test_notakey000000000000000000'), bearer(String(revoked.key))];
+    for (const auth of headers) {
+      const res = await t.app.inject({ method: 'POST', url: '/v1/clean', headers: { ...auth, 'content-type': 'application/json' }, payload: body });
+      expectError({ res, json: res.json() }, 401, 'INVALID_API_KEY');
+      expect(res.json().error.request_id).toBe(res.headers['x-request-id']);
+    }
+  });
+
   it('an unknown preset on /clean lists only the presets /clean runs', async () => {
     const r = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { preset: 'fancy' } } });
     expectError(r, 422, 'CLEANING_OPTION_UNSUPPORTED');

@@ -6,8 +6,7 @@ import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('config', () => {
   it('defaults are the operator interface table', () => {
-    const c = loadConfig({});
-    expect(c).toMatchObject({
+    expect(loadConfig({})).toMatchObject({
       host: '127.0.0.1',
       port: 8080,
       dataDir: resolve('./data'),
@@ -17,6 +16,11 @@ describe('config', () => {
       dailyPoints: 50_000_000,
       cleanCapacity: availableParallelism(),
       requestBudgetMs: 30_000,
+    });
+  });
+
+  it("the settings beyond the operator table default as docs/service.md's configuration table says", () => {
+    expect(loadConfig({})).toMatchObject({
       inferenceSlots: 1,
       inferenceQueue: 16,
       inferenceWaitMs: 5_000,

@@ -140,9 +140,13 @@ describe('a successful forecast', () => {
     expect((await t.store.quotaUsed('acct', day)) - quotaBefore).toBe(57 + 6);
   });
 
-  it('unknown keys directly under options are ignored; X-Service-Region and router_strategy are accepted', async () => {
-    const { res } = await post(base({ options: { something_new: 1, router_strategy: 'ensemble' } }), { 'x-service-region': 'cn-mainland' });
+  it('unknown keys directly under options are ignored; X-Service-Region and router_strategy are accepted and change nothing', async () => {
+    const plain = await post(base());
+    const { res, json } = await post(base({ options: { something_new: 1, router_strategy: 'ensemble' } }), { 'x-service-region': 'cn-mainland' });
     expect(res.statusCode).toBe(200);
+    for (const part of ['forecast', 'model_input', 'effective_policy', 'cleaning_report', 'data_quality'] as const) {
+      expect(json[part], part).toEqual(plain.json[part]);
+    }
   });
 });
 

@@ -222,6 +222,20 @@ describe('idempotency', () => {
     expect(after.statusCode).toBe(200);
   });
 
+  it('a 429 of the per-minute limit is not stored either: the same key and body run once the minute is over', async () => {
+    await t.close();
+    t = await makeTestApp({ HORA_FORECAST_RPM: '1' });
+    expect((await post({}, { n: 0 })).statusCode).toBe(200);
+    const runs = t.control.runs;
+    const limited = await post({ 'idempotency-key': 'k-rpm' }, { n: 1 });
+    expect([limited.statusCode, limited.json().error.code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    t.clock.advance(60_000);
+    const retry = await post({ 'idempotency-key': 'k-rpm' }, { n: 1 });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.headers['x-idempotent-replayed']).toBeUndefined();
+    expect(t.control.runs).toBe(runs + 1);
+  });
+
   it('records are kept for 24 hours and expire after them', async () => {
     const first = await post({ 'idempotency-key': 'k-old' }, { n: 1 });
     // One second before the 24 hours end: still replayed, and a different body is still refused.

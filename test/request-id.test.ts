@@ -27,6 +27,19 @@ describe('request ids', () => {
     expect(res.json().request_id).toMatch(/^req_/);
   });
 
+  it('a client X-Request-Id is never used as a key: the same id on different or identical requests runs each', async () => {
+    const runs = t.control.runs;
+    const a = await post({ 'x-request-id': 'same-trace-01' }, { n: 1 });
+    const b = await post({ 'x-request-id': 'same-trace-01' }, { n: 2 });
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect(b.headers['x-idempotent-replayed']).toBeUndefined();
+    expect(b.headers['x-request-id']).not.toBe(a.headers['x-request-id']);
+    // Nor is an identical request with the same id replayed.
+    const c = await post({ 'x-request-id': 'same-trace-01' }, { n: 1 });
+    expect([c.statusCode, c.headers['x-idempotent-replayed']]).toEqual([200, undefined]);
+    expect(t.control.runs).toBe(runs + 3);
+  });
+
   it('client ids outside ^[A-Za-z0-9_-]{8,64}$ are ignored: the header is carried empty, as without one', async () => {
     for (const id of ['short', 'a'.repeat(7), 'a'.repeat(65), 'has space in it', 'dots.are.not.ok', 'ünïcode-id-00']) {
       const res = await post({ 'x-request-id': id });

@@ -19,6 +19,12 @@ async function open(dir = tempDataDir()): Promise<{ store: SqliteStore; dir: str
   return { store: await SqliteStore.open(dir), dir };
 }
 
+/** Idempotency records left in the store, expired or not. */
+function idempotencyRows(store: SqliteStore): number {
+  const db = (store as unknown as { db: SqliteDb }).db;
+  return Number(db.query('SELECT COUNT(*) AS n FROM idempotency', [])[0].n);
+}
+
 /** Chunk rows left in the store (its connection is private; tests look through it). */
 function storedChunks(store: SqliteStore): number {
   const db = (store as unknown as { db: SqliteDb }).db;
@@ -197,13 +203,19 @@ describe('sqlite store', () => {
   it('sweep removes expired records, old windows and old days', async () => {
     const { store } = await open();
     await store.rpmConsume('a', 'p', 0, 5);
-    await store.quotaReserve('a', '2020-01-01', 5, 10, 0, 1000);
+    // Settled: only the day's own sweep can take these points away, not an ended lease.
+    const { hold } = await store.quotaReserve('a', '2020-01-01', 5, 10, 0, 1000);
+    await store.quotaSettle(hold!, 5);
     await store.idempotencyBegin({ keyId: 'k', route: 'r', idempotencyKey: 'i' }, 'd', 0, 10);
     const done = { keyId: 'k', route: 'r', idempotencyKey: 'done' };
     await store.idempotencyBegin(done, 'd', 0, 10);
     await store.idempotencyComplete(done, { status: 200, contentType: 'text/plain', body: Buffer.from('x'), requestId: 'req_x' }, 0, 100);
+    expect(idempotencyRows(store)).toBe(2);
+    // The day itself is kept while it is the oldest day kept.
+    await store.sweep(1_000_000, '2020-01-01');
+    expect(await store.quotaUsed('a', '2020-01-01')).toBe(5);
     await store.sweep(1_000_000, '2020-01-02');
-    expect(await store.idempotencyBegin(done, 'd', 1_000_000, 10)).toEqual({ state: 'started' });
+    expect(idempotencyRows(store)).toBe(0);
     expect(storedChunks(store)).toBe(0);
     expect(await store.rpmPeek('a', 'p', 0)).toBe(0);
     expect(await store.quotaUsed('a', '2020-01-01')).toBe(0);
