@@ -436,13 +436,15 @@ describe('capacity', () => {
     expect((await held).statusCode).toBe(200);
   });
 
-  it('a model run past its budget stops between batches soon after the 504 and frees the model', async () => {
+  it('a model run past its budget is 504 and frees the model when it stops', async () => {
+    // That the run stops at the next batch once its deadline has passed is pinned in Rust
+    // (crates/hora-core/tests/model_serve.rs), where no clock of this host decides it.
     t = await makeTestApp({ HORA_REQUEST_BUDGET_MS: '100', HORA_INFERENCE_WAIT_MS: '100' });
     // 3,000 entities rolled forward to h = 1024: seconds of model work if nothing stopped it.
     const series = Array.from({ length: 3000 * 16 }, (_, i) => ({ unique_id: `e${Math.floor(i / 16)}`, ds: new Date(Date.UTC(2024, 0, 1, i % 16)).toISOString(), y: i % 5 }));
     const res = await post({ series, h: 1024, freq: 'h' }, {}, '/v1/forecast');
     expect(res.json().error.code).toBe('GATEWAY_TIMEOUT');
-    await waitFor(() => t.app.capacity.inference.running === 0, 3000);
+    await waitFor(() => t.app.capacity.inference.running === 0, 20_000);
   });
 
   it('a wait longer than HORA_INFERENCE_WAIT_MS is MODEL_BUSY', async () => {
