@@ -2,6 +2,7 @@
 // sentence on stderr naming what is wrong, exit 1, never a stack trace.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,4 +181,48 @@ describe('the built server on SIGTERM', () => {
     });
     expect(refused, out.log).toBe(true);
   }, 60_000);
+});
+
+describe("npm start sizes Node's thread pool (scripts/threadpool.cjs)", () => {
+  const PRELOAD = join(ROOT, 'scripts', 'threadpool.cjs');
+
+  it('to the cleaning capacity plus the cores, at least 4 and at most 1024', async () => {
+    const { threadPoolSize } = (await import(PRELOAD)) as { threadPoolSize: (env: Record<string, string>, cores: number) => number };
+    expect(threadPoolSize({}, 2)).toBe(4);
+    expect(threadPoolSize({}, 8)).toBe(16);
+    expect(threadPoolSize({ HORA_CLEAN_CAPACITY: '3' }, 8)).toBe(11);
+    expect(threadPoolSize({ HORA_CLEAN_CAPACITY: ' ' }, 8)).toBe(16);
+    expect(threadPoolSize({ HORA_CLEAN_CAPACITY: '5000' }, 8)).toBe(1024);
+  });
+
+  it('before the first module is read, so the pool really has that many threads; an operator value is kept', async () => {
+    // Four reads that wait for a writer hold four pool threads; a fifth call still runs only
+    // when the pool has more than four.
+    const fifos = [1, 2, 3, 4].map((i) => join(dir, `pool-${i}`));
+    await new Promise((resolve, reject) => execFile('mkfifo', fifos, (err) => (err ? reject(err) : resolve(null))));
+    const probe = `import { open, stat } from 'node:fs/promises';
+      for (const f of ${JSON.stringify(fifos)}) open(f, 'r').catch(() => {});
+      const late = setTimeout(() => console.log(process.env.UV_THREADPOOL_SIZE, 'blocked'), 1000);
+      await stat(${JSON.stringify(ROOT)});
+      clearTimeout(late);
+      console.log(process.env.UV_THREADPOOL_SIZE, 'ran');`;
+    const run = (env: Record<string, string>) =>
+      new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, ['--require', PRELOAD, '--input-type=module', '-e', probe], { env: { ...process.env, ...env } });
+        let out = '';
+        let released = false;
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          // Release the held reads once, so the child can exit (a write with no reader left
+          // would hold one of this process's own pool threads).
+          if (out.includes('\n') && !released) {
+            released = true;
+            for (const f of fifos) writeFile(f, 'x').catch(() => {});
+          }
+        });
+        child.on('close', () => resolve(out.split('\n')[0]));
+      });
+    expect(await run({ HORA_CLEAN_CAPACITY: '6', UV_THREADPOOL_SIZE: '' })).toMatch(/^\d+ ran$/);
+    expect(await run({ UV_THREADPOOL_SIZE: '4' })).toBe('4 blocked');
+  }, 30_000);
 });
