@@ -1,5 +1,6 @@
-// Start-up refusals of the built server (`node dist/src/server.js`, what `npm start` runs): one
-// sentence on stderr naming what is wrong, exit 1, never a stack trace.
+// Start-up refusals of the built server (`node dist/src/server.js`, what `npm start` runs after
+// its thread-pool preload): one sentence on stderr naming what is wrong, exit 1, never a stack
+// trace; `npm start` and signals; the preload's pool size.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
