@@ -17,7 +17,6 @@ evaluation set; the rule for keeping it is in the model card and was committed b
 
     model/.venv/bin/python model/backtest_spread.py --validate      # held-out generated series
     model/.venv/bin/python model/backtest_spread.py --realcheck     # real series outside M4
-    model/.venv/bin/python model/backtest_spread.py --m4            # M4, only for a factor that passed
 """
 from __future__ import annotations
 
@@ -107,10 +106,6 @@ def rescale(q, f):
     """Sorted quantiles [n, h, 13] scaled about their median by each row's factor."""
     m = q[:, :, MEDIAN:MEDIAN + 1]
     return m + np.asarray(f)[:, None, None] * (q - m)
-
-
-def nonnegative_clip(series, q):
-    return np.stack([np.maximum(r, 0.0) if np.nanmin(s) >= 0 else r for s, r in zip(series, q)])
 
 
 def run_validate(onnx, batches):
@@ -207,39 +202,17 @@ def run_realcheck(onnx):
     print(f"\nserved factor: median {np.median(f):.3f}, 10 % {np.quantile(f, 0.1):.3f}, 90 % {np.quantile(f, 0.9):.3f}")
 
 
-def run_m4(onnx):
-    import eval as ev
-
-    fc = OnnxForecaster(onnx)
-    print("| set | calibration | MASE | WQL13 | cov 80 | cov 90 |\n|---|---|---:|---:|---:|---:|")
-    for set_name in ("hourly", "weekly"):
-        cfg = ev.SETS[set_name]
-        ids, series, target = ev.read_m4(cfg["file"])
-        _, raw = fc.forecast(series, cfg["h"], clip=False)
-        f = factors(fc, series, cfg["h"])
-        # the factor scales the quantiles before serving's clip at 0, as serving would apply it
-        for label, q in (("off", nonnegative_clip(series, raw)), ("on", nonnegative_clip(series, rescale(raw, f)))):
-            m = ev.metrics(series, target, q[:, :, MEDIAN], q, cfg["m"])[0]
-            print(f"| {set_name} | {label} | {m['mase']:.3f} | {m['wql']:.4f} | {100 * m['cov80']:.1f} | "
-                  f"{100 * m['cov90']:.1f} |", flush=True)
-        print(f"| {set_name} | factor | median {np.median(f):.3f}, 10 % {np.quantile(f, 0.1):.3f}, "
-              f"90 % {np.quantile(f, 0.9):.3f} | | | |", flush=True)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnx", default=str(ROOT / "models" / "hora-1.0.onnx"))
     ap.add_argument("--validate", action="store_true")
     ap.add_argument("--realcheck", action="store_true")
-    ap.add_argument("--m4", action="store_true")
     ap.add_argument("--batches", type=int, default=16)
     args = ap.parse_args()
     if args.validate:
         run_validate(args.onnx, args.batches)
     if args.realcheck:
         run_realcheck(args.onnx)
-    if args.m4:
-        run_m4(args.onnx)
 
 
 if __name__ == "__main__":
