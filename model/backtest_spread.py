@@ -30,6 +30,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from eval import MEDIAN, QUANTILES, ROOT, OnnxForecaster  # noqa: E402
+from predictability import rescale  # noqa: E402
 
 WINDOWS = 4
 BACKTEST_CONTEXT = 256
@@ -100,12 +101,6 @@ def factors(fc, series, h):
             n = np.isfinite(y).sum()
             out[i] = pinball_factor(q, y) ** (n / (n + SHRINK_POINTS))
     return out
-
-
-def rescale(q, f):
-    """Sorted quantiles [n, h, 13] scaled about their median by each row's factor."""
-    m = q[:, :, MEDIAN:MEDIAN + 1]
-    return m + np.asarray(f)[:, None, None] * (q - m)
 
 
 def run_validate(onnx, batches):
@@ -185,7 +180,7 @@ def run_realcheck(onnx):
     for h, ks in by_h.items():
         f[ks] = factors(fc, [windows[k][5] for k in ks], h)
     clip = lambda w, q: np.maximum(q, 0.0) if np.nanmin(w[5]) >= 0 else q
-    calibrated = [w[:4] + (clip(w, rescale(w[4][None], [k])[0]),) for w, k in zip(windows, f)]
+    calibrated = [w[:4] + (clip(w, rescale(w[4][None], np.array([k]))[0]),) for w, k in zip(windows, f)]
     plain = [w[:4] + (clip(w, w[4]),) for w in windows]
     freq_of = {w[0]: w[1] for w in windows}
     a, b = realcheck.scores(plain), realcheck.scores(calibrated)

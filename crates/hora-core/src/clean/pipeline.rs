@@ -261,6 +261,11 @@ pub(super) fn horizon_past_calendar(unique_id: &str) -> HoraError {
     HoraError::field("h", format!("h steps after the last stamp of '{unique_id}' pass 9999-12-31T23:59:59Z")).with("unique_id", unique_id)
 }
 
+/// `Ok` when nothing is blocked, else [`block_error`] for `blocks`.
+pub(super) fn unless_blocked(blocks: &[Block]) -> Result<()> {
+    if blocks.is_empty() { Ok(()) } else { Err(block_error(blocks)) }
+}
+
 /// The error for `blocks`: the first decides the code; details follow the contract per code.
 pub(super) fn block_error(blocks: &[Block]) -> HoraError {
     let code = blocks[0].code();

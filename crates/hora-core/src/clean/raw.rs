@@ -29,11 +29,7 @@ pub fn check_rows(table: &RowTable, l: ModelLimits) -> Result<()> {
         .filter(|&(_, n)| n > l.max_context)
         .map(|(e, n)| entity::too_long(&table.entities[e], n, Measured::Rows, l.max_context))
         .collect();
-    if blocks.is_empty() {
-        Ok(())
-    } else {
-        Err(pipeline::block_error(&blocks))
-    }
+    pipeline::unless_blocked(&blocks)
 }
 
 /// One `details.violations[]` entry of `RAW_INPUT_INVALID`: the row (`index` in the body's
@@ -175,11 +171,7 @@ fn check_short(table: &RowTable, parsed: &[Vec<i64>], limits: Option<ModelLimits
         .filter(|&e| parsed[e].len() < min)
         .map(|e| entity::too_short(&table.entities[e], parsed[e].len(), min))
         .collect();
-    if short.is_empty() {
-        Ok(())
-    } else {
-        Err(pipeline::block_error(&short))
-    }
+    pipeline::unless_blocked(&short)
 }
 
 /// Entity `e` as sent: its rows are one step apart (checked), so the grid is its stamps; with

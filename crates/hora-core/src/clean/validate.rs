@@ -3,7 +3,7 @@
 
 use super::blocking::{Block, Measured};
 use super::options::{Preset, Resolved};
-use super::pipeline::{block_error, entity_ctx, fit_grid, prepare_all};
+use super::pipeline::{entity_ctx, fit_grid, prepare_all, unless_blocked};
 use super::prepare::Prepared;
 use super::stamps::{self, EntityStamps, Zone};
 use super::{covariates, entity, freq, grid, long_gap, raw, CleanRequest};
@@ -86,7 +86,7 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
         .zip(measured)
         .filter_map(|(&e, n)| Some(entity::too_long(&prepared[e].unique_id, n?, Measured::Timestamps, limits.max_context)))
         .collect();
-    if blocks.is_empty() { Ok(()) } else { Err(block_error(&blocks)) }
+    unless_blocked(&blocks)
 }
 
 /// Per long entity: the distinct stamps the cleaning would measure, or None when its long-gap
