@@ -207,3 +207,24 @@ fn a_dry_run_refuses_a_horizon_past_year_9999_as_the_forecast_does() {
     }
 }
 
+
+#[test]
+fn hourly_naive_stamps_after_a_half_hour_fall_back_are_off_the_grid_and_the_forecast_continues_the_grid() {
+    // Australia/Lord_Howe falls back 30 minutes at 02:00 local on 2024-04-07 (+11:00 to +10:30):
+    // the local 02:00 after it is 15:30Z, off the UTC hour grid the other 26 stamps share. It is
+    // dropped and listed, and the forecast steps on from the grid's last slot, so its first stamp
+    // (15:00Z) comes before that dropped stamp (docs/time.md, Stepping).
+    let rows: Vec<Row> = (0..27)
+        .map(|k| {
+            let local = chrono::NaiveDate::from_ymd_opt(2024, 4, 6).unwrap().and_hms_opt(0, 0, 0).unwrap() + chrono::Duration::hours(k);
+            ("a".to_string(), local.format("%Y-%m-%dT%H:%M").to_string(), Some(k as f64))
+        })
+        .collect();
+    let out = run(&table(&rows), Some("h"), 2, &opts(json!({"timezone": "Australia/Lord_Howe"}))).unwrap();
+    assert_eq!(dropped_stamps(&out), vec!["2024-04-06T15:30:00Z"]);
+    let e = &out.entities[0];
+    assert_eq!(e.stamps.last().copied(), Some(micros_of("2024-04-06T14:00:00Z")));
+    assert_eq!(e.forecast_stamps, vec![micros_of("2024-04-06T15:00:00Z"), micros_of("2024-04-06T16:00:00Z")]);
+    // The observed values are the model's, unchanged; the dropped row's value is not among them.
+    assert_eq!(e.values, (0..26).map(|k| k as f64).collect::<Vec<_>>());
+}
