@@ -19,16 +19,10 @@ async function open(dir = tempDataDir()): Promise<{ store: SqliteStore; dir: str
   return { store: await SqliteStore.open(dir), dir };
 }
 
-/** Idempotency records left in the store, expired or not. */
-function idempotencyRows(store: SqliteStore): number {
+/** Rows left in one of the store's tables (its connection is private; tests look through it). */
+function rowsIn(store: SqliteStore, table: 'idempotency' | 'idempotency_chunks'): number {
   const db = (store as unknown as { db: SqliteDb }).db;
-  return Number(db.query('SELECT COUNT(*) AS n FROM idempotency', [])[0].n);
-}
-
-/** Chunk rows left in the store (its connection is private; tests look through it). */
-function storedChunks(store: SqliteStore): number {
-  const db = (store as unknown as { db: SqliteDb }).db;
-  return Number(db.query('SELECT COUNT(*) AS n FROM idempotency_chunks', [])[0].n);
+  return Number(db.query(`SELECT COUNT(*) AS n FROM ${table}`, [])[0].n);
 }
 
 describe('sqlite store', () => {
@@ -210,13 +204,13 @@ describe('sqlite store', () => {
     const done = { keyId: 'k', route: 'r', idempotencyKey: 'done' };
     await store.idempotencyBegin(done, 'd', 0, 10);
     await store.idempotencyComplete(done, { status: 200, contentType: 'text/plain', body: Buffer.from('x'), requestId: 'req_x' }, 0, 100);
-    expect(idempotencyRows(store)).toBe(2);
+    expect(rowsIn(store, 'idempotency')).toBe(2);
     // The day itself is kept while it is the oldest day kept.
     await store.sweep(1_000_000, '2020-01-01');
     expect(await store.quotaUsed('a', '2020-01-01')).toBe(5);
     await store.sweep(1_000_000, '2020-01-02');
-    expect(idempotencyRows(store)).toBe(0);
-    expect(storedChunks(store)).toBe(0);
+    expect(rowsIn(store, 'idempotency')).toBe(0);
+    expect(rowsIn(store, 'idempotency_chunks')).toBe(0);
     expect(await store.rpmPeek('a', 'p', 0)).toBe(0);
     expect(await store.quotaUsed('a', '2020-01-01')).toBe(0);
   });

@@ -75,12 +75,7 @@ export interface LengthCheck {
  */
 async function checkSeriesLength(parsed: ParsedRequest, model: ModelInfo, raw: boolean, check: LengthCheck): Promise<void> {
   if (!parsed.hasEntityLongerThan(model.maxContext, raw)) return;
-  const error = await runLengthCheck(parsed, {
-    freq: check.freq,
-    h: check.h,
-    withModel: true,
-    cleaning: check.cleaning,
-  });
+  const error = await runLengthCheck(parsed, { ...check, withModel: true });
   if (error) throw fromEngineError(error);
 }
 

@@ -183,10 +183,9 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let res = ctx.res;
     let name = p.unique_id.as_str();
     let Placed { grid, mut values, from_row, .. } = placed;
-    let n = grid.len();
     let mut out = Outcome {
         has_grid: true,
-        grid_before: n,
+        grid_before: grid.len(),
         inserted_before: from_row.iter().filter(|r| !**r).count(),
         ..Default::default()
     };
@@ -201,16 +200,15 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         let rows = g.rows_in(0..first);
         d.push(Decision::new(DecisionId::TrimHead, name, rows.len(), res).with_stamps(rows));
     }
-    let unsplit = first;
     let threshold = split_threshold(ctx);
     let runs: Vec<(usize, usize)> = missing_runs(&values[first..=last]).into_iter().map(|(s, l)| (s + first, l)).collect();
     let long: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.1 >= threshold).collect();
-    // When the mask applies it covers every long run: a test per run, not a search of a list
-    // (200,000 gaps made that quadratic).
     let (lo, mask_long) = g.long_gaps(&long, first, &mut out, &mut d);
     let kept_tail = g.trailing(last, &mut out, &mut d);
     let end = last + 1 + kept_tail;
 
+    // When the mask applies it covers every long run: a test per run, not a search of a list
+    // (200,000 gaps made that quadratic).
     let masked = |r: &(usize, usize)| mask_long && r.1 >= threshold;
     let fill: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.0 >= lo && !masked(r)).collect();
     let (inserted_count, regrid_unapplied, imputed) = g.regrid_and_impute(&mut values, &fill, (lo, end), &mut d);
@@ -236,7 +234,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     // pipeline order: its code decides (the limits would measure a grid the repair never made).
     out.blocks.extend(blocking::unapplied(&d, res.policy.masked_tail_max));
     // Without the split, the rows before it still count, as sent.
-    let from = if split { lo } else { unsplit };
+    let from = if split { lo } else { first };
     let rows = |range: std::ops::Range<usize>| from_row[range].iter().filter(|r| **r).count();
     out.fed_points = g.observed[from..end].iter().filter(|o| **o).count();
     out.output_points = rows(from..lo) + if regrid_unapplied { rows(lo..end) } else { end - lo };
