@@ -172,7 +172,7 @@ def run_realcheck(onnx):
     import realcheck
 
     fc = OnnxForecaster(onnx)
-    windows = realcheck.forecast_windows(_Unclipped(fc), realcheck.load_series(), with_context=True)
+    windows = realcheck.forecast_windows(_Unclipped(fc), realcheck.load_series(widened=False), with_context=True)
     by_h = collections.defaultdict(list)
     for k, w in enumerate(windows):
         by_h[len(w[3])].append(k)

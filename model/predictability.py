@@ -141,7 +141,7 @@ def check(onnx_path, factors, batches):
     from eval import OnnxForecaster
 
     family = json.loads((HERE / "calibration.json").read_text())["spread_scale"]
-    windows = realcheck.forecast_windows(OnnxForecaster(onnx_path), realcheck.load_series(), with_context=True)
+    windows = realcheck.forecast_windows(OnnxForecaster(onnx_path), realcheck.load_series(widened=False), with_context=True)
     both = {"without": [], "with": []}
     for dataset, freq, scale, target, q, ctx in windows:
         ctx = ctx[-4096:]  # what serving gives the model
