@@ -182,12 +182,11 @@ def run_realcheck(onnx):
     clip = lambda w, q: np.maximum(q, 0.0) if np.nanmin(w[5]) >= 0 else q
     calibrated = [w[:4] + (clip(w, rescale(w[4][None], np.array([k]))[0]),) for w, k in zip(windows, f)]
     plain = [w[:4] + (clip(w, w[4]),) for w in windows]
-    freq_of = {w[0]: w[1] for w in windows}
     a, b = realcheck.scores(plain), realcheck.scores(calibrated)
     print("| family | datasets | windows | loss without | loss with | cov 80 without → with | cov 90 without → with |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for fam in [*realcheck.HORIZON, "all"]:
-        keys = [k for k in a if fam in ("all", freq_of[k])]
+        keys = [k for k in a if fam in ("all", k[1])]
         if not keys:
             continue
         la, ca8, ca9 = np.mean([a[k] for k in keys], axis=0)

@@ -148,11 +148,10 @@ def check(onnx_path, factors, batches):
         f = factors_for(naive_ratio(np.nan_to_num(ctx)[None], np.isfinite(ctx)[None].astype(float)), factors)[0]
         for name, g in (("without", 1.0), ("with", f)):
             both[name].append((dataset, freq, scale, target, rescale(q[None], np.array([family.get(freq, 1.0) * g]))[0]))
-    freq_of = {w[0]: w[1] for w in windows}
     print("| realcheck | loss without | loss with | cov 80 without / with |\n|---|---:|---:|---:|")
     scored = {name: realcheck.scores(ws) for name, ws in both.items()}
     for fam in [*realcheck.HORIZON, "all"]:
-        keys = [k for k in scored["without"] if fam in ("all", freq_of[k])]
+        keys = [k for k in scored["without"] if fam in ("all", k[1])]
         (l0, c0, _), (l1, c1, _) = (np.mean([scored[n][k] for k in keys], axis=0) for n in ("without", "with"))
         print(f"| {fam} | {l0:.4f} | {l1:.4f} | {c0:.1f} / {c1:.1f} |")
 
