@@ -74,6 +74,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // was billed with no answer; with this the answer is written, then the connection ends. The
   // property is undocumented but read by Node's HTTP server since 0.x (20 and 22 included).
   Object.assign(app.server, { httpAllowHalfOpen: true });
+  // Node drops every header past the 2,000th without a word, so an Idempotency-Key sent after
+  // them was lost and its retry ran and was billed again. The 16 KiB header block (Node's
+  // maxHeaderSize) bounds the count instead.
+  app.server.maxHeadersCount = 0;
   app.server.on('connect', refuseConnect);
   ignoreUnknownExpectations(app);
   trackConnections(app);

@@ -244,7 +244,6 @@ describe('over a listening server', () => {
   });
 });
 
-/** Sends raw bytes and returns everything the server answers before it closes the connection. */
 /**
  * Sends raw bytes and reads until the server closes. With `halfClose` the client ends its side
  * at once (Node then aborts requests still running); without it, it only writes.
@@ -286,6 +285,38 @@ describe('bytes the HTTP parser refuses', () => {
       // Every response carries X-Client-Request-Id; here no header was read to echo.
       expect(headers).toMatch(/\r\nX-Client-Request-Id: \r\n/);
     }
+  });
+
+  it('a control character in a header value is 400 VALIDATION_ERROR naming that header', async () => {
+    const refusal = async (bytes: string) => {
+      const text = await rawExchange(bytes);
+      expect(text.split('\r\n')[0], bytes.slice(0, 200)).toBe('HTTP/1.1 400 Bad Request');
+      return JSON.parse(text.split('\r\n\r\n')[1]).error;
+    };
+    const body = 'Content-Length: 7\r\n';
+    // Named as the contract spells it, whatever the case it was sent in.
+    const key = await refusal(head(`idempotency-key: a\x01b\r\n${body}`) + '{"a":1}');
+    expect(key.code).toBe('VALIDATION_ERROR');
+    expect(key.details).toEqual({ field: 'Idempotency-Key' });
+    expect(key.message).toBe('Idempotency-Key must be 1 to 255 printable ASCII characters.');
+    expect((await refusal(head(`X-Idempotency-Key: a\x7fb\r\n${body}`) + '{"a":1}')).details).toEqual({ field: 'X-Idempotency-Key' });
+    const id = await refusal(head(`X-Request-Id: abc\x01defgh\r\n${body}`) + '{"a":1}');
+    expect(id.details).toEqual({ field: 'X-Request-Id' });
+    expect(id.message).toBe('The X-Request-Id header could not be read: its value holds a control character.');
+    // Behind a request answered on the same connection, the line is found in the later request.
+    const get = 'GET /v1/nowhere HTTP/1.1\r\nHost: x\r\n\r\n';
+    const text = await rawExchange(get + head(`Idempotency-Key: a\x01b\r\n${body}`) + '{"a":1}');
+    expect(text.startsWith('HTTP/1.1 404 Not Found')).toBe(true);
+    expect(JSON.parse(text.split('\r\n\r\n').at(-1) as string).error.details).toEqual({ field: 'Idempotency-Key' });
+    // A byte the parser refuses in a header's name leaves no header to name.
+    expect((await refusal(head(`Bad Name: v\r\n${body}`) + '{"a":1}')).details).toEqual({ field: 'headers' });
+  });
+
+  it('an Idempotency-Key sent after 2,000 other headers is still read', async () => {
+    // Node's default drops headers past the 2,000th unseen; a key too long shows it was read.
+    const text = await rawExchange(head(`${'a:\r\n'.repeat(2001)}Idempotency-Key: ${'k'.repeat(256)}\r\nContent-Length: 7\r\n`) + '{"a":1}');
+    expect(text.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(text.split('\r\n\r\n')[1]).error.details).toEqual({ field: 'Idempotency-Key' });
   });
 
   it('bad bytes pipelined behind a request are refused only after that request is answered in full', async () => {

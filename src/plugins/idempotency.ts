@@ -42,19 +42,27 @@ function sentAliasAlone(req: FastifyRequest): boolean {
   return headerValue(req, 'idempotency-key') === undefined && headerValue(req, 'x-idempotency-key') !== undefined;
 }
 
+/** The two headers that carry the key, as the contract spells them. */
+export type KeyHeader = 'Idempotency-Key' | 'X-Idempotency-Key';
+
+/** 400 VALIDATION_ERROR for a key header whose value is not 1 to 255 printable ASCII characters. */
+export function malformedKey(header: KeyHeader): ApiError {
+  return headerValidationError(header, `${header} must be 1 to 255 printable ASCII characters.`);
+}
+
 /** The key of a request, or a 400 VALIDATION_ERROR naming the header. */
 export function readIdempotencyKey(req: FastifyRequest): string | null {
   const primary = headerValue(req, 'idempotency-key');
   const alias = headerValue(req, 'x-idempotency-key');
   if (primary !== undefined) {
-    if (!KEY_RE.test(primary)) throw headerValidationError('Idempotency-Key', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
+    if (!KEY_RE.test(primary)) throw malformedKey('Idempotency-Key');
     if (alias !== undefined && alias !== primary) {
       throw headerValidationError('Idempotency-Key', 'Idempotency-Key and the deprecated X-Idempotency-Key differ; send only Idempotency-Key.');
     }
     return primary;
   }
   if (alias !== undefined) {
-    if (!KEY_RE.test(alias)) throw headerValidationError('X-Idempotency-Key', 'X-Idempotency-Key must be 1 to 255 printable ASCII characters.');
+    if (!KEY_RE.test(alias)) throw malformedKey('X-Idempotency-Key');
     return alias;
   }
   return null;

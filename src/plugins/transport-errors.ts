@@ -9,6 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, envelopeJson, headerValidationError, hostRefusal, http10ChunkingRefusal } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
 import { rawHeaderValues } from '../raw-headers.js';
+import { malformedKey } from './idempotency.js';
 import { clientRequestId, newRequestId, setRequestIds } from './request-id.js';
 import { connectionsOf } from '../shutdown.js';
 
@@ -18,19 +19,67 @@ const HEADER_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'H
 const REQUEST_LINE_ERRORS = new Set(['HPE_INVALID_URL', 'HPE_INVALID_VERSION', 'HPE_INVALID_CONSTANT', 'HPE_PAUSED_H2_UPGRADE']);
 
 /**
- * The contract error for bytes Node's parser refused, or a request that never arrived in full;
+ * The contract error for bytes Node's parser refused (`header`: the header it stopped in, when
+ * known), or a request that never arrived in full;
  * null for a method token the parser does not know (`FOO`, `post`), which opens no path: the
  * plain 404, as for any other method on a live path.
  */
-function parserError(code: string | undefined): ApiError | null {
+function parserError(code: string | undefined, header: string | null): ApiError | null {
   if (code === 'HPE_INVALID_METHOD') return null;
   // The contract has no 408 and every error gets the envelope: what arrived is not a whole JSON
   // body, so it is refused as one (MALFORMED_JSON, 400).
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError('MALFORMED_JSON', 'The request did not arrive in full within the request timeout; send it again whole.');
   if (code === 'HPE_HEADER_OVERFLOW') return headerValidationError('headers', 'The request headers are too large.');
-  if (code !== undefined && HEADER_ERRORS.has(code)) return headerValidationError('headers', 'A request header could not be read.');
+  if (code !== undefined && HEADER_ERRORS.has(code)) return unreadableHeader(header);
   if (code !== undefined && REQUEST_LINE_ERRORS.has(code)) return new ApiError('MALFORMED_JSON', 'The request line (method, path, HTTP version) could not be read.');
   return new ApiError('MALFORMED_JSON', 'The request could not be read: its Content-Length, Transfer-Encoding or chunks are malformed.');
+}
+
+/**
+ * Where Node's parser stopped: the bytes it was given (`rawPacket`, a Buffer; Fastify's type
+ * says otherwise) and the offset of the refused one.
+ */
+export interface ParseErrorPlace {
+  rawPacket?: unknown;
+  bytesParsed?: number;
+}
+
+/** A header name (RFC 9110 token), as the parser would have read it. */
+const TOKEN_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * The name of the header whose value holds the byte the parser refused (a control character,
+ * a CR without its LF), or null when the error lies in a name or the line did not start in the
+ * bytes at hand. `bytesParsed` is the offset of the refused byte in `rawPacket`, which may also
+ * hold earlier pipelined requests; its line is the one after the last line break before it.
+ */
+export function headerAt(at: ParseErrorPlace): string | null {
+  const { rawPacket, bytesParsed } = at;
+  if (!Buffer.isBuffer(rawPacket) || bytesParsed === undefined || bytesParsed > rawPacket.length) return null;
+  const before = rawPacket.subarray(0, bytesParsed);
+  const lineStart = before.lastIndexOf(0x0a);
+  if (lineStart < 0) return null;
+  const line = before.subarray(lineStart + 1).toString('latin1');
+  const colon = line.indexOf(':');
+  if (colon <= 0) return null;
+  const name = line.slice(0, colon);
+  return TOKEN_RE.test(name) ? name : null;
+}
+
+/** `idempotency-key` → `Idempotency-Key`: header names as the contract writes them. */
+function canonicalHeaderName(name: string): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1).toLowerCase())
+    .join('-');
+}
+
+/** The 400 for a header block the parser refused, naming the header when it is known. */
+function unreadableHeader(name: string | null): ApiError {
+  if (name === null) return headerValidationError('headers', 'A request header could not be read.');
+  const field = canonicalHeaderName(name);
+  if (field === 'Idempotency-Key' || field === 'X-Idempotency-Key') return malformedKey(field);
+  return headerValidationError(field, `The ${field} header could not be read: its value holds a control character.`);
 }
 
 /** How long a refused connection lingers after its 400 before it is destroyed. */
@@ -43,7 +92,7 @@ const refusing = new WeakSet<Socket>();
  * Answers on the raw socket, once, and closes it: the connection's byte stream cannot be trusted
  * after a framing error or a request cut off by the timeout.
  */
-export function clientErrorHandler(err: { code?: string }, socket: Socket): void {
+export function clientErrorHandler(err: { code?: string } & ParseErrorPlace, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed || refusing.has(socket)) return;
   refusing.add(socket);
   // Nothing read from here on can be trusted or run: reading stops (no more request can complete,
@@ -52,6 +101,8 @@ export function clientErrorHandler(err: { code?: string }, socket: Socket): void
   // Requests received in full before the bad bytes are answered first: their responses (run, and
   // billed) must reach the client whole, and this 400 must follow them, not replace them.
   const code = err.code;
+  // Read now: the packet is not kept while earlier requests finish.
+  const header = HEADER_ERRORS.has(code ?? '') ? headerAt(err) : null;
   const connections = connectionsOf(socket);
   // The rest of a body whose request was already answered: no request is left to answer, and a
   // second response would be read as the answer to the client's next request. Closed quietly.
@@ -62,7 +113,7 @@ export function clientErrorHandler(err: { code?: string }, socket: Socket): void
   // When the error concerns a request whose headers were read (a bad chunk, the timeout), its
   // X-Request-Id is echoed as on any other response; a header error leaves nothing to echo.
   const clientId = clientRequestId(connections?.receiving(socket)?.headers['x-request-id']);
-  afterEarlierAnswered(socket, () => refuse(code, clientId, socket));
+  afterEarlierAnswered(socket, () => refuse(code, header, clientId, socket));
 }
 
 /** Runs `fn` once the requests received in full on `socket` have been answered (at once if none). */
@@ -81,8 +132,8 @@ function endAfterLinger(socket: Socket, last?: string): void {
   setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
 }
 
-function refuse(code: string | undefined, clientId: string, socket: Socket): void {
-  const api = parserError(code);
+function refuse(code: string | undefined, header: string | null, clientId: string, socket: Socket): void {
+  const api = parserError(code, header);
   if (api) answerRaw(socket, api.status, 'application/json; charset=utf-8', (requestId) => envelopeJson(api, requestId), clientId);
   else answerRaw(socket, 404, 'text/plain; charset=utf-8', () => NOT_FOUND_BODY, clientId);
 }
