@@ -380,6 +380,28 @@ describe('the cleaning stage inside the forecast', () => {
     expect(r.json.error.details.cleaning_report.blocking[0].kind).toBe('health_critical');
   });
 
+  it('the deprecated 10 % rule counts nulls inside the context, not a masked tail or trimmed ends', async () => {
+    const pinned = (rows: Row[], version: string) => forecast({ series: rows, freq: 'h', h: 2, options: { cleaning: { version } } });
+    const inside = seasonalRows('a', 20);
+    inside[9].y = null;
+    inside[10].y = null;
+    const blocked = await pinned(inside, '2026-12');
+    expectError(blocked, 422, 'SERIES_DISCONTINUOUS');
+    expect(blocked.json.error.details).toMatchObject({ reason: 'missing_share_too_high', threshold: 0.1 });
+    // The same two nulls at the end: under 2026-12 a masked tail, governed by the trailing rule.
+    const tail = seasonalRows('a', 20);
+    tail[18].y = null;
+    tail[19].y = null;
+    const masked = await pinned(tail, '2026-12');
+    expect(masked.res.statusCode).toBe(200);
+    expect(masked.json.model_input[0]).toMatchObject({ context_points: 20, fed_points: 18, masked_tail: 2 });
+    // Under 2026-11 they are trimmed, each trim recorded as a decision.
+    const trimmed = await pinned(tail, '2026-11');
+    expect(trimmed.res.statusCode).toBe(200);
+    expect(trimmed.json.model_input[0]).toMatchObject({ context_points: 18, fed_points: 18 });
+    expect(trimmed.json.cleaning_report.decisions.map((d: { id: string }) => d.id)).toContain('gap.trim_tail');
+  });
+
   it('fewer than 16 points after cleaning is SERIES_TOO_SHORT; no numeric y is SERIES_EMPTY', async () => {
     expectError(await forecast({ series: seasonalRows('a', 12), freq: 'h', h: 2 }), 422, 'SERIES_TOO_SHORT');
     expectError(await forecast({ series: hourlyRows('a', 20, () => null), freq: 'h', h: 2 }), 422, 'SERIES_EMPTY');
