@@ -380,26 +380,38 @@ describe('the cleaning stage inside the forecast', () => {
     expect(r.json.error.details.cleaning_report.blocking[0].kind).toBe('health_critical');
   });
 
-  it('the deprecated 10 % rule counts nulls inside the context, not a masked tail or trimmed ends', async () => {
+  it('the deprecated 10 % rule counts every null of the series: inside, trimmed at either end, or a masked tail', async () => {
+    const withNulls = (at: number[]) => {
+      const rows = seasonalRows('a', 20);
+      for (const k of at) rows[k].y = null;
+      return rows;
+    };
     const pinned = (rows: Row[], version: string) => forecast({ series: rows, freq: 'h', h: 2, options: { cleaning: { version } } });
-    const inside = seasonalRows('a', 20);
-    inside[9].y = null;
-    inside[10].y = null;
-    const blocked = await pinned(inside, '2026-12');
-    expectError(blocked, 422, 'SERIES_DISCONTINUOUS');
-    expect(blocked.json.error.details).toMatchObject({ reason: 'missing_share_too_high', threshold: 0.1 });
-    // The same two nulls at the end: under 2026-12 a masked tail, governed by the trailing rule.
-    const tail = seasonalRows('a', 20);
-    tail[18].y = null;
-    tail[19].y = null;
-    const masked = await pinned(tail, '2026-12');
-    expect(masked.res.statusCode).toBe(200);
-    expect(masked.json.model_input[0]).toMatchObject({ context_points: 20, fed_points: 18, masked_tail: 2 });
-    // Under 2026-11 they are trimmed, each trim recorded as a decision.
-    const trimmed = await pinned(tail, '2026-11');
+    for (const [at, version] of [[[9, 10], '2026-12'], [[0, 1], '2026-11'], [[18, 19], '2026-11'], [[18, 19], '2026-12']] as const) {
+      const blocked = await pinned(withNulls([...at]), version);
+      expectError(blocked, 422, 'SERIES_DISCONTINUOUS');
+      expect(blocked.json.error.details, `${at} ${version}`).toMatchObject({ reason: 'missing_share_too_high', missing_share: 0.1, threshold: 0.1 });
+    }
+    // One trailing null is 5 %: trimmed under 2026-11 (a decision), a masked tail under 2026-12.
+    const trimmed = await pinned(withNulls([19]), '2026-11');
     expect(trimmed.res.statusCode).toBe(200);
-    expect(trimmed.json.model_input[0]).toMatchObject({ context_points: 18, fed_points: 18 });
+    expect(trimmed.json.model_input[0]).toMatchObject({ context_points: 19, fed_points: 19 });
     expect(trimmed.json.cleaning_report.decisions.map((d: { id: string }) => d.id)).toContain('gap.trim_tail');
+    const masked = await pinned(withNulls([19]), '2026-12');
+    expect(masked.res.statusCode).toBe(200);
+    expect(masked.json.model_input[0]).toMatchObject({ context_points: 20, fed_points: 19, masked_tail: 1 });
+  });
+
+  it('under 2026-13 a masked tail is a recent gap: three empty quarters at the end block', async () => {
+    const quarters = (empty: number) =>
+      Array.from({ length: 40 }, (_, k) => ({ unique_id: 'a', ds: `${2000 + Math.floor(k / 4)}-${String(1 + 3 * (k % 4)).padStart(2, '0')}-01`, y: k + empty < 40 ? 10 + (k % 4) : null }));
+    const r = await forecast({ series: quarters(3), freq: 'QS', h: 2 });
+    expectError(r, 422, 'SERIES_DISCONTINUOUS');
+    expect(r.json.error.details.reason).toBe('gap_near_origin_too_long');
+    expect(r.json.error.details.cleaning_report.blocking[0]).toMatchObject({ caused_by: ['gap.masked_tail'], gap_steps: 3 });
+    const ok = await forecast({ series: quarters(2), freq: 'QS', h: 2 });
+    expect(ok.res.statusCode).toBe(200);
+    expect(ok.json.model_input[0]).toMatchObject({ masked_tail: 2, tail_handling: 'mask' });
   });
 
   it('fewer than 16 points after cleaning is SERIES_TOO_SHORT; no numeric y is SERIES_EMPTY', async () => {

@@ -192,8 +192,9 @@ fn declining_the_masked_tail_is_trailing_gap_too_long() {
 
 #[test]
 fn trimming_counts_and_lists_the_null_rows_not_the_empty_slots_beside_them() {
-    // A null first row, no row at hour 1, values from hour 2 to 26; then a hole and two nulls.
-    let mut rows: Vec<Row> = hourly("a", 30).into_iter().enumerate().filter(|(k, _)| *k != 1 && *k != 27).map(|(_, r)| r).collect();
+    // A null first row, no row at hour 1, values from hour 2 to 77; then two nulls. Five empty
+    // slots of 80 stay under the deprecated 10 % rule.
+    let mut rows: Vec<Row> = hourly("a", 80).into_iter().enumerate().filter(|(k, _)| *k != 1 && *k != 27).map(|(_, r)| r).collect();
     rows[0].2 = None;
     let n = rows.len();
     rows[n - 1].2 = None;
@@ -203,20 +204,56 @@ fn trimming_counts_and_lists_the_null_rows_not_the_empty_slots_beside_them() {
     let head = decisions(&report, "gap.trim_head");
     assert_eq!((head[0]["count"].clone(), head[0]["stamps"].clone()), (json!(1), json!([hour_stamp(0)])));
     let tail = decisions(&report, "gap.trim_tail");
-    assert_eq!((tail[0]["count"].clone(), tail[0]["stamps"].clone()), (json!(2), json!([hour_stamp(28), hour_stamp(29)])));
-    assert_eq!(out.entities[0].values.len(), 25);
+    assert_eq!((tail[0]["count"].clone(), tail[0]["stamps"].clone()), (json!(2), json!([hour_stamp(78), hour_stamp(79)])));
+    assert_eq!(out.entities[0].values.len(), 76);
 }
 
 #[test]
 fn before_2026_12_trailing_nulls_are_trimmed() {
-    let mut rows = hourly("a", 30);
-    for r in &mut rows[25..] {
+    let mut rows = hourly("a", 60);
+    for r in &mut rows[55..] {
         r.2 = None;
     }
     let out = run(&table(&rows), Some("h"), 1, &opts(json!({"version": "2026-11"}))).unwrap();
-    assert_eq!(out.entities[0].values.len(), 25);
-    assert_eq!(out.entities[0].forecast_stamps, vec![micros(25)]);
+    assert_eq!(out.entities[0].values.len(), 55);
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros(55)]);
     assert_eq!(decisions(&report_value(&out), "gap.trim_tail")[0]["count"], 5);
+}
+
+#[test]
+fn the_deprecated_10_percent_rule_counts_every_null_of_the_series() {
+    // Two nulls of 20: inside the context, at the start (trimmed), at the end (trimmed before
+    // 2026-12, a masked tail from it on). Each reaches 10 % of the series.
+    for (nulls, version) in [([9, 10], "2026-11"), ([0, 1], "2026-10"), ([18, 19], "2026-11"), ([18, 19], "2026-12")] {
+        let mut rows = hourly("a", 20);
+        for k in nulls {
+            rows[k].2 = None;
+        }
+        let err = run(&table(&rows), Some("h"), 1, &opts(json!({"version": version}))).unwrap_err();
+        assert_eq!(err.code, ErrorCode::SeriesDiscontinuous, "{nulls:?} {version}");
+        assert_eq!(err.details["reason"], "missing_share_too_high");
+        assert_eq!(err.details["threshold"], 0.1);
+        // One null fewer is 5 %: the series runs.
+        let mut rows = hourly("a", 20);
+        rows[nulls[0]].2 = None;
+        assert!(run(&table(&rows), Some("h"), 1, &opts(json!({"version": version}))).is_ok(), "{nulls:?} {version}");
+    }
+}
+
+#[test]
+fn a_masked_tail_is_a_recent_gap_under_2026_13() {
+    // Quarterly (period 4): three empty quarters at the end reach 0.75 periods; two do not.
+    let quarters = |n: usize, empty: usize| -> Vec<Row> {
+        (0..n).map(|k| ("a".to_string(), format!("{}-{:02}-01", 2000 + k / 4, 1 + 3 * (k % 4)), (k + empty < n).then(|| (k % 4) as f64 + 10.0))).collect()
+    };
+    let err = run(&table(&quarters(40, 3)), Some("QS"), 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    assert_eq!(err.details["reason"], "gap_near_origin_too_long");
+    let blocking = &report_of(&err)["blocking"][0];
+    assert_eq!(blocking["caused_by"], json!(["gap.masked_tail"]));
+    assert_eq!(blocking["gap_steps"], 3);
+    let out = run(&table(&quarters(40, 2)), Some("QS"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(report_value(&out)["blocking"], json!([]));
 }
 
 #[test]

@@ -214,13 +214,24 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let (inserted_count, regrid_unapplied, imputed) = g.regrid_and_impute(&mut values, &fill, (lo, end), &mut d);
 
     // Every gap of the kept context, with the decision that handles it: masked long gaps are gaps
-    // too, and the contract's recent-gap and missing-share rules count them.
-    let gaps: Vec<((usize, usize), DecisionId)> = runs
+    // too, and the contract's recent-gap and missing-share rules count them. So is a masked
+    // tail: the gap nearest the forecast origin (the contract calls it a trailing gap).
+    let mut gaps: Vec<((usize, usize), DecisionId)> = runs
         .iter()
         .filter(|r| r.0 >= lo)
         .map(|r| (*r, if masked(r) { DecisionId::MaskLongGap } else { DecisionId::Impute }))
         .collect();
-    health_rules(&mut out, name, &gaps, last + 1 - lo, last + 1, inserted_count > 0, ctx);
+    let tail_masked = kept_tail > 0 && res.policy.masked_tail_max.is_some_and(|max| kept_tail <= max);
+    if tail_masked {
+        gaps.push(((last + 1, kept_tail), DecisionId::MaskedTail));
+    }
+    // The deprecated rule reads "gaps plus nulls of a series": every empty slot of the series as
+    // sent (from a split on, when one cut it), its trimmed leading and trailing nulls included.
+    let from = if lo > first { lo } else { 0 };
+    let series_missing = g.observed[from..].iter().filter(|o| !**o).count();
+    let series_share = series_missing as f64 / (grid.len() - from).max(1) as f64;
+    let core_end = if tail_masked { end } else { last + 1 };
+    health_rules(&mut out, name, &gaps, lo..core_end, series_share, inserted_count > 0, ctx);
     flag_values(&mut out, &values[lo..end], &g.observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;
@@ -348,22 +359,25 @@ pub(super) fn runs_of(flags: &[bool], want: bool) -> Vec<(usize, usize)> {
     missing_runs(&as_nan)
 }
 
-/// The policy's blocking rule over the context before the tail: slots `[core_end - core_len, core_end)`.
-fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), DecisionId)], core_len: usize, core_end: usize, inserted: bool, ctx: &Ctx) {
-    let share = gaps.iter().map(|(r, _)| r.1).sum::<usize>() as f64 / core_len.max(1) as f64;
+/// The policy's blocking rule: the health rules over the context `core` (a masked tail
+/// included, as one of `gaps`), or the deprecated one over `series_share`, the empty share of
+/// the whole series.
+fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), DecisionId)], core: std::ops::Range<usize>, series_share: f64, inserted: bool, ctx: &Ctx) {
+    let core_end = core.end;
+    let share = gaps.iter().map(|(r, _)| r.1).sum::<usize>() as f64 / core.len().max(1) as f64;
     let mut causes: Vec<DecisionId> = inserted.then_some(DecisionId::Regrid).into_iter().collect();
-    for handling in [DecisionId::Impute, DecisionId::MaskLongGap] {
+    for handling in [DecisionId::Impute, DecisionId::MaskLongGap, DecisionId::MaskedTail] {
         if gaps.iter().any(|(_, h)| *h == handling) {
             causes.push(handling);
         }
     }
-    let too_high = |threshold: f64| {
-        Block::new(name, Reason::MissingShareTooHigh { missing_share: share, threshold }).caused_by(&causes)
+    let too_high = |missing_share: f64, threshold: f64| {
+        Block::new(name, Reason::MissingShareTooHigh { missing_share, threshold }).caused_by(&causes)
     };
     match ctx.res.policy.blocking {
         BlockingRule::GapsAndNulls { share: s } => {
-            if share >= s {
-                out.blocks.push(too_high(s));
+            if series_share >= s {
+                out.blocks.push(too_high(series_share, s));
             }
         }
         BlockingRule::Health { recent_gap_periods, missing_share } => {
@@ -377,7 +391,7 @@ fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), Decision
                 );
             }
             if share >= missing_share {
-                out.blocks.push(too_high(missing_share));
+                out.blocks.push(too_high(share, missing_share));
             }
         }
     }

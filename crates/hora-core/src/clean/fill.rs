@@ -54,8 +54,21 @@ pub fn fill_run(values: &mut [f64], run: (usize, usize), method: ImputeMethod, p
         values[i] = match method {
             ImputeMethod::Locf => left,
             ImputeMethod::Seasonal if period > 0 && i >= period && values[i - period].is_finite() => values[i - period],
-            _ => left + (right - left) * (k + 1) as f64 / (len + 1) as f64,
+            _ => between(left, right, (k + 1) as f64, (len + 1) as f64),
         };
+    }
+}
+
+/// The point `k / n` of the way from `left` to `right` (both finite). Near the ends of the f64
+/// range `right - left` overflows to infinity, and an infinite fill would be masked while the
+/// report says it was imputed; halves never overflow, and the point lies between the two.
+fn between(left: f64, right: f64, k: f64, n: f64) -> f64 {
+    let v = left + (right - left) * k / n;
+    if v.is_finite() {
+        v
+    } else {
+        let (l, r) = (left / 2.0, right / 2.0);
+        (l + (r - l) * (k / n)) * 2.0
     }
 }
 
@@ -102,6 +115,16 @@ mod tests {
         fill_run(&mut v, (2, 2), ImputeMethod::Linear, 0);
         assert_eq!((v[2], v[3]), (2.0, 3.0));
         assert!(v[0].is_nan() && v[5].is_nan());
+    }
+
+    #[test]
+    fn linear_imputation_between_the_ends_of_the_f64_range_stays_finite() {
+        let mut v = vec![1.7e308, f64::NAN, -1.7e308];
+        fill_run(&mut v, (1, 1), ImputeMethod::Linear, 0);
+        assert_eq!(v[1], 0.0);
+        let mut w = vec![-f64::MAX, f64::NAN, f64::NAN, f64::NAN, f64::MAX];
+        fill_run(&mut w, (1, 3), ImputeMethod::Linear, 0);
+        assert!(w.iter().all(|x| x.is_finite()) && w[1] < w[2] && w[2] < w[3], "{w:?}");
     }
 
     #[test]
