@@ -397,6 +397,8 @@ describe('the cleaning stage inside the forecast', () => {
     expect(trimmed.res.statusCode).toBe(200);
     expect(trimmed.json.model_input[0]).toMatchObject({ context_points: 19, fed_points: 19 });
     expect(trimmed.json.cleaning_report.decisions.map((d: { id: string }) => d.id)).toContain('gap.trim_tail');
+    // Its forecast starts at the trimmed stamp, inside what was sent: warned as a masked tail is.
+    expect(trimmed.json.warnings).toContainEqual({ code: 'trailing_values_missing', unique_id: 'a' });
     const masked = await pinned(withNulls([19]), '2026-12');
     expect(masked.res.statusCode).toBe(200);
     expect(masked.json.model_input[0]).toMatchObject({ context_points: 20, fed_points: 19, masked_tail: 1 });

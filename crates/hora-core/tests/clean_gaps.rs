@@ -218,6 +218,8 @@ fn before_2026_12_trailing_nulls_are_trimmed() {
     assert_eq!(out.entities[0].values.len(), 55);
     assert_eq!(out.entities[0].forecast_stamps, vec![micros(55)]);
     assert_eq!(decisions(&report_value(&out), "gap.trim_tail")[0]["count"], 5);
+    // The forecast starts inside the stamps sent: the caller is warned, as for a masked tail.
+    assert!(warnings(&out).contains(&json!({"code": "trailing_values_missing", "unique_id": "a"})));
 }
 
 #[test]

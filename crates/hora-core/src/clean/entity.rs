@@ -137,6 +137,8 @@ impl OnGrid<'_> {
         let Some(max) = res.policy.masked_tail_max else {
             let rows = self.rows_in(last + 1..n);
             d.push(Decision::new(DecisionId::TrimTail, name, rows.len(), res).with_stamps(rows));
+            // The forecast then starts inside the stamps the caller sent: say so where it looks.
+            out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
             return 0;
         };
         if tail_len <= max {
