@@ -428,6 +428,10 @@ describe('the cleaning stage inside the forecast', () => {
     expectError(bad, 422, 'RAW_INPUT_INVALID');
     expect(bad.json.error.details.violations).toEqual([{ unique_id: 'a', index: 5, reason: 'not_observed' }]);
     expect(typeof bad.json.error.details.hint).toBe('string');
+    // options.gap_split_min_steps is a cleaning parameter too: raw never splits.
+    const split = await forecast({ series: seasonalRows('a', 40), freq: 'h', h: 2, options: { gap_split_min_steps: 0, cleaning: { preset: 'raw' } } });
+    expectError(split, 422, 'CLEANING_OPTION_UNSUPPORTED');
+    expect(split.json.error.details).toMatchObject({ field: 'options.gap_split_min_steps', options: ['gap_split_min_steps'] });
     const ok = await forecast({ series: seasonalRows('a', 40), freq: 'h', h: 2, options: { cleaning: { preset: 'raw' } } });
     expect(ok.res.statusCode).toBe(200);
     expect(ok.json.data_quality).toEqual({ status: 'ok', missing_ratio: 0 });

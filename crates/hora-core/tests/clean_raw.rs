@@ -127,6 +127,12 @@ fn raw_preset_refuses_accept_decline_and_knobs() {
         assert_eq!(err.code, ErrorCode::CleaningOptionUnsupported, "{o}");
         assert!(err.details["field"].as_str().unwrap().starts_with("options.cleaning."));
     }
+    // The split threshold is a cleaning parameter too, though it sits under `options`.
+    let err = run(&t, Some("h"), 1, &opts(json!({"preset": "raw", "gap_split_min_steps": 0}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::CleaningOptionUnsupported);
+    assert_eq!((err.details["field"].clone(), err.details["options"].clone()), (json!("options.gap_split_min_steps"), json!(["gap_split_min_steps"])));
+    let err = run(&t, Some("h"), 1, &opts(json!({"preset": "raw", "impute_method": "linear", "gap_split_min_steps": 5}))).unwrap_err();
+    assert_eq!((err.details["field"].clone(), err.details["options"].clone()), (json!("options.cleaning.impute_method"), json!(["impute_method", "gap_split_min_steps"])));
     // An empty list asks for nothing: no combination with raw (docs/cleaning-policy.md).
     for o in [json!({"preset": "raw", "accept": []}), json!({"preset": "raw", "decline": []})] {
         assert!(run(&t, Some("h"), 1, &opts(o.clone())).is_ok(), "{o}");

@@ -208,6 +208,9 @@ impl Knob {
     }
 }
 
+/// `options.gap_split_min_steps`, named as the raw preset's refusal lists it.
+const GAP_SPLIT: &str = "gap_split_min_steps";
+
 fn unsupported(field: &str, message: String) -> HoraError {
     HoraError::new(ErrorCode::CleaningOptionUnsupported, message).with("field", format!("options.cleaning.{field}"))
 }
@@ -246,8 +249,15 @@ impl CleanOptions {
                 refused.push("decline");
             }
             refused.extend(knobs.iter().map(|k| k.as_str()));
-            if let Some(first) = refused.first() {
-                return Err(unsupported(first, "the raw preset skips cleaning and takes no cleaning parameters".into())
+            // The split threshold sits under `options`, beside `options.cleaning`, but it is a
+            // cleaning parameter as much as the knobs: raw never splits, so it would be ignored.
+            if self.gap_split_min_steps.is_some() {
+                refused.push(GAP_SPLIT);
+            }
+            if let Some(&first) = refused.first() {
+                let field = if first == GAP_SPLIT { format!("options.{GAP_SPLIT}") } else { format!("options.cleaning.{first}") };
+                return Err(HoraError::new(ErrorCode::CleaningOptionUnsupported, "the raw preset skips cleaning and takes no cleaning parameters")
+                    .with("field", field)
                     .with("options", json!(refused))
                     .with("supported", json!([])));
             }
