@@ -208,6 +208,42 @@ fn a_dry_run_refuses_a_horizon_past_year_9999_as_the_forecast_does() {
 }
 
 
+/// Rows every `step_minutes` from `start` (UTC), written as naive wall times of `zone`.
+fn naive_local_rows(zone: chrono_tz::Tz, start: &str, step_minutes: i64, n: i64) -> Vec<Row> {
+    let start = chrono::DateTime::parse_from_rfc3339(start).unwrap().with_timezone(&chrono::Utc);
+    (0..n)
+        .map(|k| {
+            let local = (start + chrono::Duration::minutes(step_minutes * k)).with_timezone(&zone);
+            ("a".to_string(), local.format("%Y-%m-%dT%H:%M").to_string(), Some(k as f64))
+        })
+        .collect()
+}
+
+#[test]
+fn a_repeated_wall_time_sent_once_takes_the_instant_on_the_grid_the_other_stamps_share() {
+    // UTC-hourly data on Lord Howe's clock: 15:00Z is written 01:30, which the 30-minute
+    // fall-back repeats (14:30Z first); 90-minute data across Berlin's fall-back writes 01:30Z
+    // as 02:30, which 00:30Z wrote first. Read as the earlier instant, each was off the grid and
+    // dropped; the later one is the grid's, and every observed value stays.
+    for (zone, start, step, n) in [
+        (chrono_tz::Tz::Australia__Lord_Howe, "2024-04-06T00:00:00Z", 60, 30),
+        (chrono_tz::Tz::Europe__Berlin, "2024-10-26T18:00:00Z", 90, 16),
+    ] {
+        let rows = naive_local_rows(zone, start, step, n);
+        let out = run(&table(&rows), None, 1, &opts(json!({"timezone": zone.name()}))).unwrap();
+        assert_eq!(dropped_stamps(&out), Vec::<String>::new(), "{zone}");
+        let e = &out.entities[0];
+        assert_eq!(e.values, (0..n).map(|k| k as f64).collect::<Vec<_>>(), "{zone}");
+        assert_eq!(e.stamps.first().copied(), Some(micros_of(start)), "{zone}");
+    }
+    // Hourly data on Berlin's clock that sends the repeated 02:00 once: both instants lie on the
+    // hourly grid, so it keeps the earlier (docs/time.md, The DST rule) and the hour after is empty.
+    let mut rows = naive_local_rows(chrono_tz::Tz::Europe__Berlin, "2024-10-26T18:00:00Z", 60, 20);
+    rows.retain(|r| r.1 != "2024-10-27T02:00" || r.2 == Some(6.0));
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
+    assert_eq!(out.entities[0].stamps[6], micros_of("2024-10-27T00:00:00Z"));
+}
+
 #[test]
 fn hourly_naive_stamps_after_a_half_hour_fall_back_are_off_the_grid_and_the_forecast_continues_the_grid() {
     // Australia/Lord_Howe falls back 30 minutes at 02:00 local on 2024-04-07 (+11:00 to +10:30):

@@ -315,6 +315,7 @@ impl Accumulator {
         self.out.format = format;
         if !self.merge_second_passes_of_daily_data() {
             self.mirror_passes_of_rows_sent_newest_first();
+            self.place_single_passes_on_the_grid();
         }
         if self.zone_given && !self.clocked_rows && self.clockless_on_utc_clock() {
             self.offsets_fit_zone = false;
@@ -371,6 +372,35 @@ impl Accumulator {
             if let Some(&(first_row, later)) = first.get(&wall) {
                 self.out.instants[first_row] = later;
                 self.out.instants[i] = earlier;
+            }
+        }
+    }
+
+    /// A repeated wall time sent once is read as its earlier instant, unless the entity is
+    /// sampled within the day and only the later instant lies on the grid its other stamps share
+    /// (the modal step's modal phase), and no row holds it yet. UTC-hourly data written on Lord
+    /// Howe's local clock (which falls back 30 minutes), or 90-minute data across Berlin's
+    /// fall-back, would otherwise have that row dropped as off the grid and its slot imputed.
+    fn place_single_passes_on_the_grid(&mut self) {
+        let twice: HashSet<Micros> = self.second_pass.iter().map(|&(_, _, wall)| wall).collect();
+        let single: Vec<(usize, Micros)> =
+            self.first_pass.iter().filter(|(_, _, wall)| !twice.contains(wall)).map(|&(i, later, _)| (i, later)).collect();
+        if single.is_empty() {
+            return;
+        }
+        let mut sorted = self.out.instants.clone();
+        sorted.sort_unstable();
+        let step = mode_delta(&sorted);
+        // Steps of a day or more are taken on the wall clock, where both passes are one date.
+        if step <= 0 || step >= 23 * MICROS_PER_HOUR {
+            return;
+        }
+        let (_, phase) = mode_time_of_day(sorted.iter().map(|t| t.rem_euclid(step)));
+        let on_grid = |t: Micros| t.rem_euclid(step) == phase;
+        for (i, later) in single {
+            let earlier = self.out.instants[i];
+            if !on_grid(earlier) && on_grid(later) && sorted.binary_search(&later).is_err() {
+                self.out.instants[i] = later;
             }
         }
     }
