@@ -198,6 +198,13 @@ fn malformed_json(e: &serde_json::Error) -> HoraError {
     let (line, column) = (e.line(), e.column().max(1));
     let what = e.to_string();
     let what = what.rsplit_once(" at line ").map_or(what.as_str(), |(head, _)| head);
+    // serde_json's words for a lone surrogate read as if the escape were cut short.
+    let what = match what {
+        "unexpected end of hex escape" | "lone leading surrogate in hex escape" => {
+            "a \\u escape names a lone UTF-16 surrogate (\\ud800 to \\udfff without its pair), which no Unicode string holds"
+        }
+        other => other,
+    };
     HoraError::new(ErrorCode::MalformedJson, format!("The body is not valid JSON: {what} at line {line} column {column}"))
         .with("line", line)
         .with("column", column)
@@ -461,6 +468,19 @@ mod tests {
             let e = parse_body(body).unwrap_err();
             assert_eq!(e.code, ErrorCode::MalformedJson, "{:?}", String::from_utf8_lossy(body));
         }
+    }
+
+    #[test]
+    fn a_lone_surrogate_escape_is_malformed_json_that_says_so() {
+        for s in [r#""\ud800""#, r#""a\ud800b""#, r#""\ud800\u0041""#, r#""\udc00""#] {
+            let body = format!(r#"{{"series": [{{"unique_id": {s}, "ds": "2024-01-01", "y": 1}}], "h": 1}}"#);
+            let e = parse_body(body.as_bytes()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::MalformedJson, "{s}");
+            assert!(e.message.contains("lone UTF-16 surrogate"), "{s}: {}", e.message);
+        }
+        // A pair is a character, and an escape cut short is named as such.
+        assert!(parse_body(r#"{"series": [{"unique_id": "\ud83d\ude00", "ds": "d", "y": 1}], "h": 1}"#.as_bytes()).is_ok());
+        assert!(!parse_body(br#"{"h": "\u12"}"#).unwrap_err().message.contains("surrogate"));
     }
 
     #[test]
