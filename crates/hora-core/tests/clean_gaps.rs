@@ -246,7 +246,7 @@ fn the_deprecated_10_percent_rule_counts_every_null_of_the_series() {
 fn a_masked_tail_is_a_recent_gap_under_2026_13() {
     // Quarterly (period 4): three empty quarters at the end reach 0.75 periods; two do not.
     let quarters = |n: usize, empty: usize| -> Vec<Row> {
-        (0..n).map(|k| ("a".to_string(), format!("{}-{:02}-01", 2000 + k / 4, 1 + 3 * (k % 4)), (k + empty < n).then(|| (k % 4) as f64 + 10.0))).collect()
+        (0..n).map(|k| ("a".to_string(), format!("{}-{:02}-01", 2000 + k / 4, 1 + 3 * (k % 4)), (k + empty < n).then_some((k % 4) as f64 + 10.0))).collect()
     };
     let err = run(&table(&quarters(40, 3)), Some("QS"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
