@@ -388,8 +388,11 @@ mod tests {
         // Drawn while every value so far was finite, then its infinite slot drawn again by the pass.
         assert_eq!(&v[..5], &[1.0, -300.0, -300.0 + (-1e308 + 300.0) / 3.0, -6.666666666666667e307, -1e308]);
         assert_eq!(v[6], 2.0);
+        // After a null the pass draws the whole grid with the service's fill, which stays finite
+        // where `right - left` times the step overflows.
         let (v, _) = regrid_impute(&stamps, &[f64::NAN, -300.0, -1e308, 1.0, 2.0, 3.0, 4.0], &[0, 7], 1).unwrap();
-        assert_eq!(v[3], f64::NEG_INFINITY);
+        assert_eq!(v[3], -6.666666666666666e307);
+        // Without one, the slot keeps the fast path's line, as the plain-TypeScript path draws it.
         let (v, _) = regrid_impute(&stamps, &[1.0, -300.0, -1e308, 1.0, 2.0, 3.0, 4.0], &[0, 7], 1).unwrap();
         assert_eq!(v[3], f64::NEG_INFINITY);
     }
