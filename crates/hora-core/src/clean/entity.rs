@@ -127,27 +127,32 @@ impl OnGrid<'_> {
     }
 
     /// Trailing nulls after slot `last`: a short masked tail from 2026-12 (a longer one blocks),
-    /// trimmed before. Returns the slots kept as a masked tail.
-    fn trailing(&self, last: usize, out: &mut Outcome, d: &mut Vec<Decision>) -> usize {
+    /// trimmed before. Returns the tail's slots left at the end of the grid (a blocked tail's
+    /// too) and whether they are a masked tail.
+    fn trailing(&self, last: usize, out: &mut Outcome, d: &mut Vec<Decision>) -> (usize, bool) {
         let (res, name, n) = (self.ctx.res, self.name, self.grid.len());
         let tail_len = n - 1 - last;
         if tail_len == 0 {
-            return 0;
+            return (0, false);
         }
-        let Some(max) = res.policy.masked_tail_max else {
-            let rows = self.rows_in(last + 1..n);
-            d.push(Decision::new(DecisionId::TrimTail, name, rows.len(), res).with_stamps(rows));
-            // The forecast then starts inside the stamps the caller sent: say so where it looks.
-            out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
-            return 0;
+        let kept = match res.policy.masked_tail_max {
+            None => {
+                let rows = self.rows_in(last + 1..n);
+                d.push(Decision::new(DecisionId::TrimTail, name, rows.len(), res).with_stamps(rows));
+                0
+            }
+            Some(max) if tail_len <= max => {
+                d.push(Decision::new(DecisionId::MaskedTail, name, tail_len, res).with_stamps(self.grid[last + 1..].iter().copied()));
+                tail_len
+            }
+            Some(max) => {
+                out.blocks.push(Block::new(name, Reason::TrailingGapTooLong { count: tail_len, max_steps: max }));
+                return (tail_len, false);
+            }
         };
-        if tail_len <= max {
-            d.push(Decision::new(DecisionId::MaskedTail, name, tail_len, res).with_stamps(self.grid[last + 1..].iter().copied()));
-            out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
-        } else {
-            out.blocks.push(Block::new(name, Reason::TrailingGapTooLong { count: tail_len, max_steps: max }));
-        }
-        tail_len
+        // Trimmed or masked, the forecast starts before the last stamp sent: say so.
+        out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
+        (kept, kept > 0)
     }
 
     /// The regrid's inserted slots in `lo..end`, then the imputation of `fill`, the unmasked
@@ -206,7 +211,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let runs: Vec<(usize, usize)> = missing_runs(&values[first..=last]).into_iter().map(|(s, l)| (s + first, l)).collect();
     let long: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.1 >= threshold).collect();
     let (lo, mask_long) = g.long_gaps(&long, first, &mut out, &mut d);
-    let kept_tail = g.trailing(last, &mut out, &mut d);
+    let (kept_tail, tail_masked) = g.trailing(last, &mut out, &mut d);
     let end = last + 1 + kept_tail;
 
     // When the mask applies it covers every long run: a test per run, not a search of a list
@@ -223,17 +228,13 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
         .filter(|r| r.0 >= lo)
         .map(|r| (*r, if masked(r) { DecisionId::MaskLongGap } else { DecisionId::Impute }))
         .collect();
-    let tail_masked = kept_tail > 0 && res.policy.masked_tail_max.is_some_and(|max| kept_tail <= max);
     if tail_masked {
         gaps.push(((last + 1, kept_tail), DecisionId::MaskedTail));
     }
-    // The deprecated rule reads "gaps plus nulls of a series": every empty slot of the series as
-    // sent (from a split on, when one cut it), its trimmed leading and trailing nulls included.
-    let from = if lo > first { lo } else { 0 };
-    let series_missing = g.observed[from..].iter().filter(|o| !**o).count();
-    let series_share = series_missing as f64 / (grid.len() - from).max(1) as f64;
+    // The series as sent, from a split on when one cut it: the deprecated rule's "series".
+    let series = &g.observed[if lo > first { lo } else { 0 }..];
     let core_end = if tail_masked { end } else { last + 1 };
-    health_rules(&mut out, name, &gaps, lo..core_end, series_share, inserted_count > 0, ctx);
+    health_rules(&mut out, name, &gaps, lo..core_end, series, inserted_count > 0, ctx);
     flag_values(&mut out, &values[lo..end], &g.observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;
@@ -362,11 +363,9 @@ pub(super) fn runs_of(flags: &[bool], want: bool) -> Vec<(usize, usize)> {
 }
 
 /// The policy's blocking rule: the health rules over the context `core` (a masked tail
-/// included, as one of `gaps`), or the deprecated one over `series_share`, the empty share of
-/// the whole series.
-fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), DecisionId)], core: std::ops::Range<usize>, series_share: f64, inserted: bool, ctx: &Ctx) {
-    let core_end = core.end;
-    let share = gaps.iter().map(|(r, _)| r.1).sum::<usize>() as f64 / core.len().max(1) as f64;
+/// included, as one of `gaps`), or the deprecated one over `series` (observed flags of the
+/// series as sent).
+fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), DecisionId)], core: std::ops::Range<usize>, series: &[bool], inserted: bool, ctx: &Ctx) {
     let mut causes: Vec<DecisionId> = inserted.then_some(DecisionId::Regrid).into_iter().collect();
     for handling in [DecisionId::Impute, DecisionId::MaskLongGap, DecisionId::MaskedTail] {
         if gaps.iter().any(|(_, h)| *h == handling) {
@@ -378,6 +377,8 @@ fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), Decision
     };
     match ctx.res.policy.blocking {
         BlockingRule::GapsAndNulls { share: s } => {
+            // "Gaps plus nulls of a series": every empty slot, trimmed ends and the tail included.
+            let series_share = series.iter().filter(|o| !**o).count() as f64 / series.len().max(1) as f64;
             if series_share >= s {
                 out.blocks.push(too_high(series_share, s));
             }
@@ -385,13 +386,14 @@ fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), Decision
         BlockingRule::Health { recent_gap_periods, missing_share } => {
             let limit = recent_gap_periods * ctx.period as f64;
             // Recent: the gap's last slot lies within the last seasonal period of the context,
-            // slots `[core_end - period, core_end)`.
-            let recent = |r: &(usize, usize)| r.0 + r.1 - 1 + ctx.period.max(1) >= core_end;
+            // slots `[core.end - period, core.end)`.
+            let recent = |r: &(usize, usize)| r.0 + r.1 - 1 + ctx.period.max(1) >= core.end;
             if let Some(&((_, len), cause)) = gaps.iter().rev().find(|(r, _)| r.1 as f64 >= limit && recent(r)) {
                 out.blocks.push(
                     Block::new(name, Reason::GapNearOriginTooLong { gap_steps: len, threshold_steps: limit }).caused_by(&[cause]),
                 );
             }
+            let share = gaps.iter().map(|(r, _)| r.1).sum::<usize>() as f64 / core.len().max(1) as f64;
             if share >= missing_share {
                 out.blocks.push(too_high(share, missing_share));
             }

@@ -211,8 +211,10 @@ impl Knob {
 /// `options.gap_split_min_steps`, named as the raw preset's refusal lists it.
 const GAP_SPLIT: &str = "gap_split_min_steps";
 
+/// `field` is a key of `options.cleaning`, or the split threshold beside it under `options`.
 fn unsupported(field: &str, message: String) -> HoraError {
-    HoraError::new(ErrorCode::CleaningOptionUnsupported, message).with("field", format!("options.cleaning.{field}"))
+    let path = if field == GAP_SPLIT { format!("options.{field}") } else { format!("options.cleaning.{field}") };
+    HoraError::new(ErrorCode::CleaningOptionUnsupported, message).with("field", path)
 }
 
 impl CleanOptions {
@@ -254,10 +256,8 @@ impl CleanOptions {
             if self.gap_split_min_steps.is_some() {
                 refused.push(GAP_SPLIT);
             }
-            if let Some(&first) = refused.first() {
-                let field = if first == GAP_SPLIT { format!("options.{GAP_SPLIT}") } else { format!("options.cleaning.{first}") };
-                return Err(HoraError::new(ErrorCode::CleaningOptionUnsupported, "the raw preset skips cleaning and takes no cleaning parameters")
-                    .with("field", field)
+            if let Some(first) = refused.first() {
+                return Err(unsupported(first, "the raw preset skips cleaning and takes no cleaning parameters".into())
                     .with("options", json!(refused))
                     .with("supported", json!([])));
             }

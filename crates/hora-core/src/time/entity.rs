@@ -346,10 +346,7 @@ impl Accumulator {
         if self.second_pass.is_empty() {
             return false;
         }
-        let mut sorted = self.out.instants.clone();
-        sorted.sort_unstable();
-        // Local days are 23 to 25 hours long across daylight saving.
-        let daily = mode_delta(&sorted) >= 23 * MICROS_PER_HOUR;
+        let daily = self.sorted_and_modal_step().1 >= SHORTEST_DAY;
         if daily {
             for &(i, earlier, _) in &self.second_pass {
                 self.out.instants[i] = earlier;
@@ -376,6 +373,14 @@ impl Accumulator {
         }
     }
 
+    /// The entity's instants sorted, and their most common step.
+    fn sorted_and_modal_step(&self) -> (Vec<Micros>, i64) {
+        let mut sorted = self.out.instants.clone();
+        sorted.sort_unstable();
+        let step = mode_delta(&sorted);
+        (sorted, step)
+    }
+
     /// A repeated wall time sent once is read as its earlier instant, unless the entity is
     /// sampled within the day and only the later instant lies on the grid its other stamps share
     /// (the modal step's modal phase), and no row holds it yet. UTC-hourly data written on Lord
@@ -388,11 +393,9 @@ impl Accumulator {
         if single.is_empty() {
             return;
         }
-        let mut sorted = self.out.instants.clone();
-        sorted.sort_unstable();
-        let step = mode_delta(&sorted);
+        let (sorted, step) = self.sorted_and_modal_step();
         // Steps of a day or more are taken on the wall clock, where both passes are one date.
-        if step <= 0 || step >= 23 * MICROS_PER_HOUR {
+        if step <= 0 || step >= SHORTEST_DAY {
             return;
         }
         let (_, phase) = mode_time_of_day(sorted.iter().map(|t| t.rem_euclid(step)));
@@ -405,6 +408,10 @@ impl Accumulator {
         }
     }
 }
+
+/// Local days are 23 to 25 hours long across daylight saving: a modal step of at least this is
+/// daily or coarser data.
+const SHORTEST_DAY: i64 = 23 * MICROS_PER_HOUR;
 
 /// The commonest time of day (micros since midnight) and how many stamps share it; ties go to
 /// the earliest time, so the answer does not depend on row order.
