@@ -123,6 +123,14 @@ describe('the OpenAPI document', () => {
     expect(cleaning.impute_method.enum).toEqual(['linear', 'seasonal', 'locf']);
   });
 
+  it("lists among the response's warning codes none that only the cleaning report carries", () => {
+    for (const name of ['ForecastResponse', 'CleanResponse']) {
+      const described: string = doc.components.schemas[name].properties.warnings.items.properties.code.description;
+      for (const code of ['cleaning_version_deprecated', 'trailing_values_missing', 'future_rows_unused']) expect(described, name).toContain(code);
+      for (const code of ['accept_id_unknown', 'decline_id_unknown', 'decline_not_reversible']) expect(described, name).not.toContain(code);
+    }
+  });
+
   it('leaves the error category open, since the contract may add values', () => {
     const category = doc.components.schemas.ErrorEnvelope.properties.error.properties.category;
     expect(category.type).toBe('string');

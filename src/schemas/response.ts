@@ -108,7 +108,7 @@ export const QuantileReport = Type.Object({
 export const Warning = Type.Object(
   {
     code: Type.String({
-      description: `Known codes: ${REPORT_SHAPE.warningCodes.join(', ')} (forecast_value_capped on a forecast only: a served value past the largest double, written as that double). New codes may be added.`,
+      description: `Known codes: ${REPORT_SHAPE.responseWarningCodes.join(', ')} (forecast_value_capped on a forecast only: a served value past the largest double, written as that double). New codes may be added.`,
     }),
     unique_id: Type.Optional(Type.String()),
     count: Type.Optional(Type.Integer({ minimum: 1, description: 'future_rows_unused: how many future rows were not used.' })),

@@ -76,6 +76,8 @@ pub struct ReportShape {
     /// `SERIES_TOO_LONG`'s `measured`.
     pub measured: Vec<String>,
     pub warning_codes: Vec<String>,
+    /// The codes a response's own `warnings[]` can carry (the report-only ones left out).
+    pub response_warning_codes: Vec<String>,
     pub issue_codes: Vec<String>,
     pub issue_levels: Vec<String>,
     /// `series[].timezone.source` and `series[].freq.source`.
@@ -106,6 +108,7 @@ pub fn report_shape() -> ReportShape {
         blocking_statuses: decisions::Status::ALL.iter().filter(|s| **s != decisions::Status::Applied).map(|s| s.as_str().to_string()).collect(),
         measured: Measured::ALL.iter().map(|m| m.as_str().to_string()).collect(),
         warning_codes: wire_names(&Warning::one_of_each()),
+        response_warning_codes: wire_names(&Warning::one_of_each().into_iter().filter(|w| !w.report_only()).collect::<Vec<_>>()),
         issue_codes: wire_names(&Issue::one_of_each()),
         issue_levels: wire_names(&Level::ALL),
         zone_sources: hora_core::time::ZoneSource::ALL.iter().map(|z| z.as_str().to_string()).collect(),

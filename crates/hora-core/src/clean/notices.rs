@@ -44,6 +44,12 @@ impl Warning {
             Warning::ForecastValueCapped { unique_id },
         ]
     }
+
+    /// Answers to the request's own `accept` / `decline` ids: they go in the cleaning report's
+    /// `warnings` only, never the response's (docs/cleaning-report.md).
+    pub fn report_only(&self) -> bool {
+        matches!(self, Warning::AcceptIdUnknown { .. } | Warning::DeclineIdUnknown { .. } | Warning::DeclineNotReversible { .. })
+    }
 }
 
 /// How much an issue matters: `info` describes the input, `warning` flags values.
@@ -121,6 +127,17 @@ mod tests {
         );
         assert_eq!(serde_json::to_value(Warning::CleaningVersionDeprecated).unwrap(), json!({"code": "cleaning_version_deprecated"}));
         assert_eq!(serde_json::to_value(Warning::DeclineNotReversible { id: "x".into() }).unwrap(), json!({"code": "decline_not_reversible", "id": "x"}));
+    }
+
+    #[test]
+    fn the_answers_to_accept_and_decline_ids_are_the_report_only_warnings() {
+        let accept = ["nope".to_string(), "ds.sort".to_string()];
+        let decline = ["ds.sort".to_string(), "also-nope".to_string()];
+        let (_, _, answers) = crate::clean::decisions::read_ids(&accept, &decline);
+        assert_eq!(answers.len(), 3, "{answers:?}");
+        assert!(answers.iter().all(Warning::report_only));
+        let in_response: Vec<_> = Warning::one_of_each().into_iter().filter(|w| !w.report_only()).collect();
+        assert_eq!(in_response.len(), Warning::one_of_each().len() - 3);
     }
 
     #[test]
