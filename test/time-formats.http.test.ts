@@ -131,10 +131,33 @@ describe('bad timestamps are a 422 naming the row', () => {
     series[5]!.ds = '2'.repeat(10_240);
     const long = await forecast({ series, h: 1 });
     expect(long.json.error.message.length).toBeLessThan(300);
-    expect(long.json.error.details.errors[0].message).toBe(`series[5].ds "${'2'.repeat(64)}"… (10240 bytes) is too long to be a timestamp`);
+    expect(long.json.error.details.errors[0].message).toBe(`"${'2'.repeat(64)}"… (10240 bytes) is too long to be a timestamp`);
     series[5]!.ds = '99999-01-01T05:00:00Z';
     const year = await forecast({ series, h: 1 });
-    expect(year.json.error.details.errors[0].message).toBe('series[5].ds "99999-01-01T05:00:00Z" has a year outside 1 to 9999');
+    expect(year.json.error.details.errors[0].message).toBe('"99999-01-01T05:00:00Z" has a year outside 1 to 9999');
+  });
+
+  it('every unreadable ds of every entity is listed, at most 10, and the message names the first as for any invalid body', async () => {
+    const series: Json[] = [...rows(base, 'a'), ...rows(base, 'b')];
+    series[1]!.ds = 'garbage';
+    series[30]!.ds = '2024-02-30T00:00:00Z';
+    const { status, json } = await forecast({ series, h: 1 });
+    expect([status, json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
+    expect(json.error.details.errors).toEqual([
+      { field: 'series[1].ds', message: '"garbage" is not in a supported timestamp format' },
+      { field: 'series[30].ds', message: expect.stringMatching(/^"2024-02-30T00:00:00Z" /) },
+    ]);
+    expect(json.error.message).toBe('The request body is invalid: series[1].ds "garbage" is not in a supported timestamp format.');
+    for (let k = 0; k < 24; k++) series[k]!.ds = `nope${k}`;
+    const many = await forecast({ series, h: 1 });
+    expect(many.json.error.details.errors.map((e: Json) => e.field)).toEqual(Array.from({ length: 10 }, (_, k) => `series[${k}].ds`));
+    // Future rows: the same listing under their own paths.
+    const future = [0, 1, 2].map((k) => ({ unique_id: 'a', ds: k === 1 ? '2024-01-02T00:00:00Z' : `later${k}`, x: k }));
+    const withFuture = await forecast({ series: rows(base).map((r) => ({ ...r, x: 1 })), h: 1, future_covariates: future });
+    expect(withFuture.json.error.details.errors.map((e: Json) => [e.field, e.message])).toEqual([
+      ['future_covariates[0].ds', '"later0" is not in a supported timestamp format'],
+      ['future_covariates[2].ds', '"later2" is not in a supported timestamp format'],
+    ]);
   });
 
   it('an unknown zone name is VALIDATION_ERROR on options.timezone', async () => {
@@ -167,6 +190,23 @@ describe('time zones', () => {
     expect(fds(json)).toEqual(['2024-01-02T00:00:00Z']);
     expect(series0(json).timezone).toMatchObject({ source: 'explicit_offset', explicit_rows: 24, naive_rows: 0, explicit_offsets: ['+02:00', '+00:00'] });
     expect(issueCodes(json)).not.toContain('naive_timestamps_assumed_utc');
+  });
+
+  it("naive future stamps are read as UTC even when the history's one offset gives the grid an Etc/GMT zone", async () => {
+    // Local midnights at +02:00 (22:00Z the day before), one a day for 30 days.
+    const ds = daily(30, JAN1, (d) => d.toISOString().slice(0, 10) + 'T00:00:00+02:00');
+    const history = rows(ds).map((r) => ({ ...r, x: 1 }));
+    const next = ['2024-01-31', '2024-02-01'];
+    const naive = await forecast({ series: history, h: 2, future_covariates: next.map((d) => ({ unique_id: 'a', ds: `${d}T00:00:00`, x: 2 })) });
+    expect(fds(naive.json)).toEqual(['2024-01-30T22:00:00Z', '2024-01-31T22:00:00Z']);
+    expect(series0(naive.json).timezone).toMatchObject({ used: 'Etc/GMT-2', source: 'explicit_offset', naive_rows: 0, explicit_rows: 30 });
+    expect(naive.json.warnings).toContainEqual(expect.objectContaining({ code: 'future_rows_unused', count: 2, stamps: ['2024-01-31T00:00:00Z', '2024-02-01T00:00:00Z'] }));
+    expect(series0(naive.json).issues).toContainEqual({ code: 'naive_timestamps_assumed_utc', count: 2, level: 'info' });
+    const offset = await forecast({ series: history, h: 2, future_covariates: next.map((d) => ({ unique_id: 'a', ds: `${d}T00:00:00+02:00`, x: 2 })) });
+    expect(offset.json.warnings ?? []).not.toContainEqual(expect.objectContaining({ code: 'future_rows_unused' }));
+    // The model reads no covariate; what matters is that the future values were found.
+    expect(naive.json.model_input[0].covariates).toContainEqual(expect.objectContaining({ name: 'x', reason: 'future_values_missing' }));
+    expect(offset.json.model_input[0].covariates).toContainEqual(expect.objectContaining({ name: 'x', role: 'future', reason: 'model_unsupported' }));
   });
 
   it('Unix time is never re-zoned by options.timezone', async () => {

@@ -9,6 +9,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use crate::clean::CleaningReport;
+use crate::ingest::{FieldError, MAX_LISTED_ERRORS};
 
 macro_rules! error_codes {
     ($($variant:ident => $code:literal),* $(,)?) => {
@@ -77,10 +78,33 @@ impl HoraError {
 
     /// A 422 `VALIDATION_ERROR` naming one field of the body.
     pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
-        let field = field.into();
-        let message = message.into();
-        let entry = serde_json::json!({ "field": field, "message": message });
-        HoraError::new(ErrorCode::ValidationError, message).with("errors", Value::Array(vec![entry]))
+        Self::fields(vec![FieldError { field: field.into(), message: message.into() }])
+    }
+
+    /// A 422 `VALIDATION_ERROR` listing field errors, at most the contract's 10. Each entry's
+    /// message says what is wrong without repeating its path (`"x" is not in a supported
+    /// timestamp format`); the error's message names the first, worded as the service words
+    /// every invalid body (src/validation/body.ts).
+    pub fn fields(mut listed: Vec<FieldError>) -> Self {
+        listed.truncate(MAX_LISTED_ERRORS);
+        let message = match listed.first() {
+            Some(first) => format!("The request body is invalid: {} {}.", first.field, first.message),
+            None => "The request body is invalid.".to_string(),
+        };
+        let entries = listed.into_iter().map(|e| serde_json::json!({ "field": e.field, "message": e.message })).collect();
+        HoraError::new(ErrorCode::ValidationError, message).with("errors", Value::Array(entries))
+    }
+
+    /// The `details.errors[]` entries of a [`HoraError::fields`] error (none for any other), so
+    /// that the lists of readers that ran apart can be one error.
+    pub fn listed_fields(&self) -> Vec<FieldError> {
+        let Some(Value::Array(list)) = self.details.get("errors") else { return Vec::new() };
+        list.iter()
+            .filter_map(|entry| {
+                let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_string);
+                Some(FieldError { field: text("field")?, message: text("message")? })
+            })
+            .collect()
     }
 }
 

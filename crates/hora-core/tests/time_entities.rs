@@ -121,3 +121,26 @@ fn errors_name_the_global_row_index_of_the_entity() {
     let err = time::parse_entity(&table, 1, None, None).unwrap_err();
     assert_eq!(err.details["errors"][0]["field"], "series[3].ds");
 }
+
+#[test]
+fn every_unreadable_stamp_of_an_entity_is_listed_each_without_its_path() {
+    let mut stamps: Vec<String> = (0..30).map(|i| format!("2024-01-{:02}", i % 28 + 1)).collect();
+    stamps[0] = "garbage".into();
+    stamps[2] = "2024-13-01".into();
+    stamps[5] = "01/02/2024".into(); // another format than the entity's ISO dates
+    for (k, stamp) in stamps.iter_mut().enumerate().skip(10).take(15) {
+        *stamp = format!("nope{k}");
+    }
+    let table = table_of(&stamps.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = time::parse_entity(&table, 0, None, None).unwrap_err();
+    let listed = err.listed_fields();
+    // The contract's at most 10, in row order; none repeats its path.
+    assert_eq!(listed.len(), 10);
+    let fields: Vec<&str> = listed.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(&fields[..4], ["series[0].ds", "series[2].ds", "series[5].ds", "series[10].ds"]);
+    assert!(listed.iter().all(|e| !e.message.contains("series[0].ds") && !e.message.starts_with("series[")), "{listed:?}");
+    assert_eq!(listed[0].message, "\"garbage\" is not in a supported timestamp format");
+    assert!(listed[2].message.contains("another format than series[1].ds"), "{}", listed[2].message);
+    // The error's own message is the service's wording for an invalid body, naming the first.
+    assert_eq!(err.message, "The request body is invalid: series[0].ds \"garbage\" is not in a supported timestamp format.");
+}

@@ -17,7 +17,7 @@ use super::prepare::Prepared;
 use super::stamps::{self, format_utc, Zone};
 use super::CleanRequest;
 use crate::error::{ErrorCode, HoraError, Result};
-use crate::ingest::CovariateColumn;
+use crate::ingest::{CovariateColumn, MAX_LISTED_ERRORS};
 use crate::time::DayMonthOrder;
 
 /// `FUTURE_COVARIATES_INVALID` for future rows of an entity without history;
@@ -72,13 +72,19 @@ pub fn future_of_unproven_order(req: &CleanRequest, zone: &Zone, history_order: 
     out
 }
 
-/// Validation step 3 for future stamps: the first `VALIDATION_ERROR` (an unreadable
-/// `future_covariates[i].ds`) among every entity's future rows. Rows that need a day/month order
-/// their history has not proven are left to the cleaning step, as the history is.
+/// Validation step 3 for future stamps: one `VALIDATION_ERROR` listing the unreadable
+/// `future_covariates[i].ds` of every entity's future rows, entity by entity. Rows that need a
+/// day/month order their history has not proven are left to the cleaning step, as the history is.
 pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<()> {
-    match future_by_entity(req, zone, history_order, |_| &[]).find_map(|(_, rows)| rows.err().filter(|e| e.code == ErrorCode::ValidationError)) {
-        Some(err) => Err(err),
-        None => Ok(()),
+    let unreadable: Vec<_> = future_by_entity(req, zone, history_order, |_| &[])
+        .filter_map(|(_, rows)| rows.err().filter(|e| e.code == ErrorCode::ValidationError))
+        .flat_map(|e| e.listed_fields())
+        .take(MAX_LISTED_ERRORS)
+        .collect();
+    if unreadable.is_empty() {
+        Ok(())
+    } else {
+        Err(HoraError::fields(unreadable))
     }
 }
 

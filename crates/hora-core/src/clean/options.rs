@@ -281,7 +281,7 @@ impl CleanOptions {
             if ids.len() > MAX_DECISION_IDS || ids.iter().any(|id| id.chars().count() > MAX_DECISION_ID_CHARS) {
                 return Err(HoraError::field(
                     format!("options.cleaning.{field}"),
-                    format!("at most {MAX_DECISION_IDS} ids, each at most {MAX_DECISION_ID_CHARS} characters"),
+                    format!("must hold at most {MAX_DECISION_IDS} ids, each at most {MAX_DECISION_ID_CHARS} characters"),
                 ));
             }
         }

@@ -7,7 +7,7 @@ use super::pipeline::{entity_ctx, fit_grid, prepare_all, unless_blocked};
 use super::prepare::Prepared;
 use super::stamps::{self, EntityStamps, Zone};
 use super::{covariates, entity, freq, grid, long_gap, raw, CleanRequest};
-use crate::error::{ErrorCode, Result};
+use crate::error::{ErrorCode, HoraError, Result};
 use crate::time::DayMonthOrder;
 use crate::par;
 
@@ -46,9 +46,10 @@ fn read_with<T: Send>(
     }
     let table = req.series;
     let read = par::map_indexed(table.entity_count(), par::threads_for(table.row_count()), |e| stamps::parse_entity(table, e, &zone, ds_format).map(&keep));
-    let invalid = |r: &Result<T>| r.as_ref().err().filter(|e| e.code == ErrorCode::ValidationError).cloned();
-    if let Some(err) = read.iter().find_map(invalid) {
-        return Err(err);
+    // Every entity's unreadable stamps in one list, entity by entity (the contract's at most 10).
+    let unreadable: Vec<_> = read.iter().filter_map(|r| r.as_ref().err()).filter(|e| e.code == ErrorCode::ValidationError).flat_map(HoraError::listed_fields).collect();
+    if !unreadable.is_empty() {
+        return Err(HoraError::fields(unreadable));
     }
     covariates::check_future_stamps(req, &zone, |e| ds_format.or_else(|| read[e].as_ref().ok().and_then(&order)))?;
     Ok(read.into_iter().collect::<Result<Vec<T>>>().ok())

@@ -8,7 +8,7 @@ use super::lex::{lex, Lexed, Shape};
 use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
 use crate::error::{ErrorCode, HoraError};
-use crate::ingest::RowTable;
+use crate::ingest::{FieldErrors, RowTable};
 use std::collections::{HashMap, HashSet};
 
 /// Where the zone of an entity's naive stamps came from (`cleaning_report.series[].timezone.source`).
@@ -114,26 +114,33 @@ fn parse_stamps_after<'a>(
     acc.repeated_walls.extend(seen.iter().copied());
     let mut first: Option<(Shape, u32)> = None;
     let mut pending: Vec<(u32, &'a str, Lexed)> = Vec::new();
+    // Every unreadable stamp is listed (up to the contract's 10), not only the first: a caller
+    // who sent a format row by row wrong sees which rows at once.
+    let mut unreadable = FieldErrors::default();
     for (row, s) in iter {
-        let l = lex(s).map_err(|why| HoraError::field(ds_field(row), format!("series[{row}].ds {} {why}", quoted(s))))?;
+        let l = match lex(s) {
+            Ok(l) => l,
+            Err(why) => {
+                unreadable.push(|| ds_field(row), format!("{} {why}", quoted(s)));
+                continue;
+            }
+        };
         match first {
             None => first = Some((l.shape, row)),
             Some((shape, first_row)) if shape != l.shape => {
-                return Err(HoraError::field(
-                    ds_field(row),
-                    format!(
-                        "series[{row}].ds {s:?} is written in another format than series[{first_row}].ds; \
-                         one timestamp format per entity"
-                    ),
-                ));
+                unreadable.push(|| ds_field(row), format!("{s:?} is written in another format than series[{first_row}].ds; one timestamp format per entity"));
+                continue;
             }
             Some(_) => {}
         }
         if l.shape == Shape::DayMonth {
             pending.push((row, s, l));
         } else if !acc.push(&l, l.a, l.b) {
-            return Err(out_of_range(row, s));
+            unreadable.push(|| ds_field(row), out_of_range(s));
         }
+    }
+    if !unreadable.is_empty() {
+        return Err(HoraError::fields(unreadable.listed));
     }
     let Some((shape, _)) = first else {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "entity has no rows"));
@@ -144,8 +151,11 @@ fn parse_stamps_after<'a>(
         for (row, s, l) in &pending {
             let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
             if !acc.push(l, m, d) {
-                return Err(out_of_range(*row, s));
+                unreadable.push(|| ds_field(*row), out_of_range(s));
             }
+        }
+        if !unreadable.is_empty() {
+            return Err(HoraError::fields(unreadable.listed));
         }
     }
     Ok(acc.finish(DsFormat::of_shape(shape, order)))
@@ -153,8 +163,8 @@ fn parse_stamps_after<'a>(
 
 /// A stamp whose offset or zone moves it out of the years 1 to 9999 in UTC (`9999-12-31T12:00-12:00`
 /// is 10000-01-01Z): no grid or response stamp can be written for it.
-fn out_of_range(row: u32, s: &str) -> HoraError {
-    HoraError::field(ds_field(row), format!("series[{row}].ds {s:?} is outside the years 1 to 9999 in UTC"))
+fn out_of_range(s: &str) -> String {
+    format!("{s:?} is outside the years 1 to 9999 in UTC")
 }
 
 /// Builds `ParsedStamps` row by row.

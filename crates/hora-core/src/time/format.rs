@@ -108,8 +108,8 @@ pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<Da
             return Err(HoraError::field(
                 ds_field(late.0),
                 format!(
-                    "series[{}].ds {:?} contradicts the day/month order of series[{}].ds {:?}",
-                    late.0, late.1, early.0, early.1
+                    "{:?} contradicts the day/month order of series[{}].ds {:?}",
+                    late.1, early.0, early.1
                 ),
             ));
         }
@@ -131,7 +131,7 @@ pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<Da
         let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
         if m == 0 || m > 12 || d == 0 || d > super::civil::days_in_month(l.year, m) {
             let name = if order == DayMonthOrder::Dmy { "D/M/YYYY" } else { "M/D/YYYY" };
-            return Err(HoraError::field(ds_field(*row), format!("series[{row}].ds {s:?} is not a valid {name} date")));
+            return Err(HoraError::field(ds_field(*row), format!("{s:?} is not a valid {name} date")));
         }
     }
     Ok(order)
