@@ -158,6 +158,11 @@ describe('bad timestamps are a 422 naming the row', () => {
       ['future_covariates[0].ds', '"later0" is not in a supported timestamp format'],
       ['future_covariates[2].ds', '"later2" is not in a supported timestamp format'],
     ]);
+    // An unreadable history stamp does not hide another entity's unreadable future stamp.
+    const both: Json[] = [...rows(base, 'a'), ...rows(base, 'b')].map((r) => ({ ...r, x: 1 }));
+    both[3]!.ds = 'garbage';
+    const mixed = await forecast({ series: both, h: 1, future_covariates: [{ unique_id: 'b', ds: 'not-a-stamp', x: 2 }] });
+    expect(mixed.json.error.details.errors.map((e: Json) => e.field)).toEqual(['series[3].ds', 'future_covariates[0].ds']);
   });
 
   it('an unknown zone name is VALIDATION_ERROR on options.timezone', async () => {

@@ -17,7 +17,7 @@ use super::prepare::Prepared;
 use super::stamps::{self, format_utc, Zone};
 use super::CleanRequest;
 use crate::error::{ErrorCode, HoraError, Result};
-use crate::ingest::{CovariateColumn, MAX_LISTED_ERRORS};
+use crate::ingest::{CovariateColumn, FieldError, MAX_LISTED_ERRORS};
 use crate::time::DayMonthOrder;
 
 /// `FUTURE_COVARIATES_INVALID` for future rows of an entity without history;
@@ -73,19 +73,25 @@ pub fn future_of_unproven_order(req: &CleanRequest, zone: &Zone, history_order: 
 }
 
 /// Validation step 3 for future stamps: one `VALIDATION_ERROR` listing the unreadable
-/// `future_covariates[i].ds` of every entity's future rows, entity by entity. Rows that need a
-/// day/month order their history has not proven are left to the cleaning step, as the history is.
+/// `future_covariates[i].ds` of every entity's future rows ([`unreadable_future_stamps`]).
 pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<()> {
-    let unreadable: Vec<_> = future_by_entity(req, zone, history_order, |_| &[])
-        .filter_map(|(_, rows)| rows.err().filter(|e| e.code == ErrorCode::ValidationError))
-        .flat_map(|e| e.listed_fields())
-        .take(MAX_LISTED_ERRORS)
-        .collect();
+    let unreadable = unreadable_future_stamps(req, zone, history_order);
     if unreadable.is_empty() {
         Ok(())
     } else {
         Err(HoraError::fields(unreadable))
     }
+}
+
+/// The unreadable `future_covariates[i].ds`, entity by entity (the contract's at most 10). Rows
+/// that need a day/month order their history has not proven are left to the cleaning step, as
+/// the history is.
+pub fn unreadable_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Vec<FieldError> {
+    future_by_entity(req, zone, history_order, |_| &[])
+        .filter_map(|(_, rows)| rows.err().filter(|e| e.code == ErrorCode::ValidationError))
+        .flat_map(|e| e.listed_fields())
+        .take(MAX_LISTED_ERRORS)
+        .collect()
 }
 
 /// Every future entity's rows read, in the order the future table lists them, with the series

@@ -46,12 +46,13 @@ fn read_with<T: Send>(
     }
     let table = req.series;
     let read = par::map_indexed(table.entity_count(), par::threads_for(table.row_count()), |e| stamps::parse_entity(table, e, &zone, ds_format).map(&keep));
-    // Every entity's unreadable stamps in one list, entity by entity (the contract's at most 10).
-    let unreadable: Vec<_> = read.iter().filter_map(|r| r.as_ref().err()).filter(|e| e.code == ErrorCode::ValidationError).flat_map(HoraError::listed_fields).collect();
+    // Every unreadable stamp in one list (the contract's at most 10): the history's entity by
+    // entity, then the future rows' (read in the order their entity's history proved, if it did).
+    let mut unreadable: Vec<_> = read.iter().filter_map(|r| r.as_ref().err()).filter(|e| e.code == ErrorCode::ValidationError).flat_map(HoraError::listed_fields).collect();
+    unreadable.extend(covariates::unreadable_future_stamps(req, &zone, |e| ds_format.or_else(|| read[e].as_ref().ok().and_then(&order))));
     if !unreadable.is_empty() {
         return Err(HoraError::fields(unreadable));
     }
-    covariates::check_future_stamps(req, &zone, |e| ds_format.or_else(|| read[e].as_ref().ok().and_then(&order)))?;
     Ok(read.into_iter().collect::<Result<Vec<T>>>().ok())
 }
 

@@ -327,8 +327,11 @@ fn time_tail(b: &[u8], i: usize, mut lexed: Lexed, hour: Hour) -> LexResult {
 
 fn offset(b: &[u8], i: usize) -> Result<i32, &'static str> {
     let rest = &b[i..];
-    if rest == b"Z" || rest == b"z" {
-        return Ok(0);
+    if let Some(b'Z' | b'z') = rest.first() {
+        return match rest.get(1) {
+            None => Ok(0),
+            Some(c) => Err(after_offset(*c)),
+        };
     }
     let sign = match rest.first() {
         Some(b'+') => 1,
@@ -349,9 +352,7 @@ fn offset(b: &[u8], i: usize) -> Result<i32, &'static str> {
     match rest.get(len) {
         None => {}
         Some(c) if c.is_ascii_digit() || *c == b':' => return Err("has an offset that is not ±HH:MM"),
-        // RFC 9557 and Java's ZonedDateTime write the zone after the offset.
-        Some(b'[') => return Err("has a bracketed zone name after its offset (send the zone as options.timezone)"),
-        Some(_) => return Err("has unexpected text after its offset"),
+        Some(c) => return Err(after_offset(*c)),
     }
     if mm > 59 {
         return Err("has offset minutes above 59");
@@ -360,6 +361,16 @@ fn offset(b: &[u8], i: usize) -> Result<i32, &'static str> {
         return Err("has an offset beyond ±18:00");
     }
     Ok(sign * (hh as i32 * 3600 + mm as i32 * 60))
+}
+
+/// The reason for text after a well-formed offset (`Z` or `±HH:MM`), starting with `c`.
+fn after_offset(c: u8) -> &'static str {
+    if c == b'[' {
+        // RFC 9557 and Java's ZonedDateTime write the zone after the offset (`Z[UTC]` too).
+        "has a bracketed zone name after its offset (send the zone as options.timezone)"
+    } else {
+        "has unexpected text after its offset"
+    }
 }
 
 fn check_year(y: i64) -> Result<(), &'static str> {
@@ -419,6 +430,9 @@ mod tests {
     fn text_after_a_well_formed_offset_is_refused_as_such_not_as_a_bad_offset() {
         assert_eq!(offset(b"+01:00[Europe/Berlin]", 0), Err("has a bracketed zone name after its offset (send the zone as options.timezone)"));
         assert_eq!(offset(b"+01 UTC", 0), Err("has unexpected text after its offset"));
+        assert_eq!(offset(b"Z[UTC]", 0), Err("has a bracketed zone name after its offset (send the zone as options.timezone)"));
+        assert_eq!(offset(b"Zulu", 0), Err("has unexpected text after its offset"));
+        assert_eq!(offset(b"z", 0), Ok(0));
         assert_eq!(offset(b"+0100x", 0), Err("has unexpected text after its offset"));
         // More digits or colons are a malformed offset, not trailing text.
         for bad in [&b"+010"[..], b"+01:00:00", b"+01000", b"+1:00", b"+01:0"] {
