@@ -158,6 +158,17 @@ describe('bad timestamps are a 422 naming the row', () => {
       ['future_covariates[0].ds', '"later0" is not in a supported timestamp format'],
       ['future_covariates[2].ds', '"later2" is not in a supported timestamp format'],
     ]);
+    // A future row's errors are named in its own array, and the stamp is quoted as sent, even
+    // when it reads like another array's path.
+    const named = await forecast({
+      series: rows(base).map((r) => ({ ...r, x: 1 })),
+      h: 1,
+      future_covariates: ['2024-01-02T00:00:00Z', '20240102', 'series[1].ds'].map((ds) => ({ unique_id: 'a', ds, x: 2 })),
+    });
+    expect(named.json.error.details.errors).toEqual([
+      { field: 'future_covariates[1].ds', message: expect.stringContaining('another format than future_covariates[0].ds') },
+      { field: 'future_covariates[2].ds', message: '"series[1].ds" is not in a supported timestamp format' },
+    ]);
     // An unreadable history stamp does not hide another entity's unreadable future stamp.
     const both: Json[] = [...rows(base, 'a'), ...rows(base, 'b')].map((r) => ({ ...r, x: 1 }));
     both[3]!.ds = 'garbage';

@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::decisions::{consent, ranges_of, Decision, DecisionId, Status};
 use super::entity::{runs_of, Ctx, Outcome};
@@ -18,7 +17,7 @@ use super::stamps::{self, format_utc, Zone};
 use super::CleanRequest;
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::{CovariateColumn, FieldError, MAX_LISTED_ERRORS};
-use crate::time::DayMonthOrder;
+use crate::time::{DayMonthOrder, StampRows};
 
 /// `FUTURE_COVARIATES_INVALID` for future rows of an entity without history;
 /// `COVARIATE_COLUMN_MISMATCH` for future columns absent from `series`.
@@ -113,35 +112,15 @@ where
         .map(move |(future, fe, u)| {
             let e = entity_of.get(u.as_str()).copied();
             let seen = e.map_or(&[][..], &history_walls);
-            let read = stamps::parse_entity_after(future, fe, zone, e.and_then(&history_order), seen)
+            let read = stamps::parse_entity_after(future, StampRows::FutureCovariates, fe, zone, e.and_then(&history_order), seen)
                 .map(|parsed| FutureRows {
                     converted: parsed.converted(zone),
                     naive: parsed.naive_rows,
                     rows: future.entity_range(fe).map(|k| k as u32).collect(),
                     instants: parsed.instants,
-                })
-                .map_err(name_future_rows);
+                });
             (e, read)
         })
-}
-
-/// The time engine names a row `series[i].ds`; in the future table it is `future_covariates[i].ds`.
-fn name_future_rows(mut err: HoraError) -> HoraError {
-    let rename = |s: &str| s.replace("series[", "future_covariates[");
-    err.message = rename(&err.message);
-    if let Some(Value::String(field)) = err.details.get_mut("field") {
-        *field = rename(field);
-    }
-    if let Some(Value::Array(list)) = err.details.get_mut("errors") {
-        for entry in list.iter_mut().filter_map(Value::as_object_mut) {
-            for key in ["field", "message"] {
-                if let Some(Value::String(text)) = entry.get_mut(key) {
-                    *text = rename(text);
-                }
-            }
-        }
-    }
-    err
 }
 
 /// The warning for an entity's future rows whose stamp is no forecast stamp (past the horizon,

@@ -5,7 +5,7 @@ use super::options::CleanOptions;
 use crate::choice::Choice;
 use crate::error::Result;
 use crate::ingest::RowTable;
-use crate::time::{self, DayMonthOrder, DsFormat, Freq, FreqUnit, ZoneRule, ZoneSource};
+use crate::time::{self, DayMonthOrder, DsFormat, Freq, FreqUnit, StampRows, ZoneRule, ZoneSource};
 
 pub use crate::time::format_utc;
 pub const MICROS_PER_DAY: i64 = time::MICROS_PER_DAY;
@@ -83,12 +83,13 @@ pub fn day_month_order(ds_format: Option<&str>) -> Result<Option<DayMonthOrder>>
 
 /// Parses the `ds` of entity `e` (errors name the row: `VALIDATION_ERROR`, `AMBIGUOUS_DATE_FORMAT`).
 pub fn parse_entity(table: &RowTable, e: usize, zone: &Zone, order: Option<DayMonthOrder>) -> Result<EntityStamps> {
-    parse_entity_after(table, e, zone, order, &[])
+    parse_entity_after(table, StampRows::Series, e, zone, order, &[])
 }
 
-/// [`parse_entity`] for rows read after the entity's history (`seen`: its repeated local times).
-pub fn parse_entity_after(table: &RowTable, e: usize, zone: &Zone, order: Option<DayMonthOrder>, seen: &[i64]) -> Result<EntityStamps> {
-    let p = time::parse_entity_after(table, e, zone.option(), order, seen)?;
+/// [`parse_entity`] for rows read after the entity's history, sent in `rows` (`seen`: its
+/// repeated local times).
+pub fn parse_entity_after(table: &RowTable, rows: StampRows, e: usize, zone: &Zone, order: Option<DayMonthOrder>, seen: &[i64]) -> Result<EntityStamps> {
+    let p = time::parse_entity_after(table, rows, e, zone.option(), order, seen)?;
     Ok(EntityStamps {
         instants: p.instants,
         format: p.format,

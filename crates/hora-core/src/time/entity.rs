@@ -2,7 +2,7 @@
 //! naive stamps read in the zone, explicit offsets always winning.
 
 use super::civil::{in_supported_range, MICROS_PER_HOUR};
-use super::format::{ds_field, resolve_order, DayMonthOrder, DsFormat};
+use super::format::{ds_field, resolve_order, DayMonthOrder, DsFormat, StampRows};
 use super::infer::mode_delta;
 use super::lex::{lex, Lexed, Shape};
 use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
@@ -87,24 +87,26 @@ pub fn parse_stamps<'a>(
     zone: Option<ZoneRule>,
     ds_format: Option<DayMonthOrder>,
 ) -> Result<ParsedStamps, HoraError> {
-    parse_stamps_after(stamps, zone, ds_format, &[])
+    parse_stamps_after(stamps, StampRows::Series, zone, ds_format, &[])
 }
 
 /// [`parse_entity`] for rows that follow others of the same entity (its future rows after its
-/// history): a repeated local time in `seen` (the history's `repeated_walls`) was sent already,
-/// so these rows' first one at that time is its second pass (docs/time.md).
+/// history), sent in `rows`: a repeated local time in `seen` (the history's `repeated_walls`) was
+/// sent already, so these rows' first one at that time is its second pass (docs/time.md).
 pub fn parse_entity_after(
     table: &RowTable,
+    rows: StampRows,
     e: usize,
     zone: Option<ZoneRule>,
     ds_format: Option<DayMonthOrder>,
     seen: &[Micros],
 ) -> Result<ParsedStamps, HoraError> {
-    parse_stamps_after(table.entity_ds(e), zone, ds_format, seen)
+    parse_stamps_after(table.entity_ds(e), rows, zone, ds_format, seen)
 }
 
 fn parse_stamps_after<'a>(
     stamps: impl IntoIterator<Item = (u32, &'a str)>,
+    rows: StampRows,
     zone: Option<ZoneRule>,
     ds_format: Option<DayMonthOrder>,
     seen: &[Micros],
@@ -121,14 +123,14 @@ fn parse_stamps_after<'a>(
         let l = match lex(s) {
             Ok(l) => l,
             Err(why) => {
-                unreadable.push(|| ds_field(row), format!("{} {why}", quoted(s)));
+                unreadable.push(|| ds_field(rows, row), format!("{} {why}", quoted(s)));
                 continue;
             }
         };
         match first {
             None => first = Some((l.shape, row)),
             Some((shape, first_row)) if shape != l.shape => {
-                unreadable.push(|| ds_field(row), format!("{s:?} is written in another format than series[{first_row}].ds; one timestamp format per entity"));
+                unreadable.push(|| ds_field(rows, row), format!("{s:?} is written in another format than {}; one timestamp format per entity", ds_field(rows, first_row)));
                 continue;
             }
             Some(_) => {}
@@ -136,7 +138,7 @@ fn parse_stamps_after<'a>(
         if l.shape == Shape::DayMonth {
             pending.push((row, s, l));
         } else if !acc.push(&l, l.a, l.b) {
-            unreadable.push(|| ds_field(row), out_of_range(s));
+            unreadable.push(|| ds_field(rows, row), out_of_range(s));
         }
     }
     if !unreadable.is_empty() {
@@ -147,11 +149,11 @@ fn parse_stamps_after<'a>(
     };
     let mut order = DayMonthOrder::Dmy;
     if shape == Shape::DayMonth {
-        order = resolve_order(&pending, ds_format)?;
+        order = resolve_order(&pending, rows, ds_format)?;
         for (row, s, l) in &pending {
             let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
             if !acc.push(l, m, d) {
-                unreadable.push(|| ds_field(*row), out_of_range(s));
+                unreadable.push(|| ds_field(rows, *row), out_of_range(s));
             }
         }
         if !unreadable.is_empty() {

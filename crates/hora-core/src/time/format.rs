@@ -88,15 +88,26 @@ impl DsFormat {
     }
 }
 
-/// The field an entity's stamp error names: the global row index.
-pub(super) fn ds_field(row: u32) -> String {
-    format!("series[{row}].ds")
+/// The body array an entity's stamps were sent in: its errors name rows of that array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StampRows {
+    Series,
+    FutureCovariates,
+}
+
+/// The field a stamp error names: the row's index in the array it was sent in.
+pub(super) fn ds_field(rows: StampRows, row: u32) -> String {
+    let array = match rows {
+        StampRows::Series => "series",
+        StampRows::FutureCovariates => "future_covariates",
+    };
+    format!("{array}[{row}].ds")
 }
 
 /// Day/month order: proven by a row whose first number exceeds 12 (dmy) or whose second does
 /// (mdy); otherwise `options.ds_format`; otherwise `AMBIGUOUS_DATE_FORMAT`. The option wins when
 /// sent, and rows impossible under it are a 422 naming the row.
-pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<DayMonthOrder>) -> Result<DayMonthOrder, HoraError> {
+pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], rows: StampRows, ds_format: Option<DayMonthOrder>) -> Result<DayMonthOrder, HoraError> {
     let dmy_proof = pending.iter().find(|p| p.2.a > 12);
     let mdy_proof = pending.iter().find(|p| p.2.b > 12);
     let order = match (ds_format, dmy_proof, mdy_proof) {
@@ -106,11 +117,8 @@ pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<Da
         (None, Some(a), Some(b)) => {
             let (early, late) = if a.0 < b.0 { (a, b) } else { (b, a) };
             return Err(HoraError::field(
-                ds_field(late.0),
-                format!(
-                    "{:?} contradicts the day/month order of series[{}].ds {:?}",
-                    late.1, early.0, early.1
-                ),
+                ds_field(rows, late.0),
+                format!("{:?} contradicts the day/month order of {} {:?}", late.1, ds_field(rows, early.0), early.1),
             ));
         }
         (None, None, None) => {
@@ -118,12 +126,13 @@ pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<Da
             return Err(HoraError::new(
                 ErrorCode::AmbiguousDateFormat,
                 format!(
-                    "series[{row}].ds {s:?} and the other rows of its entity may be D/M/YYYY or M/D/YYYY; \
+                    "{} {s:?} and the other rows of its entity may be D/M/YYYY or M/D/YYYY; \
                      send options.ds_format ({}) or use ISO 8601",
+                    ds_field(rows, row),
                     one_of(&DayMonthOrder::names())
                 ),
             )
-            .with("field", ds_field(row))
+            .with("field", ds_field(rows, row))
             .with("allowed", serde_json::json!(DayMonthOrder::names())));
         }
     };
@@ -131,7 +140,7 @@ pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], ds_format: Option<Da
         let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
         if m == 0 || m > 12 || d == 0 || d > super::civil::days_in_month(l.year, m) {
             let name = if order == DayMonthOrder::Dmy { "D/M/YYYY" } else { "M/D/YYYY" };
-            return Err(HoraError::field(ds_field(*row), format!("{s:?} is not a valid {name} date")));
+            return Err(HoraError::field(ds_field(rows, *row), format!("{s:?} is not a valid {name} date")));
         }
     }
     Ok(order)

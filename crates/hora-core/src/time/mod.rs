@@ -17,7 +17,7 @@ pub type Micros = i64;
 
 pub use civil::{days_from_civil, format_utc, in_supported_range, write_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND};
 pub use entity::{parse_entity, parse_entity_after, parse_stamps, ParsedStamps, ZoneSource};
-pub use format::{DayMonthOrder, DsFormat};
+pub use format::{DayMonthOrder, DsFormat, StampRows};
 pub use freq::{Freq, FreqUnit};
 pub use infer::{infer_freq, InferredFreq, MAX_OFF_GRID_SHARE, MIN_DISTINCT_STAMPS};
 pub use step::{calendar_phase, grid_len, step};
