@@ -118,7 +118,7 @@ export const engineErrorCodes = addon.engineErrorCodes;
 /** The time engine's parse path over one `ds` column (benchmark and cross-check with src/time). */
 export const parseDsColumn = addon.parseDsColumn;
 /** Whether `options.timezone` names a zone the engine knows (validation order step 3). */
-export const isKnownTimeZone = addon.isKnownTimeZone;
+export const timeZoneError = addon.timeZoneError;
 
 /**
  * The addon's regrid-plus-linear-impute kernel (benchmark and cross-check with src/clean/kernel.ts):

@@ -151,6 +151,9 @@ describe('bad timestamps are a 422 naming the row', () => {
     for (let k = 0; k < 24; k++) series[k]!.ds = `nope${k}`;
     const many = await forecast({ series, h: 1 });
     expect(many.json.error.details.errors.map((e: Json) => e.field)).toEqual(Array.from({ length: 10 }, (_, k) => `series[${k}].ds`));
+    // Ten history errors fill the list: a bad future stamp is not looked for.
+    const full = await forecast({ series: series.map((r) => ({ ...r, x: 1 })), h: 1, future_covariates: [{ unique_id: 'b', ds: 'later', x: 2 }] });
+    expect(full.json.error.details.errors.map((e: Json) => e.field)).toEqual(Array.from({ length: 10 }, (_, k) => `series[${k}].ds`));
     // Future rows: the same listing under their own paths.
     const future = [0, 1, 2].map((k) => ({ unique_id: 'a', ds: k === 1 ? '2024-01-02T00:00:00Z' : `later${k}`, x: k }));
     const withFuture = await forecast({ series: rows(base).map((r) => ({ ...r, x: 1 })), h: 1, future_covariates: future });

@@ -1,7 +1,8 @@
 // The plain-TypeScript parse path for ISO 8601 and the number-looking / compact stamps, written
 // the way a careful JavaScript service would (a regular expression per shape, Intl for zones).
 // It exists to show what the Rust addon buys; both paths run the same table of cases
-// (crates/hora-core/tests/data/time_cases.json) and must agree on it.
+// (crates/hora-core/tests/data/time_cases.json) and must agree on it: instants, formats and
+// error codes. It stops at the first bad row, where the service lists up to 10.
 
 import { WallConverter, isKnownZone } from './zone.js';
 
@@ -163,11 +164,11 @@ export function parseDsJs(ds: readonly string[], timezone?: string | null): JsPa
   for (let i = 0; i < ds.length; i++) {
     const l = lex(ds[i]!);
     if (typeof l === 'string') {
-      throw new DsParseError('VALIDATION_ERROR', `series[${i}].ds`, `series[${i}].ds ${JSON.stringify(ds[i])} ${l}`);
+      throw new DsParseError('VALIDATION_ERROR', `series[${i}].ds`, `${JSON.stringify(ds[i])} ${l}`);
     }
     if (format === null) format = l.format;
     else if (l.format !== format) {
-      throw new DsParseError('VALIDATION_ERROR', `series[${i}].ds`, `series[${i}].ds is written in another format`);
+      throw new DsParseError('VALIDATION_ERROR', `series[${i}].ds`, `${JSON.stringify(ds[i])} is written in another format than series[0].ds`);
     }
     let ms: number;
     if (l.offset !== null) {

@@ -3,7 +3,7 @@
 import { Compile } from 'typebox/compile';
 import { MAX_ROWS } from '../config.js';
 import { ApiError, fromEngineError, jsonPointerToPath } from '../errors.js';
-import { isKnownTimeZone, parseRequest, readStamps, REQUEST_SHAPE, type CleaningParams, type FieldError, type ParsedRequest } from '../native.js';
+import { parseRequest, readStamps, REQUEST_SHAPE, type CleaningParams, type FieldError, type ParsedRequest, timeZoneError } from '../native.js';
 import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
 import type { Endpoint } from '../store/store.js';
 
@@ -46,7 +46,7 @@ export function topLevelErrors(top: unknown): FieldError[] {
 
 /** VALIDATION_ERROR for a body's field errors, the first in the message. */
 function invalidBody(errors: FieldError[]): ApiError {
-  return new ApiError('VALIDATION_ERROR', `The request body is invalid: ${errors[0].field} ${errors[0].message}.`, {
+  return new ApiError('VALIDATION_ERROR', `${REQUEST_SHAPE.invalidBodyMessage}: ${errors[0].field} ${errors[0].message}.`, {
     // The contract's cap on details.errors[], as the body parser applies it.
     details: { errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors) },
   });
@@ -103,9 +103,8 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
   }
   // Checked here for every preset: `raw` never reads the zone, but an unknown name is still invalid.
   const timezone = (top.options as Record<string, unknown> | undefined)?.timezone;
-  if (typeof timezone === 'string' && !isKnownTimeZone(timezone)) {
-    errors.push({ field: 'options.timezone', message: `${JSON.stringify(timezone)} is not an IANA time zone name (for example Europe/Berlin)` });
-  }
+  const zoneFault = typeof timezone === 'string' ? timeZoneError(timezone) : null;
+  if (zoneFault) errors.push({ field: 'options.timezone', message: zoneFault });
   errors.push(...rowErrors);
   if (errors.length > 0) throw invalidBody(errors);
   return { parsed, top: top as TopLevelFields };

@@ -9,7 +9,6 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use crate::clean::CleaningReport;
-use crate::ingest::{FieldError, MAX_LISTED_ERRORS};
 
 macro_rules! error_codes {
     ($($variant:ident => $code:literal),* $(,)?) => {
@@ -49,6 +48,10 @@ error_codes! {
     GatewayTimeout => "GATEWAY_TIMEOUT",
 }
 
+/// How a `VALIDATION_ERROR`'s message begins; the first listed field and what is wrong with it
+/// follow (the service words its own schema errors the same way).
+pub const INVALID_BODY: &str = "The request body is invalid";
+
 /// An error that stops a request: a contract code, an English message and structured details.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HoraError {
@@ -83,13 +86,12 @@ impl HoraError {
 
     /// A 422 `VALIDATION_ERROR` listing field errors, at most the contract's 10. Each entry's
     /// message says what is wrong without repeating its path (`"x" is not in a supported
-    /// timestamp format`); the error's message names the first, worded as the service words
-    /// every invalid body (src/validation/body.ts).
+    /// timestamp format`); the error's message names the first after [`INVALID_BODY`].
     pub fn fields(mut listed: Vec<FieldError>) -> Self {
         listed.truncate(MAX_LISTED_ERRORS);
         let message = match listed.first() {
-            Some(first) => format!("The request body is invalid: {} {}.", first.field, first.message),
-            None => "The request body is invalid.".to_string(),
+            Some(first) => format!("{INVALID_BODY}: {} {}.", first.field, first.message),
+            None => format!("{INVALID_BODY}."),
         };
         let entries = listed.into_iter().map(|e| serde_json::json!({ "field": e.field, "message": e.message })).collect();
         HoraError::new(ErrorCode::ValidationError, message).with("errors", Value::Array(entries))
@@ -117,6 +119,38 @@ impl std::fmt::Display for HoraError {
 impl std::error::Error for HoraError {}
 
 pub type Result<T> = std::result::Result<T, HoraError>;
+
+// ---- Field errors: the `details.errors[]` of a VALIDATION_ERROR, collected where they are found ----
+
+/// The contract lists at most 10 validation errors.
+pub const MAX_LISTED_ERRORS: usize = 10;
+
+/// One `details.errors[]` entry: the field as a path (`series[3].y`) and what is wrong.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+/// The first errors found, plus how many there were in all.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct FieldErrors {
+    pub listed: Vec<FieldError>,
+    pub total: usize,
+}
+
+impl FieldErrors {
+    pub fn push(&mut self, field: impl FnOnce() -> String, message: impl Into<String>) {
+        self.total += 1;
+        if self.listed.len() < MAX_LISTED_ERRORS {
+            self.listed.push(FieldError { field: field(), message: message.into() });
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+}
 
 const REPORT_KEY: &str = "cleaning_report";
 

@@ -125,7 +125,7 @@ fn errors_name_the_global_row_index_of_the_entity() {
 #[test]
 fn every_unreadable_stamp_of_an_entity_is_listed_each_without_its_path() {
     let mut stamps: Vec<String> = (0..30).map(|i| format!("2024-01-{:02}", i % 28 + 1)).collect();
-    stamps[0] = "garbage".into();
+    stamps[1] = "garbage".into();
     stamps[2] = "2024-13-01".into();
     stamps[5] = "01/02/2024".into(); // another format than the entity's ISO dates
     for (k, stamp) in stamps.iter_mut().enumerate().skip(10).take(15) {
@@ -137,10 +137,35 @@ fn every_unreadable_stamp_of_an_entity_is_listed_each_without_its_path() {
     // The contract's at most 10, in row order; none repeats its path.
     assert_eq!(listed.len(), 10);
     let fields: Vec<&str> = listed.iter().map(|e| e.field.as_str()).collect();
-    assert_eq!(&fields[..4], ["series[0].ds", "series[2].ds", "series[5].ds", "series[10].ds"]);
-    assert!(listed.iter().all(|e| !e.message.contains("series[0].ds") && !e.message.starts_with("series[")), "{listed:?}");
+    assert_eq!(&fields[..4], ["series[1].ds", "series[2].ds", "series[5].ds", "series[10].ds"]);
+    assert!(listed.iter().all(|e| !e.message.starts_with(&e.field) && !e.message.starts_with("series[")), "{listed:?}");
     assert_eq!(listed[0].message, "\"garbage\" is not in a supported timestamp format");
-    assert!(listed[2].message.contains("another format than series[1].ds"), "{}", listed[2].message);
+    assert!(listed[2].message.contains("another format than series[0].ds"), "{}", listed[2].message);
     // The error's own message is the service's wording for an invalid body, naming the first.
-    assert_eq!(err.message, "The request body is invalid: series[0].ds \"garbage\" is not in a supported timestamp format.");
+    assert_eq!(err.message, "The request body is invalid: series[1].ds \"garbage\" is not in a supported timestamp format.");
+}
+
+#[test]
+fn rows_that_are_no_date_under_the_day_month_order_are_all_listed() {
+    let table = table_of(&["13/01/2024", "14/01/2024", "01/02/2024", "12/31/9999 23:00-12:00"]);
+    let err = time::parse_entity(&table, 0, None, Some(time::DayMonthOrder::Mdy)).unwrap_err();
+    let listed = err.listed_fields();
+    let fields: Vec<&str> = listed.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["series[0].ds", "series[1].ds", "series[3].ds"], "{listed:?}");
+    assert_eq!(listed[0].message, "\"13/01/2024\" is not a valid M/D/YYYY date");
+    assert!(listed[2].message.contains("outside the years 1 to 9999"), "{}", listed[2].message);
+}
+
+#[test]
+fn an_unreadable_first_row_sets_no_format_for_the_others() {
+    let table = table_of(&["garbage", "13/01/2024", "2024-01-03", "2024-01-04"]);
+    let err = time::parse_entity(&table, 0, None, None).unwrap_err();
+    let fields: Vec<String> = err.listed_fields().into_iter().map(|e| e.field).collect();
+    assert_eq!(fields, ["series[0].ds"]);
+    // A readable first row does: the others are held to it.
+    let table = table_of(&["2024-01-02", "13/01/2024", "2024-01-03"]);
+    let err = time::parse_entity(&table, 0, None, None).unwrap_err();
+    let listed = err.listed_fields();
+    assert_eq!((listed.len(), listed[0].field.as_str()), (1, "series[1].ds"));
+    assert!(listed[0].message.contains("another format than series[0].ds"), "{}", listed[0].message);
 }

@@ -40,6 +40,8 @@ pub struct RequestShape {
     pub max_listed_errors: u32,
     /// The message of an unknown field.
     pub unknown_field_message: String,
+    /// How a `VALIDATION_ERROR`'s message begins, before the first field and what is wrong.
+    pub invalid_body_message: String,
     /// The value lists and ranges of the options the engine reads.
     pub presets: Vec<String>,
     pub impute_methods: Vec<String>,
@@ -133,6 +135,7 @@ pub fn request_shape() -> RequestShape {
         max_covariate_columns: hora_core::ingest::MAX_COVARIATE_COLUMNS as u32,
         max_listed_errors: hora_core::ingest::MAX_LISTED_ERRORS as u32,
         unknown_field_message: hora_core::ingest::UNKNOWN_FIELD.to_string(),
+        invalid_body_message: hora_core::error::INVALID_BODY.to_string(),
         presets: strings(&Preset::names()),
         impute_methods: strings(&ImputeMethod::names()),
         nonnegative_values: strings(&Nonnegative::names()),

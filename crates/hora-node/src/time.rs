@@ -62,9 +62,10 @@ pub fn parse_ds_column(ds: &[u8], timezone: Option<String>, ds_format: Option<St
     })
 }
 
-/// Whether `name` is a time zone the engine knows: `options.timezone` is checked with the body's
-/// other fields (validation order step 3), whatever the preset.
+/// Why `name` is no time zone the engine knows (the engine's words), or `None` when it is one:
+/// `options.timezone` is checked with the body's other fields (validation order step 3),
+/// whatever the preset.
 #[napi]
-pub fn is_known_time_zone(name: String) -> bool {
-    time::parse_zone(&name).is_ok()
+pub fn time_zone_error(name: String) -> Option<String> {
+    time::parse_zone(&name).err().and_then(|e| e.listed_fields().into_iter().next()).map(|f| f.message)
 }

@@ -15,8 +15,8 @@ use super::policy::LISTED_MAX;
 use super::prepare::Prepared;
 use super::stamps::{self, format_utc, Zone};
 use super::CleanRequest;
-use crate::error::{ErrorCode, HoraError, Result};
-use crate::ingest::{CovariateColumn, FieldError, MAX_LISTED_ERRORS};
+use crate::error::{ErrorCode, FieldError, HoraError, Result, MAX_LISTED_ERRORS};
+use crate::ingest::CovariateColumn;
 use crate::time::{DayMonthOrder, StampRows};
 
 /// `FUTURE_COVARIATES_INVALID` for future rows of an entity without history;

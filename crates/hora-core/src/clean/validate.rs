@@ -7,7 +7,7 @@ use super::pipeline::{entity_ctx, fit_grid, prepare_all, unless_blocked};
 use super::prepare::Prepared;
 use super::stamps::{self, EntityStamps, Zone};
 use super::{covariates, entity, freq, grid, long_gap, raw, CleanRequest};
-use crate::error::{ErrorCode, HoraError, Result};
+use crate::error::{ErrorCode, HoraError, Result, MAX_LISTED_ERRORS};
 use crate::time::DayMonthOrder;
 use crate::par;
 
@@ -48,8 +48,11 @@ fn read_with<T: Send>(
     let read = par::map_indexed(table.entity_count(), par::threads_for(table.row_count()), |e| stamps::parse_entity(table, e, &zone, ds_format).map(&keep));
     // Every unreadable stamp in one list (the contract's at most 10): the history's entity by
     // entity, then the future rows' (read in the order their entity's history proved, if it did).
-    let mut unreadable: Vec<_> = read.iter().filter_map(|r| r.as_ref().err()).filter(|e| e.code == ErrorCode::ValidationError).flat_map(HoraError::listed_fields).collect();
-    unreadable.extend(covariates::unreadable_future_stamps(req, &zone, |e| ds_format.or_else(|| read[e].as_ref().ok().and_then(&order))));
+    let mut unreadable: Vec<_> =
+        read.iter().filter_map(|r| r.as_ref().err()).filter(|e| e.code == ErrorCode::ValidationError).flat_map(HoraError::listed_fields).take(MAX_LISTED_ERRORS).collect();
+    if unreadable.len() < MAX_LISTED_ERRORS {
+        unreadable.extend(covariates::unreadable_future_stamps(req, &zone, |e| ds_format.or_else(|| read[e].as_ref().ok().and_then(&order))));
+    }
     if !unreadable.is_empty() {
         return Err(HoraError::fields(unreadable));
     }

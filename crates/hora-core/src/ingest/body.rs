@@ -1,7 +1,7 @@
 //! The request body: top-level fields, `series` and `future_covariates`.
 
 use super::builder::{RowKind, TableBuilder};
-use super::errors::FieldErrors;
+use crate::error::FieldErrors;
 use super::rows::{Cursor, RowsSeed};
 use super::table::RowTable;
 use super::value::{too_many_values, FieldRead, StrictValue};

@@ -7,7 +7,6 @@ mod body;
 mod builder;
 mod cell;
 mod digest;
-mod errors;
 mod fast;
 mod rows;
 mod table;
@@ -17,7 +16,7 @@ pub use body::{
     future_rows_error, parse_body, parse_body_general, ParsedBody, BOUNDS_FIELDS, CLEANING_FIELDS, MODEL_OPTIONS_FIELDS, OPTIONS_FIELDS, TOP_LEVEL_FIELDS, UNKNOWN_FIELD,
 };
 pub use digest::canonical_digest;
-pub use errors::{FieldError, FieldErrors, MAX_LISTED_ERRORS};
+pub use crate::error::{FieldError, FieldErrors, MAX_LISTED_ERRORS};
 pub use table::{CovariateColumn, RowTable, StrColumn};
 
 /// At most this many covariate columns in total (contract: Series row).

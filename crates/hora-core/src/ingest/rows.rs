@@ -2,7 +2,7 @@
 
 use super::builder::{RowKind, TableBuilder};
 use super::cell::{Cell, CellSeed, KeySeed};
-use super::errors::FieldErrors;
+use crate::error::FieldErrors;
 use super::COLUMN_PAST_TOTAL;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;

@@ -1,7 +1,7 @@
 //! A JSON value read through serde that reports duplicate object keys instead of silently keeping
 //! the last one (serde_json's `Value` does that), so no field of a request is ever dropped unseen.
 
-use super::errors::FieldErrors;
+use crate::error::FieldErrors;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::cell::{Cell, RefCell};

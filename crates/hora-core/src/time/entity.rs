@@ -2,13 +2,13 @@
 //! naive stamps read in the zone, explicit offsets always winning.
 
 use super::civil::{in_supported_range, MICROS_PER_HOUR};
-use super::format::{ds_field, resolve_order, DayMonthOrder, DsFormat, StampRows};
+use super::format::{ds_field, month_day, resolve_order, DayMonthOrder, DsFormat, StampRows};
 use super::infer::mode_delta;
 use super::lex::{lex, Lexed, Shape};
 use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
-use crate::error::{ErrorCode, HoraError};
-use crate::ingest::{FieldErrors, RowTable};
+use crate::error::{ErrorCode, FieldErrors, HoraError};
+use crate::ingest::RowTable;
 use std::collections::{HashMap, HashSet};
 
 /// Where the zone of an entity's naive stamps came from (`cleaning_report.series[].timezone.source`).
@@ -119,20 +119,25 @@ fn parse_stamps_after<'a>(
     // Every unreadable stamp is listed (up to the contract's 10), not only the first: a caller
     // who sent a format row by row wrong sees which rows at once.
     let mut unreadable = FieldErrors::default();
+    // The entity's format is its first row's; when that row is unreadable there is none to
+    // hold the others to, and only their own faults are listed.
+    let mut first_unreadable = false;
     for (row, s) in iter {
         let l = match lex(s) {
             Ok(l) => l,
             Err(why) => {
+                first_unreadable |= first.is_none() && unreadable.is_empty();
                 unreadable.push(|| ds_field(rows, row), format!("{} {why}", quoted(s)));
                 continue;
             }
         };
         match first {
             None => first = Some((l.shape, row)),
-            Some((shape, first_row)) if shape != l.shape => {
+            Some((shape, first_row)) if shape != l.shape && !first_unreadable => {
                 unreadable.push(|| ds_field(rows, row), format!("{s:?} is written in another format than {}; one timestamp format per entity", ds_field(rows, first_row)));
                 continue;
             }
+            Some((shape, _)) if shape != l.shape => continue,
             Some(_) => {}
         }
         if l.shape == Shape::DayMonth {
@@ -151,9 +156,10 @@ fn parse_stamps_after<'a>(
     if shape == Shape::DayMonth {
         order = resolve_order(&pending, rows, ds_format)?;
         for (row, s, l) in &pending {
-            let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
-            if !acc.push(l, m, d) {
-                unreadable.push(|| ds_field(rows, *row), out_of_range(s));
+            match month_day(l, order) {
+                Err(why) => unreadable.push(|| ds_field(rows, *row), format!("{s:?} {why}")),
+                Ok((m, d)) if !acc.push(l, m, d) => unreadable.push(|| ds_field(rows, *row), out_of_range(s)),
+                Ok(_) => {}
             }
         }
         if !unreadable.is_empty() {

@@ -106,7 +106,7 @@ pub(super) fn ds_field(rows: StampRows, row: u32) -> String {
 
 /// Day/month order: proven by a row whose first number exceeds 12 (dmy) or whose second does
 /// (mdy); otherwise `options.ds_format`; otherwise `AMBIGUOUS_DATE_FORMAT`. The option wins when
-/// sent, and rows impossible under it are a 422 naming the row.
+/// sent; rows impossible under it are the caller's to list ([`month_day`]).
 pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], rows: StampRows, ds_format: Option<DayMonthOrder>) -> Result<DayMonthOrder, HoraError> {
     let dmy_proof = pending.iter().find(|p| p.2.a > 12);
     let mdy_proof = pending.iter().find(|p| p.2.b > 12);
@@ -136,12 +136,14 @@ pub(super) fn resolve_order(pending: &[(u32, &str, Lexed)], rows: StampRows, ds_
             .with("allowed", serde_json::json!(DayMonthOrder::names())));
         }
     };
-    for (row, s, l) in pending {
-        let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
-        if m == 0 || m > 12 || d == 0 || d > super::civil::days_in_month(l.year, m) {
-            let name = if order == DayMonthOrder::Dmy { "D/M/YYYY" } else { "M/D/YYYY" };
-            return Err(HoraError::field(ds_field(rows, *row), format!("{s:?} is not a valid {name} date")));
-        }
-    }
     Ok(order)
+}
+
+/// A `D/M/YYYY` or `M/D/YYYY` row's (month, day) under `order`, or why it is no date under it.
+pub(super) fn month_day(l: &Lexed, order: DayMonthOrder) -> Result<(u32, u32), &'static str> {
+    let (m, d) = if order == DayMonthOrder::Dmy { (l.b, l.a) } else { (l.a, l.b) };
+    if m == 0 || m > 12 || d == 0 || d > super::civil::days_in_month(l.year, m) {
+        return Err(if order == DayMonthOrder::Dmy { "is not a valid D/M/YYYY date" } else { "is not a valid M/D/YYYY date" });
+    }
+    Ok((m, d))
 }
