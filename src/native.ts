@@ -117,7 +117,7 @@ export const cleaningPolicies = addon.cleaningPolicies;
 export const engineErrorCodes = addon.engineErrorCodes;
 /** The time engine's parse path over one `ds` column (benchmark and cross-check with src/time). */
 export const parseDsColumn = addon.parseDsColumn;
-/** Whether `options.timezone` names a zone the engine knows (validation order step 3). */
+/** Why `options.timezone` names no zone the engine knows, in the engine's words; null when it does (validation order step 3). */
 export const timeZoneError = addon.timeZoneError;
 
 /**

@@ -3,7 +3,7 @@
 
 use super::civil::{in_supported_range, MICROS_PER_HOUR};
 use super::format::{ds_field, month_day, resolve_order, DayMonthOrder, DsFormat, StampRows};
-use super::infer::mode_delta;
+use super::infer::{modal_phase, mode_delta};
 use super::lex::{lex, Lexed, Shape};
 use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
 use super::Micros;
@@ -119,25 +119,23 @@ fn parse_stamps_after<'a>(
     // Every unreadable stamp is listed (up to the contract's 10), not only the first: a caller
     // who sent a format row by row wrong sees which rows at once.
     let mut unreadable = FieldErrors::default();
-    // The entity's format is its first row's; when that row is unreadable there is none to
-    // hold the others to, and only their own faults are listed.
-    let mut first_unreadable = false;
-    for (row, s) in iter {
+    for (k, (row, s)) in iter.enumerate() {
         let l = match lex(s) {
             Ok(l) => l,
             Err(why) => {
-                first_unreadable |= first.is_none() && unreadable.is_empty();
                 unreadable.push(|| ds_field(rows, row), format!("{} {why}", quoted(s)));
                 continue;
             }
         };
         match first {
-            None => first = Some((l.shape, row)),
-            Some((shape, first_row)) if shape != l.shape && !first_unreadable => {
+            None if k == 0 => first = Some((l.shape, row)),
+            // The entity's format is its first row's; when that row is unreadable there is none
+            // to hold the others to, and only their own faults are listed.
+            None => {}
+            Some((shape, first_row)) if shape != l.shape => {
                 unreadable.push(|| ds_field(rows, row), format!("{s:?} is written in another format than {}; one timestamp format per entity", ds_field(rows, first_row)));
                 continue;
             }
-            Some((shape, _)) if shape != l.shape => continue,
             Some(_) => {}
         }
         if l.shape == Shape::DayMonth {
@@ -416,7 +414,7 @@ impl Accumulator {
         if step <= 0 || step >= SHORTEST_DAY {
             return;
         }
-        let (_, phase) = mode_time_of_day(sorted.iter().map(|t| t.rem_euclid(step)));
+        let phase = modal_phase(&sorted, step);
         let on_grid = |t: Micros| t.rem_euclid(step) == phase;
         for (i, later) in single {
             let earlier = self.out.instants[i];

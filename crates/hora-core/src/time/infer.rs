@@ -177,12 +177,18 @@ fn mode_of_sorted(d: &[i64]) -> Option<i64> {
     best
 }
 
+/// The most common phase of `v` on a grid of `step` (the smallest on a tie, so the answer does
+/// not depend on row order).
+pub(super) fn modal_phase(v: &[Micros], step: i64) -> i64 {
+    let mut r: Vec<i64> = v.iter().map(|x| x.rem_euclid(step)).collect();
+    r.sort_unstable();
+    mode_of_sorted(&r).unwrap_or(0)
+}
+
 /// Share of values on the most common phase of a grid of `step`; a value also counts when the
 /// wall time it was written as (`written`) is on that phase.
 fn phase_share(v: &[Micros], step: i64, written: &dyn Fn(usize) -> Option<Micros>) -> f64 {
-    let mut r: Vec<i64> = v.iter().map(|x| x.rem_euclid(step)).collect();
-    r.sort_unstable();
-    let m = mode_of_sorted(&r).unwrap_or(0);
+    let m = modal_phase(v, step);
     let on = |i: usize| v[i].rem_euclid(step) == m || written(i).is_some_and(|w| w.rem_euclid(step) == m);
     (0..v.len()).filter(|&i| on(i)).count() as f64 / v.len() as f64
 }
