@@ -61,10 +61,11 @@ describe('POST /v1/clean', () => {
       ['grid.regrid', 'applied', 3],
       ['gap.impute', 'applied', 3],
     ]);
-    expect(json.data_quality).toMatchObject({ status: 'cleaned', imputed_points: 3, outlier_points_suppressed: 0, inferred_freq: null });
+    // "returns only the cleaning report and the effective policy": no request id, freq echo,
+    // data_quality or warnings beside them (the report has its own warnings).
+    expect(Object.keys(json)).toEqual(['effective_policy', 'cleaning_report']);
+    expect(report.warnings).toEqual([]);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    // warnings is omitted when empty, as on the forecast.
-    expect(json).not.toHaveProperty('warnings');
     expect(res.headers['x-ratelimit-policy']).toBe('clean-rpm');
     const after = await t.hora('usage', 'acct');
     expect(after.billed_points).toBe(before.billed_points);
@@ -91,8 +92,6 @@ describe('POST /v1/clean', () => {
 
   it('infers an omitted freq and reports its confidence', async () => {
     const { json } = await clean({ series: seasonalRows('a', 48) });
-    expect(json.freq).toBe('h');
-    expect(json.data_quality.inferred_freq).toBe('h');
     expect(json.cleaning_report.series[0].freq).toMatchObject({ source: 'inferred', inferred: 'h' });
     expect(json.cleaning_report.series[0].freq.confidence).toBeGreaterThan(0.9);
   });
@@ -301,7 +300,7 @@ describe('POST /v1/clean', () => {
 describe('versions and knobs through HTTP', () => {
   it('a pinned deprecated version adds cleaning_version_deprecated', async () => {
     const { json } = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { version: '2026-11' } } });
-    expect(json.warnings).toEqual([{ code: 'cleaning_version_deprecated' }]);
+    expect(json.cleaning_report.warnings).toEqual([{ code: 'cleaning_version_deprecated' }]);
     expect(json.effective_policy).toMatchObject({ version: '2026-11', source: 'request' });
   });
 
@@ -441,7 +440,7 @@ describe('the cleaning stage inside the forecast', () => {
   it('h sent to /clean makes the report cover the forecast stamps: future rows for them are not unused', async () => {
     const series = seasonalRows('a', 48).map((r, i) => ({ ...r, temp: i }));
     const future = [0, 1].map((k) => ({ unique_id: 'a', ds: isoZ(START + (48 + k) * HOUR), temp: 1 }));
-    const unused = (json: Record<string, any>) => (json.warnings ?? []).filter((w: { code: string }) => w.code === 'future_rows_unused');
+    const unused = (json: Record<string, any>) => json.cleaning_report.warnings.filter((w: { code: string }) => w.code === 'future_rows_unused');
     const withH = await clean({ series, future_covariates: future, freq: 'h', h: 2 });
     expect(withH.res.statusCode).toBe(200);
     expect(unused(withH.json)).toEqual([]);

@@ -135,15 +135,11 @@ export const ForecastResponse = Type.Object({
   cleaning_report: Type.Optional(CleaningReport),
 });
 
+// The contract: /clean "returns only the cleaning report and the effective policy".
 export const CleanResponse = Type.Object(
   {
-    request_id: Type.String({ pattern: '^req_' }),
-    freq: Type.String(),
     effective_policy: EffectivePolicy,
-    // /clean refuses the raw preset, so its data_quality is always the full one.
-    data_quality: DataQualityFull,
-    warnings: Type.Optional(Type.Array(Warning, { description: 'Omitted when empty.' })),
     cleaning_report: CleaningReport,
   },
-  { additionalProperties: true },
+  { additionalProperties: false },
 );

@@ -54,14 +54,13 @@ pub struct CleanParams {
     pub cleaning: CleaningParams,
 }
 
-/// JSON parts as UTF-8 bytes, ready to splice into the body.
+/// The cleaning report as UTF-8 JSON, ready to splice into the body. The contract's dry run
+/// returns only the report and the effective policy (which the service resolved itself), so the
+/// response's other parts (`freq`, `data_quality`, `warnings`) are not written: the report holds
+/// the per-entity frequencies and the warnings.
 #[napi(object)]
 pub struct CleanParts {
-    pub freq: String,
     pub report_json: Buffer,
-    pub data_quality_json: Buffer,
-    /// `[]` when there are none.
-    pub warnings_json: Buffer,
     pub clean_ms: f64,
     /// Writing the parts as JSON (the `serialize` stage, with the service's splice).
     pub serialize_ms: f64,
@@ -69,10 +68,7 @@ pub struct CleanParts {
 
 /// The parts serialised on the thread pool; they become Buffers (without a copy) on the JS thread.
 pub struct SerialisedClean {
-    freq: String,
     report_json: Vec<u8>,
-    data_quality_json: Vec<u8>,
-    warnings_json: Vec<u8>,
     clean_ms: f64,
     serialize_ms: f64,
 }
@@ -120,9 +116,9 @@ impl EngineTask for CleanTask {
             .map(|c| {
                 let clean_ms = start.elapsed().as_secs_f64() * 1000.0;
                 let serialising = std::time::Instant::now();
-                let (report_json, data_quality_json, warnings_json) = (json(&c.report), json(&c.data_quality), json(&c.warnings));
+                let report_json = json(&c.report);
                 let serialize_ms = serialising.elapsed().as_secs_f64() * 1000.0;
-                SerialisedClean { freq: c.freq, report_json, data_quality_json, warnings_json, clean_ms, serialize_ms }
+                SerialisedClean { report_json, clean_ms, serialize_ms }
             })
             .map_err(Into::into))
     }
@@ -133,10 +129,7 @@ impl EngineTask for CleanTask {
             Ok(c) => CleanOutcome {
                 error: None,
                 parts: Some(CleanParts {
-                    freq: c.freq,
                     report_json: c.report_json.into(),
-                    data_quality_json: c.data_quality_json.into(),
-                    warnings_json: c.warnings_json.into(),
                     clean_ms: c.clean_ms,
                     serialize_ms: c.serialize_ms,
                 }),

@@ -6,7 +6,7 @@ import { serverTiming } from '../../forecast/handle.js';
 import { checkForecastModel, forecastParams } from '../../forecast/params.js';
 import { loadModel, runClean } from '../../native.js';
 import { requireTenant } from '../../plugins/types.js';
-import { isEmptyJsonArray, spliceObject, type JsonMember } from '../../serialize.js';
+import { spliceObject, type JsonMember } from '../../serialize.js';
 import { validateRequest } from '../../validation/request.js';
 
 export default async function cleanRoute(app: FastifyInstance): Promise<void> {
@@ -29,14 +29,12 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
       if (outcome.error) throw fromEngineError(outcome.error);
       const parts = outcome.parts!;
       const assembling = performance.now();
+      // "returns only the cleaning report and the effective policy": nothing else, not even the
+      // request id (it is in X-Request-Id); the report carries the frequencies and the warnings.
       const members: JsonMember[] = [
-        ['request_id', JSON.stringify(req.id)],
-        ['freq', JSON.stringify(parts.freq)],
         ['effective_policy', JSON.stringify(policy)],
-        ['data_quality', parts.dataQualityJson],
+        ['cleaning_report', parts.reportJson],
       ];
-      if (!isEmptyJsonArray(parts.warningsJson)) members.push(['warnings', parts.warningsJson]);
-      members.push(['cleaning_report', parts.reportJson]);
       const body = spliceObject(members);
       reply.header('Server-Timing', serverTiming({ parse, clean: parts.cleanMs, serialize: parts.serializeMs + performance.now() - assembling }));
       return reply.code(200).type('application/json; charset=utf-8').send(body);
