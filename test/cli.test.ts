@@ -193,6 +193,17 @@ describe('npx hora', () => {
     }
   });
 
+  it('-h or --help as an option value is no help: a usage error, exit 2, and nothing is done', async () => {
+    for (const flag of ['-h', '--help']) {
+      const r = await hora('org', 'create', 'help-as-value', '--preset', flag);
+      expect([r.code, r.err?.error?.code], flag).toEqual([2, 'usage']);
+      expect((await hora('org', 'update', 'help-as-value', '--preset', 'strict')).code, 'the org was not created').toBe(1);
+    }
+    // After a complete option, it is help again.
+    expect((await hora('org', 'create', 'help-as-value', '--preset', 'strict', '--help')).out.usage).toBeDefined();
+    expect((await hora('org', 'update', 'help-as-value', '--preset', 'strict')).code).toBe(1);
+  });
+
   it('help and a malformed command line are answered without opening or creating the store', async () => {
     const file = join(tempDataDir(), 'not-a-dir');
     writeFileSync(file, 'x');

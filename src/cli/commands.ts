@@ -272,10 +272,23 @@ async function usage(ctx: CliContext, args: string[]): Promise<Json> {
   };
 }
 
+/**
+ * `--help` or `-h` anywhere, except as an option's value: every option takes one, so
+ * `--name -h` is a name that looks like a flag (a usage error, as `--name --foo` is), not a
+ * request for help that would skip the command and exit 0.
+ */
+function asksForHelp(argv: string[]): boolean {
+  return argv.some((arg, i) => (arg === '--help' || arg === '-h') && !isOptionAwaitingValue(argv[i - 1]));
+}
+
+function isOptionAwaitingValue(arg: string | undefined): boolean {
+  return arg !== undefined && arg.startsWith('--') && arg.length > 2 && !arg.includes('=') && arg !== '--help';
+}
+
 /** Runs one command line (without the program name) and returns the JSON object to print. */
 export async function runCommand(ctx: CliContext, argv: string[]): Promise<Json> {
   // Help is an answer like any other: one JSON object on stdout, exit 0.
-  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return { usage: [...USAGE] };
+  if (argv.length === 0 || argv[0] === 'help' || asksForHelp(argv)) return { usage: [...USAGE] };
   const [group, verb, ...rest] = argv;
   switch (group) {
     case 'org':
