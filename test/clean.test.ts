@@ -449,6 +449,22 @@ describe('the cleaning stage inside the forecast', () => {
     expect(unused(withoutH.json)).toMatchObject([{ unique_id: 'a', count: 2 }]);
   });
 
+  it('future stamps converted to UTC are told in the /clean report as in the forecast data_quality', async () => {
+    // The same instants written at +05:00 or in UTC: only the first is normalized, and /clean,
+    // whose body has no data_quality, says so in the report's overall.
+    const series = seasonalRows('a', 48).map((r, i) => ({ ...r, temp: i }));
+    const at = (k: number, plusFive: boolean) =>
+      plusFive ? isoZ(START + (48 + k + 5) * HOUR).replace('Z', '+05:00') : isoZ(START + (48 + k) * HOUR);
+    for (const plusFive of [true, false]) {
+      const body = { series, freq: 'h', h: 2, future_covariates: [0, 1].map((k) => ({ unique_id: 'a', ds: at(k, plusFive), temp: 1 })) };
+      const [c, f] = [await clean(body), await forecast(body)];
+      expect(f.json.data_quality.timezone_normalized).toBe(plusFive);
+      expect(c.json.cleaning_report.overall.timezone_normalized).toBe(plusFive);
+      expect(f.json.cleaning_report.overall.timezone_normalized).toBe(plusFive);
+      expect(c.json.cleaning_report.warnings).toEqual([]);
+    }
+  });
+
   it('covariates are reported per column; hora-1.0 uses none', async () => {
     const series = seasonalRows('a', 48).map((r, i) => ({ ...r, temp: i, promo: i % 2 }));
     const future = [0, 1].map((k) => ({ unique_id: 'a', ds: isoZ(START + (48 + k) * HOUR), temp: 1 }));

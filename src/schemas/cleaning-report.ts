@@ -118,6 +118,9 @@ function reportSchema(exact: boolean): TObject {
       decisions_applied: Type.Integer({ minimum: 0 }),
       decisions_proposed: Type.Integer({ minimum: 0 }),
       decisions_declined: Type.Integer({ minimum: 0 }),
+      // As data_quality.timezone_normalized: some stamp, of the history or the future rows, was
+      // converted to UTC (series[].timezone describes the history alone).
+      timezone_normalized: Type.Boolean(),
     },
   );
 

@@ -61,9 +61,14 @@ fn future_stamps_read_at_an_offset_other_than_utc_make_the_data_timezone_normali
     let f = table_with(&rows, &[("temp", vec![Some(1.0); 2])]);
     let out = run_future(&t, &f, Some("h"), 2, &opts(json!({}))).unwrap();
     assert_eq!(quality(&out)["timezone_normalized"], true);
+    // The report says it too (a /v1/clean body has no data_quality), though its series[].timezone
+    // describes the history alone.
+    assert_eq!(report_value(&out)["overall"]["timezone_normalized"], true);
+    assert_eq!(report_value(&out)["series"][0]["timezone"]["explicit_offsets"], json!(["+00:00"]));
     assert_eq!(column(&out, "temp")["reason"], "model_unsupported", "the future rows were read at their instants");
     let out = run_future(&t, &future("a", 30, 2, "temp", Some(1.0)), Some("h"), 2, &opts(json!({}))).unwrap();
     assert_eq!(quality(&out)["timezone_normalized"], false);
+    assert_eq!(report_value(&out)["overall"]["timezone_normalized"], false);
 }
 
 #[test]

@@ -73,6 +73,10 @@ struct Overall {
     input_points: usize,
     output_points: usize,
     series_count: usize,
+    /// `data_quality.timezone_normalized`, here too, so that a `/v1/clean` report (its body has no
+    /// `data_quality`) still says when future stamps, which `series[].timezone` does not
+    /// describe, were converted to UTC.
+    timezone_normalized: bool,
 }
 
 /// One entity's `series[]` entry. The counts are absent for an entity with no grid.
@@ -135,6 +139,7 @@ pub fn build(r: ReportInput) -> CleaningReport {
         input_points: r.input_points,
         output_points: r.outcomes.iter().map(|o| o.output_points).sum(),
         series_count: r.prepared.len(),
+        timezone_normalized: timezone_normalized(&r),
     };
     let series = r.prepared.iter().enumerate().map(|(i, p)| series_entry(&r, i, p)).collect();
     CleaningReport {
