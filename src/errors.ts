@@ -100,8 +100,8 @@ export class ApiError extends Error {
   readonly status: number;
   readonly category: ErrorCategory;
   readonly retryable: boolean;
-  /** Details as JSON text when they came from the addon and nobody has read them yet. */
-  private detailsText: string | undefined;
+  /** Details as the addon's UTF-8 JSON bytes, while nobody has read them. */
+  private detailsText: Buffer | undefined;
   private parsedDetails: ErrorDetails | undefined;
   /** Extra response headers, such as Retry-After or X-RateLimit-*. */
   readonly headers: Record<string, string>;
@@ -125,25 +125,26 @@ export class ApiError extends Error {
   /** `details` as an object (an engine error's text is parsed on first read). */
   get details(): ErrorDetails | undefined {
     if (this.detailsText !== undefined) {
-      this.parsedDetails = JSON.parse(this.detailsText) as ErrorDetails;
+      this.parsedDetails = JSON.parse(this.detailsText.toString('utf8')) as ErrorDetails;
       this.detailsText = undefined;
     }
     return this.parsedDetails;
   }
 
   /**
-   * An engine error with its details as the addon's JSON text (`{}`: none). They stay text until
-   * read: a report of 50,000 entities is tens of megabytes, and the envelope splices the text in
-   * rather than parsing and serialising it again on the event loop.
+   * An engine error with its details as the addon's JSON bytes (`{}`: none). They stay bytes
+   * until read: a report of 50,000 entities is tens of megabytes (one of long ids can pass V8's
+   * longest string), and the envelope splices the bytes in rather than parsing and serialising
+   * them again on the event loop.
    */
-  static withDetailsText(code: ErrorCode, message: string, detailsJson: string): ApiError {
+  static withDetailsText(code: ErrorCode, message: string, detailsJson: Buffer): ApiError {
     const err = new ApiError(code, message);
-    if (detailsJson !== '{}') err.detailsText = detailsJson;
+    if (!isEmptyJsonObject(detailsJson)) err.detailsText = detailsJson;
     return err;
   }
 
-  /** The details' JSON text, if they are still unread addon text. */
-  unreadDetailsText(): string | undefined {
+  /** The details' JSON bytes, if they are still unread addon bytes. */
+  unreadDetailsText(): Buffer | undefined {
     return this.detailsText;
   }
 }
@@ -204,11 +205,18 @@ export function envelope(err: ApiError, requestId: string): ErrorEnvelope {
 }
 
 /** The envelope as JSON text; engine details still unread are spliced in as the addon wrote them. */
-export function envelopeJson(err: ApiError, requestId: string): string {
-  const text = err.unreadDetailsText();
-  if (text === undefined) return JSON.stringify(envelope(err, requestId));
+/** The envelope's JSON: text, or bytes when it splices in an engine error's unread details. */
+export function envelopeJson(err: ApiError, requestId: string): string | Buffer {
+  const bytes = err.unreadDetailsText();
+  if (bytes === undefined) return JSON.stringify(envelope(err, requestId));
   // `{"error":{...}}` without its two closing braces, then the details, then the braces.
-  return `${JSON.stringify({ error: envelopeHead(err, requestId) }).slice(0, -2)},"details":${text}}}`;
+  const head = `${JSON.stringify({ error: envelopeHead(err, requestId) }).slice(0, -2)},"details":`;
+  return Buffer.concat([Buffer.from(head), bytes, Buffer.from('}}')]);
+}
+
+/** Whether JSON bytes are the empty object (the engine writes `{}` exactly). */
+function isEmptyJsonObject(json: Buffer): boolean {
+  return json.length === 2 && json[0] === 0x7b && json[1] === 0x7d;
 }
 
 // ---- Mapping anything thrown to an ApiError --------------------------------------------------

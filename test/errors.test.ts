@@ -74,24 +74,26 @@ describe('error registry', () => {
     expect(envelope(new ApiError('POINTS_EXCEEDED', 'm', { details: { points: 3, cap: 2 } }), 'req_2').error.details).toEqual({ points: 3, cap: 2 });
   });
 
-  it('an engine error\'s details text is spliced into the envelope unparsed, and parsed only when read', () => {
+  it('an engine error\'s details bytes are spliced into the envelope unparsed, and parsed only when read', () => {
     const text = '{"cleaning_report":{"series":[{"unique_id":"a"}]},"unique_id":"a"}';
-    const err = fromEngineError({ code: 'SERIES_TOO_SHORT', message: 'short', detailsJson: text });
+    const err = fromEngineError({ code: 'SERIES_TOO_SHORT', message: 'short', detailsJson: Buffer.from(text) });
     const json = envelopeJson(err, 'req_3');
-    expect(json).toBe(`{"error":{"code":"SERIES_TOO_SHORT","category":"data_invalid","retryable":false,"message":"short","request_id":"req_3","details":${text}}}`);
-    expect(err.unreadDetailsText()).toBe(text);
+    // Bytes, never a JS string: details past V8's longest string still go out.
+    expect(Buffer.isBuffer(json)).toBe(true);
+    expect(json.toString()).toBe(`{"error":{"code":"SERIES_TOO_SHORT","category":"data_invalid","retryable":false,"message":"short","request_id":"req_3","details":${text}}}`);
+    expect(err.unreadDetailsText()?.toString()).toBe(text);
     // Read once, the details are an object and the envelope is built from it, with the same text.
     expect(err.details).toEqual(JSON.parse(text));
     expect(err.unreadDetailsText()).toBeUndefined();
-    expect(envelopeJson(err, 'req_3')).toBe(json);
-    expect(envelopeJson(fromEngineError({ code: 'MALFORMED_JSON', message: 'bad', detailsJson: '{}' }), 'r')).not.toContain('details');
+    expect(envelopeJson(err, 'req_3').toString()).toBe(json.toString());
+    expect(envelopeJson(fromEngineError({ code: 'MALFORMED_JSON', message: 'bad', detailsJson: Buffer.from('{}') }), 'r')).not.toContain('details');
   });
 
   it('engine errors are looked up by code, and unknown codes become 500', () => {
-    expect(fromEngineError({ code: 'FREQ_UNSUPPORTED', message: 'bad', detailsJson: '{"freq":"x"}' })).toMatchObject({ status: 422, details: { freq: 'x' } });
+    expect(fromEngineError({ code: 'FREQ_UNSUPPORTED', message: 'bad', detailsJson: Buffer.from('{"freq":"x"}') })).toMatchObject({ status: 422, details: { freq: 'x' } });
     // Empty details are left out of the envelope (the field is optional) rather than sent as {}.
-    expect(fromEngineError({ code: 'MALFORMED_JSON', message: 'bad', detailsJson: '{}' }).details).toBeUndefined();
-    expect(fromEngineError({ code: 'NOPE', message: 'bad', detailsJson: '{}' }).code).toBe('INTERNAL_SERVER_ERROR');
+    expect(fromEngineError({ code: 'MALFORMED_JSON', message: 'bad', detailsJson: Buffer.from('{}') }).details).toBeUndefined();
+    expect(fromEngineError({ code: 'NOPE', message: 'bad', detailsJson: Buffer.from('{}') }).code).toBe('INTERNAL_SERVER_ERROR');
   });
 
   it("JSON pointers become the contract's field paths", () => {

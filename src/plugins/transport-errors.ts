@@ -127,7 +127,7 @@ function afterEarlierAnswered(socket: Socket, fn: () => void): void {
  * Ends the connection (after `last`, if given), then destroys it after a short linger: destroyed
  * at once, a client still sending would get a reset that can drop the answer.
  */
-function endAfterLinger(socket: Socket, last?: string): void {
+function endAfterLinger(socket: Socket, last?: string | Buffer): void {
   if (socket.writable) socket.end(last ?? '');
   setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
 }
@@ -142,7 +142,7 @@ function refuse(code: string | undefined, header: string | null, clientId: strin
 const NOT_FOUND_BODY = 'Not Found';
 
 /** One response written on the raw socket with the service's ids, then the connection closed. */
-function answerRaw(socket: Socket, status: number, contentType: string, body: (requestId: string) => string, clientId: string): void {
+function answerRaw(socket: Socket, status: number, contentType: string, body: (requestId: string) => string | Buffer, clientId: string): void {
   if (socket.destroyed) return;
   const requestId = newRequestId();
   const text = body(requestId);
@@ -155,7 +155,7 @@ function answerRaw(socket: Socket, status: number, contentType: string, body: (r
     'Connection: close',
   ];
   // Reading stays paused (after a timeout the parser would still complete the request and run it).
-  endAfterLinger(socket, `${head.join('\r\n')}\r\n\r\n${text}`);
+  endAfterLinger(socket, Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), typeof text === 'string' ? Buffer.from(text) : text]));
 }
 
 /**

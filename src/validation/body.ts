@@ -73,7 +73,7 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
   const failure = parsed.error;
   if (failure) {
     // A field error that ends the parse (a number beyond f64) is worded as every other one.
-    const listed = failure.code === 'VALIDATION_ERROR' ? (JSON.parse(failure.detailsJson) as { errors?: FieldError[] }).errors : undefined;
+    const listed = failure.code === 'VALIDATION_ERROR' ? (JSON.parse(failure.detailsJson.toString('utf8')) as { errors?: FieldError[] }).errors : undefined;
     throw listed?.length ? invalidBody(listed) : fromEngineError(failure);
   }
 

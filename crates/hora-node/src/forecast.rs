@@ -159,15 +159,17 @@ pub fn check_quantiles(params: ForecastParams) -> Option<EngineError> {
 /// model call takes them (once).
 #[napi]
 pub struct ForecastCleaning {
-    inner: std::result::Result<Mutex<Option<CleanedForecast>>, EngineError>,
+    inner: std::result::Result<Mutex<Option<CleanedForecast>>, Mutex<Option<EngineError>>>,
 }
 
 #[napi]
 impl ForecastCleaning {
-    /// The cleaning stage's refusal (a data-invalid or limit code), if any.
+    /// The cleaning stage's refusal (a data-invalid or limit code), if any. Handed over once, as
+    /// the cleaned data is: its report can be hundreds of megabytes, moved to JavaScript rather
+    /// than copied on the event loop; a second read gives null.
     #[napi(getter)]
     pub fn error(&self) -> Option<EngineError> {
-        self.inner.as_ref().err().cloned()
+        self.inner.as_ref().err().and_then(|e| e.lock().ok()?.take())
     }
 }
 
@@ -187,7 +189,7 @@ impl EngineTask for CleanForecastTask {
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ForecastCleaning> {
-        Ok(ForecastCleaning { inner: output.map(|c| Mutex::new(Some(c))) })
+        Ok(ForecastCleaning { inner: output.map(|c| Mutex::new(Some(c))).map_err(|e| Mutex::new(Some(e))) })
     }
 }
 
