@@ -205,13 +205,22 @@ export function envelope(err: ApiError, requestId: string): ErrorEnvelope {
 }
 
 /** The envelope as JSON text; engine details still unread are spliced in as the addon wrote them. */
-/** The envelope's JSON: text, or bytes when it splices in an engine error's unread details. */
-export function envelopeJson(err: ApiError, requestId: string): string | Buffer {
+/**
+ * The envelope's JSON: text, or the byte pieces that splice in an engine error's unread details
+ * (which can be hundreds of megabytes: the service joins them off the event loop).
+ */
+export function envelopePieces(err: ApiError, requestId: string): string | Buffer[] {
   const bytes = err.unreadDetailsText();
   if (bytes === undefined) return JSON.stringify(envelope(err, requestId));
   // `{"error":{...}}` without its two closing braces, then the details, then the braces.
   const head = `${JSON.stringify({ error: envelopeHead(err, requestId) }).slice(0, -2)},"details":`;
-  return Buffer.concat([Buffer.from(head), bytes, Buffer.from('}}')]);
+  return [Buffer.from(head), bytes, Buffer.from('}}')];
+}
+
+/** The envelope's JSON, joined here: text, or bytes with an engine error's unread details. */
+export function envelopeJson(err: ApiError, requestId: string): string | Buffer {
+  const pieces = envelopePieces(err, requestId);
+  return typeof pieces === 'string' ? pieces : Buffer.concat(pieces);
 }
 
 /** Whether JSON bytes are the empty object (the engine writes `{}` exactly). */

@@ -105,6 +105,8 @@ export const canonicalDigest = addon.canonicalDigestOf;
 export const runForecastCleaning = addon.runForecastCleaningTask;
 /** Step 9: the model call over a cleaned request (each cleaning is taken once). */
 export const runForecast = addon.runForecastTask;
+/** The pieces joined into one Buffer on the thread pool, not on the event loop (src/serialize.ts). */
+export const joinBytes = addon.joinBytesTask;
 export const runClean = addon.runCleanTask;
 /** Validation step 3 for `ds`: reads every stamp once (kept for the cleaning); the error, or null. */
 export const readStamps = addon.readStampsTask;

@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, ERROR_CODES, envelope, envelopeJson, fromEngineError, isRetryableStatus, jsonPointerToPath } from '../src/errors.js';
+import { ApiError, ERROR_CODES, envelope, envelopeJson, envelopePieces, fromEngineError, isRetryableStatus, jsonPointerToPath } from '../src/errors.js';
+import { joinBytes } from '../src/native.js';
+import { spliceObject } from '../src/serialize.js';
 import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
 import { TEST_FORECAST } from './helpers/routes.js';
 
@@ -87,6 +89,20 @@ describe('error registry', () => {
     expect(err.unreadDetailsText()).toBeUndefined();
     expect(envelopeJson(err, 'req_3').toString()).toBe(json.toString());
     expect(envelopeJson(fromEngineError({ code: 'MALFORMED_JSON', message: 'bad', detailsJson: Buffer.from('{}') }), 'r')).not.toContain('details');
+  });
+
+  it('bodies are joined on the thread pool byte for byte: envelope pieces, spliced members, nothing', async () => {
+    const err = fromEngineError({ code: 'SERIES_TOO_SHORT', message: 'short', detailsJson: Buffer.from('{"unique_id":"é"}') });
+    const pieces = envelopePieces(err, 'req_4');
+    expect(Array.isArray(pieces)).toBe(true);
+    const joined = await joinBytes(pieces as Buffer[]);
+    expect(joined.equals(envelopeJson(err, 'req_4') as Buffer)).toBe(true);
+    expect(JSON.parse(joined.toString()).error.details).toEqual({ unique_id: 'é' });
+    expect((await spliceObject([['a', '1'], ['b', Buffer.from('[2]')]])).toString()).toBe('{"a":1,"b":[2]}');
+    expect((await spliceObject([])).toString()).toBe('{}');
+    expect((await joinBytes([])).length).toBe(0);
+    // Without unread engine details the envelope is plain text, no join needed.
+    expect(typeof envelopePieces(new ApiError('SERIES_EMPTY', 'no y'), 'req_5')).toBe('string');
   });
 
   it('engine errors are looked up by code, and unknown codes become 500', () => {

@@ -66,7 +66,7 @@ export async function handleForecast(input: ForecastInput, deps: ForecastDeps): 
   const parts = outcome.parts!;
   settlement.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });
   const assembling = performance.now();
-  const body = forecastBody(parts, { requestId: input.requestId, modelUsed: model.name, policy, latencyMs: input.elapsedMs() });
+  const body = await forecastBody(parts, { requestId: input.requestId, modelUsed: model.name, policy, latencyMs: input.elapsedMs() });
   const { cleanMs, inferenceMs, serializeMs } = parts.timings;
   const timings = { parse, clean: cleanMs, inference: inferenceMs, serialize: serializeMs + performance.now() - assembling };
   return { body, parts, policy, timings };

@@ -12,7 +12,7 @@ export interface ResponseContext {
   latencyMs: number;
 }
 
-export function forecastBody(parts: ForecastParts, ctx: ResponseContext): Buffer {
+export function forecastBody(parts: ForecastParts, ctx: ResponseContext): Promise<Buffer> {
   const usage = {
     series_count: parts.seriesCount,
     input_data_points: parts.inputDataPoints,

@@ -2,11 +2,18 @@
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { MAX_ROWS } from '../config.js';
-import { type ApiError, envelopeJson, isFramingRefusal, toApiError } from '../errors.js';
+import { type ApiError, envelopeJson, envelopePieces, isFramingRefusal, toApiError } from '../errors.js';
+import { joinBytes } from '../native.js';
 
 /** The contract's error envelope as the response (headers such as Retry-After set by the caller). */
-export function sendEnvelope(reply: FastifyReply, api: ApiError, requestId: string): FastifyReply {
-  return reply.code(api.status).type('application/json; charset=utf-8').send(envelopeJson(api, requestId));
+export function sendEnvelope(reply: FastifyReply, api: ApiError, requestId: string, body: string | Buffer = envelopeJson(api, requestId)): FastifyReply {
+  return reply.code(api.status).type('application/json; charset=utf-8').send(body);
+}
+
+/** The envelope's bytes, an engine error's details (a report can be hundreds of megabytes) joined on the thread pool. */
+async function envelopeBody(api: ApiError, requestId: string): Promise<string | Buffer> {
+  const pieces = envelopePieces(api, requestId);
+  return typeof pieces === 'string' ? pieces : joinBytes(pieces);
 }
 
 /** The plain 404 of every path the service does not open. */
@@ -37,7 +44,7 @@ export default fp(
       // A success refused while it was being sent (its outcome or bill not written) set its stages.
       reply.removeHeader('Server-Timing');
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
-      return sendEnvelope(reply, api, req.id);
+      return sendEnvelope(reply, api, req.id, await envelopeBody(api, req.id));
     });
     // Planned paths, /cn/v1/... and everything else unopened: 404 without the envelope.
     app.setNotFoundHandler((_req, reply) => sendNotFound(reply));

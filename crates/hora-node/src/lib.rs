@@ -8,6 +8,7 @@ mod clean;
 mod errors;
 mod forecast;
 mod guard;
+mod join;
 mod model;
 mod options;
 mod store;

@@ -35,7 +35,7 @@ export default async function cleanRoute(app: FastifyInstance): Promise<void> {
         ['effective_policy', JSON.stringify(policy)],
         ['cleaning_report', parts.reportJson],
       ];
-      const body = spliceObject(members);
+      const body = await spliceObject(members);
       reply.header('Server-Timing', serverTiming({ parse, clean: parts.cleanMs, serialize: parts.serializeMs + performance.now() - assembling }));
       return reply.code(200).type('application/json; charset=utf-8').send(body);
     } finally {
