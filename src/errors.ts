@@ -101,7 +101,7 @@ export class ApiError extends Error {
   readonly category: ErrorCategory;
   readonly retryable: boolean;
   /** Details as the addon's UTF-8 JSON bytes, while nobody has read them. */
-  private detailsText: Buffer | undefined;
+  private detailsBytes: Buffer | undefined;
   private parsedDetails: ErrorDetails | undefined;
   /** Extra response headers, such as Retry-After or X-RateLimit-*. */
   readonly headers: Record<string, string>;
@@ -124,9 +124,9 @@ export class ApiError extends Error {
 
   /** `details` as an object (an engine error's text is parsed on first read). */
   get details(): ErrorDetails | undefined {
-    if (this.detailsText !== undefined) {
-      this.parsedDetails = JSON.parse(this.detailsText.toString('utf8')) as ErrorDetails;
-      this.detailsText = undefined;
+    if (this.detailsBytes !== undefined) {
+      this.parsedDetails = JSON.parse(this.detailsBytes.toString('utf8')) as ErrorDetails;
+      this.detailsBytes = undefined;
     }
     return this.parsedDetails;
   }
@@ -137,15 +137,15 @@ export class ApiError extends Error {
    * longest string), and the envelope splices the bytes in rather than parsing and serialising
    * them again on the event loop.
    */
-  static withDetailsText(code: ErrorCode, message: string, detailsJson: Buffer): ApiError {
+  static withDetailsJson(code: ErrorCode, message: string, detailsJson: Buffer): ApiError {
     const err = new ApiError(code, message);
-    if (!isEmptyJsonObject(detailsJson)) err.detailsText = detailsJson;
+    if (!isEmptyJsonObject(detailsJson)) err.detailsBytes = detailsJson;
     return err;
   }
 
   /** The details' JSON bytes, if they are still unread addon bytes. */
-  unreadDetailsText(): Buffer | undefined {
-    return this.detailsText;
+  unreadDetailsJson(): Buffer | undefined {
+    return this.detailsBytes;
   }
 }
 
@@ -188,7 +188,7 @@ export function fromEngineError(err: EngineError): ApiError {
   if (!isErrorCode(err.code)) {
     return new ApiError('INTERNAL_SERVER_ERROR', 'Unexpected engine error.');
   }
-  return ApiError.withDetailsText(err.code, err.message, err.detailsJson);
+  return ApiError.withDetailsJson(err.code, err.message, err.detailsJson);
 }
 
 /** The envelope as the published schema has it (src/schemas/response.ts). */
@@ -204,13 +204,12 @@ export function envelope(err: ApiError, requestId: string): ErrorEnvelope {
   return { error: body };
 }
 
-/** The envelope as JSON text; engine details still unread are spliced in as the addon wrote them. */
 /**
  * The envelope's JSON: text, or the byte pieces that splice in an engine error's unread details
  * (which can be hundreds of megabytes: the service joins them off the event loop).
  */
 export function envelopePieces(err: ApiError, requestId: string): string | Buffer[] {
-  const bytes = err.unreadDetailsText();
+  const bytes = err.unreadDetailsJson();
   if (bytes === undefined) return JSON.stringify(envelope(err, requestId));
   // `{"error":{...}}` without its two closing braces, then the details, then the braces.
   const head = `${JSON.stringify({ error: envelopeHead(err, requestId) }).slice(0, -2)},"details":`;

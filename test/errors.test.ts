@@ -83,10 +83,10 @@ describe('error registry', () => {
     // Bytes, never a JS string: details past V8's longest string still go out.
     expect(Buffer.isBuffer(json)).toBe(true);
     expect(json.toString()).toBe(`{"error":{"code":"SERIES_TOO_SHORT","category":"data_invalid","retryable":false,"message":"short","request_id":"req_3","details":${text}}}`);
-    expect(err.unreadDetailsText()?.toString()).toBe(text);
+    expect(err.unreadDetailsJson()?.toString()).toBe(text);
     // Read once, the details are an object and the envelope is built from it, with the same text.
     expect(err.details).toEqual(JSON.parse(text));
-    expect(err.unreadDetailsText()).toBeUndefined();
+    expect(err.unreadDetailsJson()).toBeUndefined();
     expect(envelopeJson(err, 'req_3').toString()).toBe(json.toString());
     expect(envelopeJson(fromEngineError({ code: 'MALFORMED_JSON', message: 'bad', detailsJson: Buffer.from('{}') }), 'r')).not.toContain('details');
   });
