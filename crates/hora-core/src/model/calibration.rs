@@ -27,7 +27,8 @@ const FAMILIES: [FreqFamily; 6] =
 
 impl FreqFamily {
     pub fn of(freq: &Freq) -> FreqFamily {
-        if freq.is_sub_daily() {
+        // By the step's length, not its unit: `2160h` is the 90 days `90D` is.
+        if freq.fixed_step_micros().is_some_and(|m| m < MICROS_PER_DAY) {
             return FreqFamily::Hourly;
         }
         if let Some(months) = freq.months() {
@@ -133,6 +134,15 @@ mod tests {
             ("YS", FreqFamily::Yearly),
             ("12MS", FreqFamily::Yearly),
             ("2YE", FreqFamily::Yearly),
+            // Sub-daily units whose step is a day or more fall by the step's length.
+            ("24h", FreqFamily::Daily),
+            ("1440min", FreqFamily::Daily),
+            ("168h", FreqFamily::Weekly),
+            ("2160h", FreqFamily::Quarterly),
+            ("129600min", FreqFamily::Quarterly),
+            ("90D", FreqFamily::Quarterly),
+            ("8760h", FreqFamily::Yearly),
+            ("86399s", FreqFamily::Hourly),
         ] {
             assert_eq!(family(token), want, "{token}");
         }

@@ -56,7 +56,12 @@ pub fn forecast(model: &ModelSession, entities: &[ModelContext], h: usize, famil
     while produced < h {
         let steps = (h - produced).min(spec.native_horizon);
         let round = run_round(model, &work, opts.flip_average, opts.deadline)?;
-        for (e, quantiles) in round.into_iter().enumerate() {
+        for (e, mut quantiles) in round.into_iter().enumerate() {
+            // Monotone first, so that the path carried forward is the median the caller is shown
+            // (the graph's quantiles can cross near the median), as model/eval.py rolls too.
+            for step in quantiles[..steps * q].chunks_mut(q) {
+                step.sort_by(|a, b| a.total_cmp(b));
+            }
             out[e].extend_from_slice(&quantiles[..steps * q]);
             // Rollout: the median path joins the context as if observed.
             work[e].extend((0..steps).map(|s| quantiles[s * q + median]));
@@ -69,9 +74,6 @@ pub fn forecast(model: &ModelSession, entities: &[ModelContext], h: usize, famil
             Nonnegative::Never => false,
             Nonnegative::Auto => entities[e].history_nonnegative,
         };
-        for step in forecast.chunks_mut(q) {
-            step.sort_by(|a, b| a.total_cmp(b));
-        }
         accumulate_rollout_spread(forecast, q, spec.native_horizon, median);
         for step in forecast.chunks_mut(q) {
             if spread != 1.0 {
