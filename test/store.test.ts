@@ -134,11 +134,14 @@ describe('sqlite store', () => {
     const scope = { keyId: 'k', route: '/v1/forecast', idempotencyKey: 'x' };
     expect(await store.idempotencyBegin(scope, 'd1', 1000, 500)).toEqual({ state: 'started' });
     expect(await store.idempotencyBegin(scope, 'd1', 1100, 500)).toEqual({ state: 'in_progress', bodyDigest: 'd1' });
+    expect(await store.idempotencyBegin(scope, 'other', 1100, 500)).toEqual({ state: 'reused' });
     // A running record past its lease (a dead process) is taken over.
     expect(await store.idempotencyBegin(scope, 'd2', 1600, 500)).toEqual({ state: 'started' });
     const response = { status: 200, contentType: 'application/json', body: Buffer.from('{"ok":1}'), requestId: 'req_1' };
     await store.idempotencyComplete(scope, response, 1700, 10_000);
     expect(await store.idempotencyBegin(scope, 'd2', 2000, 500)).toEqual({ state: 'completed', bodyDigest: 'd2', response, storedBytes: 8 });
+    // Another body is refused on the digest alone: the stored answer is not read for it.
+    expect(await store.idempotencyBegin(scope, 'd-other', 2000, 500)).toEqual({ state: 'reused' });
     expect(await store.idempotencyBegin(scope, 'd3', 11_701, 500)).toEqual({ state: 'started' });
     await store.idempotencyAbandon(scope);
     expect(await store.idempotencyBegin(scope, 'd4', 11_800, 500)).toEqual({ state: 'started' });

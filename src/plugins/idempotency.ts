@@ -130,7 +130,7 @@ export default fp(
         state.scope = scope;
         return;
       }
-      if (found.bodyDigest !== digest) throw keyReused();
+      if (found.state === 'reused') throw keyReused();
       if (found.state === 'in_progress') {
         throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry later with the same key.', {
           headers: { 'Retry-After': String(IN_PROGRESS_RETRY_AFTER_S) },

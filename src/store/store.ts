@@ -90,6 +90,11 @@ export interface IdempotencyScope {
 export type IdempotencyBegin =
   /** No live record: this request owns the key now. */
   | { state: 'started' }
+  /**
+   * A live record of another body: the key is reused. A stored answer is not read for it (it can
+   * be hundreds of megabytes, and the refusal comes before the per-minute limit counts).
+   */
+  | { state: 'reused' }
   /** The first request still runs (its lease has not expired). */
   | { state: 'in_progress'; bodyDigest: string }
   | {

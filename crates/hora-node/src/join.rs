@@ -16,7 +16,12 @@ impl EngineTask for JoinTask {
     type JsValue = Buffer;
 
     fn run(&mut self) -> Result<Vec<u8>> {
-        let mut joined = Vec::with_capacity(self.pieces.iter().map(|p| p.len()).sum());
+        let mut joined = Vec::new();
+        // A failed allocation is this request's error (a 500), not an abort of the process with
+        // every request in flight, as `Vec::with_capacity` would make it.
+        joined
+            .try_reserve_exact(self.pieces.iter().map(|p| p.len()).sum())
+            .map_err(|e| Error::new(Status::GenericFailure, format!("the response body could not be allocated: {e}")))?;
         for piece in &self.pieces {
             joined.extend_from_slice(piece);
         }

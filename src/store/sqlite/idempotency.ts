@@ -18,6 +18,7 @@ export class SqliteIdempotency {
       const row = one(this.db, 'SELECT * FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ?', pk);
       // An expired record (a finished one past retention, or a running one whose process died) is gone.
       if (row && num(row.expires_at) > nowMs) {
+        if (text(row.body_digest) !== bodyDigest) return { state: 'reused' };
         if (row.state === 'completed') return { state: 'stored', row };
         return { state: 'in_progress', bodyDigest: text(row.body_digest) };
       }
