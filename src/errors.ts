@@ -5,6 +5,7 @@ import type { Static } from 'typebox';
 import type { ErrorEnvelope as ErrorEnvelopeSchema } from './schemas/response.js';
 // Type-only: erased at build, so this module does not load the addon.
 import type { EngineError } from './native.js';
+import { isEmptyJson } from './json-bytes.js';
 
 /** Every error category; the envelope schema's description lists them from here. */
 export const ERROR_CATEGORIES = [
@@ -139,7 +140,7 @@ export class ApiError extends Error {
    */
   static withDetailsJson(code: ErrorCode, message: string, detailsJson: Buffer): ApiError {
     const err = new ApiError(code, message);
-    if (!isEmptyJsonObject(detailsJson)) err.detailsBytes = detailsJson;
+    if (!isEmptyJson(detailsJson, '{}')) err.detailsBytes = detailsJson;
     return err;
   }
 
@@ -220,11 +221,6 @@ export function envelopePieces(err: ApiError, requestId: string): string | Buffe
 export function envelopeJson(err: ApiError, requestId: string): string | Buffer {
   const pieces = envelopePieces(err, requestId);
   return typeof pieces === 'string' ? pieces : Buffer.concat(pieces);
-}
-
-/** Whether JSON bytes are the empty object (the engine writes `{}` exactly). */
-function isEmptyJsonObject(json: Buffer): boolean {
-  return json.length === 2 && json[0] === 0x7b && json[1] === 0x7d;
 }
 
 // ---- Mapping anything thrown to an ApiError --------------------------------------------------

@@ -18,8 +18,3 @@ export function spliceObject(members: readonly JsonMember[]): Promise<Buffer> {
   pieces.push(Buffer.from(members.length === 0 ? '{}' : '}'));
   return joinBytes(pieces);
 }
-
-/** Whether serialised JSON is the empty array (the engine writes `[]` exactly). */
-export function isEmptyJsonArray(json: Buffer): boolean {
-  return json.length === 2 && json[0] === 0x5b && json[1] === 0x5d;
-}

@@ -2,7 +2,8 @@
 // are never turned into JavaScript objects or strings.
 import type { ForecastParts } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
-import { isEmptyJsonArray, spliceObject, type JsonMember } from '../serialize.js';
+import { isEmptyJson } from '../json-bytes.js';
+import { spliceObject, type JsonMember } from '../serialize.js';
 
 export interface ResponseContext {
   requestId: string;
@@ -34,7 +35,7 @@ export function forecastBody(parts: ForecastParts, ctx: ResponseContext): Promis
     ['quantile_report', parts.quantileReportJson],
   );
   // warnings[] is omitted when empty (contract: Forecast response).
-  if (!isEmptyJsonArray(parts.warningsJson)) members.push(['warnings', parts.warningsJson]);
+  if (!isEmptyJson(parts.warningsJson, '[]')) members.push(['warnings', parts.warningsJson]);
   if (parts.cleaningReportJson != null) members.push(['cleaning_report', parts.cleaningReportJson]);
   return spliceObject(members);
 }
