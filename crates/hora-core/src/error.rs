@@ -46,6 +46,7 @@ error_codes! {
     QuantileUnsupported => "QUANTILE_UNSUPPORTED",
     ServiceUnavailable => "SERVICE_UNAVAILABLE",
     GatewayTimeout => "GATEWAY_TIMEOUT",
+    InternalServerError => "INTERNAL_SERVER_ERROR",
 }
 
 /// How a `VALIDATION_ERROR`'s message begins; the first listed field and what is wrong with it

@@ -2,6 +2,7 @@
 
 use crate::clean::CleanEntity;
 use crate::model::QuantilePlan;
+use crate::error::{ErrorCode, HoraError};
 use crate::time::write_utc;
 
 /// A forecast value to the model's own precision: the graph computes in single precision, so the
@@ -23,26 +24,43 @@ fn push_number(out: &mut String, buf: &mut zmij::Buffer, v: f64) {
     }
 }
 
-pub(crate) fn forecast_rows_json(entities: &[CleanEntity], quantiles: &[Vec<f64>], q: usize, plan: &QuantilePlan) -> String {
-    // Every row repeats its entity's id: a long id counts h times (growing by doubling instead
-    // would hold up to twice the answer).
-    let row_bytes = 96 + 48 * plan.intervals.len();
-    let capacity: usize = entities.iter().map(|e| e.forecast_stamps.len() * (row_bytes + e.unique_id.len() + 2)).sum();
-    let mut out = String::with_capacity(capacity);
+/// The most bytes [`push_number`] writes: the longest shortest-form `f64` (`-2.2250738585072014e-308`).
+const NUMBER_MAX: usize = 24;
+/// The most bytes [`write_utc`] writes for a stamp parsed from input (years 1 to 9999).
+const STAMP_MAX: usize = 20;
+
+pub(crate) fn forecast_rows_json(
+    entities: &[CleanEntity],
+    quantiles: &[Vec<f64>],
+    q: usize,
+    plan: &QuantilePlan,
+) -> Result<String, HoraError> {
+    let rows: Vec<(&str, &[i64])> = entities.iter().map(|e| (e.unique_id.as_str(), e.forecast_stamps.as_slice())).collect();
+    write_rows(&rows, quantiles, q, plan)
+}
+
+/// `forecast[]` for each entity's id and forecast stamps, with its `quantiles` (`q` per step).
+fn write_rows(entities: &[(&str, &[i64])], quantiles: &[Vec<f64>], q: usize, plan: &QuantilePlan) -> Result<String, HoraError> {
+    let interval_keys: Vec<String> = plan.intervals.iter().map(|(key, _, _)| format!("\"{key}\":{{\"lo\":")).collect();
+    let uids: Vec<String> = entities.iter().map(|(id, _)| serde_json::to_string(id).unwrap_or_default()).collect();
+    // Every row repeats its entity's id, so a long id counts h times: one request can ask for
+    // gigabytes. The whole answer is reserved at once, fallibly, from a bound no row can pass, so
+    // writing never grows the string and a failed allocation is this request's 500 rather than an
+    // abort of the process with every request in flight.
+    let bound = answer_bound(entities.iter().zip(&uids).map(|((_, stamps), uid)| (uid.len(), stamps.len())), &interval_keys);
+    let mut out = reserve_answer(bound)?;
     out.push('[');
     let mut first = true;
     let mut buf = zmij::Buffer::new();
-    let interval_keys: Vec<String> = plan.intervals.iter().map(|(key, _, _)| format!("\"{key}\":{{\"lo\":")).collect();
-    for (entity, values) in entities.iter().zip(quantiles) {
-        let uid = serde_json::to_string(&entity.unique_id).unwrap_or_default();
-        for (step, stamp) in entity.forecast_stamps.iter().enumerate() {
+    for (((_, stamps), values), uid) in entities.iter().zip(quantiles).zip(&uids) {
+        for (step, stamp) in stamps.iter().enumerate() {
             if !first {
                 out.push(',');
             }
             first = false;
             let row = &values[step * q..(step + 1) * q];
             out.push_str("{\"unique_id\":");
-            out.push_str(&uid);
+            out.push_str(uid);
             out.push_str(",\"ds\":\"");
             write_utc(&mut out, *stamp);
             out.push_str("\",\"y_hat\":");
@@ -65,7 +83,32 @@ pub(crate) fn forecast_rows_json(entities: &[CleanEntity], quantiles: &[Vec<f64>
         }
     }
     out.push(']');
-    out
+    Ok(out)
+}
+
+/// The most bytes `forecast[]` can take for entities given as (JSON id length, forecast steps);
+/// `None` past `usize`.
+fn answer_bound(mut entities: impl Iterator<Item = (usize, usize)>, interval_keys: &[String]) -> Option<usize> {
+    let intervals_max = if interval_keys.is_empty() {
+        0
+    } else {
+        ",\"intervals\":{}".len() + interval_keys.iter().map(|k| k.len() + ",\"hi\":}".len() + 2 * NUMBER_MAX + 1).sum::<usize>()
+    };
+    let row_max = "{\"unique_id\":,\"ds\":\"\",\"y_hat\":},".len() + STAMP_MAX + NUMBER_MAX + intervals_max;
+    entities.try_fold("[]".len(), |sum, (id, steps)| steps.checked_mul(row_max.checked_add(id)?).and_then(|b| sum.checked_add(b)))
+}
+
+/// An empty string with room for `bound` bytes, or the 500 that says the answer cannot be held.
+fn reserve_answer(bound: Option<usize>) -> Result<String, HoraError> {
+    let mut out = String::new();
+    let reserved = match bound {
+        Some(bytes) => out.try_reserve_exact(bytes).map_err(|e| e.to_string()),
+        None => Err("its size overflows".to_string()),
+    };
+    reserved.map_err(|why| {
+        HoraError::new(ErrorCode::InternalServerError, format!("The forecast is too large to be written ({why})."))
+    })?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -76,6 +119,41 @@ mod tests {
         let mut out = String::new();
         push_number(&mut out, &mut zmij::Buffer::new(), v);
         out
+    }
+
+    #[test]
+    fn the_answer_never_outgrows_the_room_reserved_for_it() {
+        use crate::model::{plan_quantiles, QuantilePolicy, QuantileRequest};
+        use crate::time::{days_from_civil, MICROS_PER_DAY};
+        let native = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
+        let request = QuantileRequest { levels: (1..=99).collect(), point_quantile: None, policy: QuantilePolicy::Nearest };
+        let plan = plan_quantiles("hora-1.0", &native, &request).unwrap();
+        // The longest forms each part can take: an id escaped to six bytes a character, the last
+        // stamp of year 9999, and numbers of 24 characters.
+        let id = "\u{1}\"\\".repeat(50);
+        let last = days_from_civil(9999, 12, 31) * MICROS_PER_DAY + MICROS_PER_DAY - 1;
+        let stamps: Vec<i64> = (0..8).map(|k| last - k).collect();
+        let worst = [-2.2250738585072014e-308, -1.7976931348623157e308, -1.2345678901234567e-100, -3.4028234663852886e38];
+        let values: Vec<f64> = (0..8 * native.len()).map(|i| worst[i % worst.len()]).collect();
+        let json = write_rows(&[(id.as_str(), &stamps), ("", &stamps[..1])], &[values.clone(), values], native.len(), &plan).unwrap();
+        let keys: Vec<String> = plan.intervals.iter().map(|(key, _, _)| format!("\"{key}\":{{\"lo\":")).collect();
+        let id_json = serde_json::to_string(&id).unwrap().len();
+        let bound = answer_bound([(id_json, 8), (2, 1)].into_iter(), &keys).unwrap();
+        assert!(json.len() <= bound, "{} written, {bound} reserved", json.len());
+        assert_eq!(json.capacity(), bound, "writing grew the string past its reservation");
+        let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(rows.as_array().unwrap().len(), 9);
+        assert!(worst.iter().all(|v| printed(*v).len() <= NUMBER_MAX));
+    }
+
+    #[test]
+    fn an_answer_too_large_to_hold_is_a_500_not_an_abort() {
+        for bound in [None, Some(isize::MAX as usize), Some(usize::MAX)] {
+            let err = reserve_answer(bound).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InternalServerError);
+            assert!(err.message.starts_with("The forecast is too large to be written"), "{}", err.message);
+        }
+        assert!(reserve_answer(Some(1 << 20)).unwrap().capacity() >= 1 << 20);
     }
 
     #[test]

@@ -81,7 +81,7 @@ pub fn forecast_cleaned(c: CleanedForecast, req: &ForecastRequest, model: &Model
     let inference_ms = ms(t);
 
     let t = Instant::now();
-    let forecast_json = forecast_rows_json(&cleaned.entities, &quantiles, spec.quantiles.len(), &plan);
+    let forecast_json = forecast_rows_json(&cleaned.entities, &quantiles, spec.quantiles.len(), &plan)?;
     let serialize_ms = ms(t);
 
     let series_count = cleaned.entities.len();
