@@ -323,6 +323,24 @@ describe('versions and knobs through HTTP', () => {
     expect(JSON.parse(engine!.detailsJson.toString())).toEqual({ errors: [{ field: 'options.cleaning.bounds', message: 'must have lower at most upper' }] });
   });
 
+  it('bounds wholly below 0 with nonnegative true is a VALIDATION_ERROR at step 3: no filled value could satisfy both', async () => {
+    const message = 'must have upper at least 0 when nonnegative is true';
+    const below = { lower: -10, upper: -1 };
+    for (const nonnegative of [true, 'true']) {
+      for (const extra of [{}, { version: '2026-10' }]) {
+        const r = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { bounds: below, nonnegative, ...extra } } });
+        expectError(r, 422, 'VALIDATION_ERROR');
+        expect(r.json.error.details.errors).toEqual([{ field: 'options.cleaning.bounds', message }]);
+      }
+    }
+    // auto gives way to the bounds, false sets no floor, and an upper bound of 0 meets true.
+    for (const cleaning of [{ bounds: below }, { bounds: below, nonnegative: false }, { bounds: { lower: -10, upper: 0 }, nonnegative: true }]) {
+      expect((await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning } })).res.statusCode).toBe(200);
+    }
+    const engine = checkCleaningOptions({ preset: 'default', version: DEFAULT_VERSION, cleanSeries: true, cleanExog: true, nonnegative: 'true', bounds: below }, true);
+    expect(JSON.parse(engine!.detailsJson.toString())).toEqual({ errors: [{ field: 'options.cleaning.bounds', message }] });
+  });
+
   it('nonnegative sent as a boolean cleans as its string form: true flags negative values, false does not', async () => {
     const rows = seasonalRows('a', 40).map((r, i) => (i === 7 ? { ...r, y: -3 } : r));
     const body = (nonnegative: unknown) => ({ series: rows, freq: 'h', options: { cleaning: { nonnegative } } });

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { ApiError } from '../src/errors.js';
+import { Capacity } from '../src/plugins/capacity.js';
 import { requestLeaseMs } from '../src/plugins/lease.js';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
@@ -445,6 +447,18 @@ describe('capacity', () => {
     const res = await post({ series, h: 1024, freq: 'h' }, {}, '/v1/forecast');
     expect(res.json().error.code).toBe('GATEWAY_TIMEOUT');
     await waitFor(() => t.app.capacity.inference.running === 0, 20_000);
+  });
+
+  it('the model stopping itself at its deadline answers the same 504 as the budget timer', async () => {
+    const capacity = new Capacity({ inferenceSlots: 1, inferenceQueue: 0, inferenceWaitMs: 0, cleanCapacity: 1 }, 60_000);
+    // As the engine words its own stop (crates/hora-core/src/model/serve.rs), before the timer fires.
+    const engineStop = ApiError.withDetailsJson('GATEWAY_TIMEOUT', 'The model run passed the request budget.', Buffer.from('{"stage":"inference"}'));
+    const stopped: ApiError = await capacity.runInference(() => Promise.reject(engineStop)).catch((err) => err);
+    expect([stopped.code, stopped.message, stopped.details]).toEqual(['GATEWAY_TIMEOUT', 'Inference did not finish within 60000 ms.', { budget_ms: 60_000 }]);
+    // Any other failure of the run is its own answer, and the slot is free again.
+    const other = new ApiError('SERVICE_UNAVAILABLE', 'The model is unavailable.');
+    expect(await capacity.runInference(() => Promise.reject(other)).catch((err) => err)).toBe(other);
+    expect(capacity.inference.running).toBe(0);
   });
 
   it('a wait longer than HORA_INFERENCE_WAIT_MS is MODEL_BUSY', async () => {

@@ -467,6 +467,8 @@ describe('bytes the HTTP parser refuses', () => {
       [head('hora_live_not_a_key', `Content-Length: ${body.length}\r\n\r\n`), 'HTTP/1.1 401'],
       [head(t.key, `Content-Length: ${2 * 1024 * 1024}\r\n\r\n`), 'HTTP/1.1 422'],
       [head(t.key, `Content-Length: ${body.length}\r\n\r\n`).replace('application/json', 'text/csv'), 'HTTP/1.1 400'],
+      // An unopened path: its plain 404, the body never asked for.
+      [head(t.key, `Content-Length: ${body.length}\r\n\r\n`).replace(TEST_CLEAN, '/v1/jobs'), 'HTTP/1.1 404'],
     ];
     for (const [bytes, status] of refused) {
       const text = await exchange(bytes, body);

@@ -113,15 +113,19 @@ export class Capacity {
       throw err;
     }
     running.then(slot.release, slot.release);
+    const pastBudget = (): ApiError =>
+      new ApiError('GATEWAY_TIMEOUT', `Inference did not finish within ${this.budgetMs} ms.`, { details: { budget_ms: this.budgetMs } });
+    // The model's own stop at its deadline (between batches) is the same event as this timer
+    // firing, whichever comes first: one envelope for both.
+    const answered = running.catch((err: unknown) => {
+      throw (err as { code?: unknown } | null)?.code === 'GATEWAY_TIMEOUT' ? pastBudget() : err;
+    });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ApiError('GATEWAY_TIMEOUT', `Inference did not finish within ${this.budgetMs} ms.`, { details: { budget_ms: this.budgetMs } })),
-        this.budgetMs,
-      );
+      timer = setTimeout(() => reject(pastBudget()), this.budgetMs);
     });
     try {
-      return await Promise.race([running, timeout]);
+      return await Promise.race([answered, timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -94,12 +94,16 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
     errors.push({ field: 'point_quantile', message: 'must have at most 3 decimal places' });
   }
   // A knob value is checked here, at step 3, like the others: the engine's own check of the same
-  // rule (checkCleaningOptions, step 5, same message) would come after a preset or version refusal.
-  const bounds = ((top.options as Record<string, unknown> | undefined)?.cleaning as Record<string, unknown> | undefined)?.bounds as
-    | { lower?: unknown; upper?: unknown }
-    | undefined;
-  if (typeof bounds?.lower === 'number' && typeof bounds.upper === 'number' && bounds.lower > bounds.upper) {
-    errors.push({ field: 'options.cleaning.bounds', message: 'must have lower at most upper' });
+  // rules (checkCleaningOptions, step 5, same messages) would come after a preset or version refusal.
+  const cleaning = (top.options as Record<string, unknown> | undefined)?.cleaning as Record<string, unknown> | undefined;
+  const bounds = cleaning?.bounds as { lower?: unknown; upper?: unknown } | undefined;
+  if (typeof bounds?.lower === 'number' && typeof bounds.upper === 'number') {
+    const nonnegative = cleaning?.nonnegative === true || cleaning?.nonnegative === 'true';
+    if (bounds.lower > bounds.upper) {
+      errors.push({ field: 'options.cleaning.bounds', message: REQUEST_SHAPE.boundsOrderMessage });
+    } else if (nonnegative && bounds.upper < 0) {
+      errors.push({ field: 'options.cleaning.bounds', message: REQUEST_SHAPE.boundsBelowNonnegativeMessage });
+    }
   }
   // Checked here for every preset: `raw` never reads the zone, but an unknown name is still invalid.
   const timezone = (top.options as Record<string, unknown> | undefined)?.timezone;

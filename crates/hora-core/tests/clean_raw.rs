@@ -204,3 +204,25 @@ fn raw_preset_reads_a_stamp_without_offset_or_with_text_after_the_time_as_ds_for
         assert_eq!(err.details["violations"][0], json!({"unique_id": "a", "index": 5, "reason": "ds_format"}), "{stamp}");
     }
 }
+
+#[test]
+fn raw_preset_flags_an_unreadable_stamp_alone_not_the_sound_row_after_it() {
+    // The row after an unreadable stamp is judged against the last readable one, so many steps
+    // back: sound, it is not flagged for its neighbour's fault; off its step, it still is.
+    let mut rows = hourly("a", 20);
+    rows[3].1 = "2026-01-01".into();
+    rows[7].1 = "2026-01-01 07:00:00Z".into();
+    rows[8].1 = "2026-01-01 08:00:00Z".into();
+    rows[12].1 = "12".into();
+    rows[18].1 = "18".into();
+    rows[19].1 = hour_stamp(21);
+    let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+    let listed: Vec<(u64, String)> = err.details["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["index"].as_u64().unwrap(), v["reason"].as_str().unwrap().to_string()))
+        .collect();
+    let expected = [(3, "ds_format"), (7, "ds_format"), (8, "ds_format"), (12, "ds_format"), (18, "ds_format"), (19, "step_mismatch")];
+    assert_eq!(listed, expected.map(|(i, r)| (i, r.to_string())));
+}

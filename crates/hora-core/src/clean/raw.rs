@@ -129,11 +129,16 @@ fn check_structure(table: &RowTable, step: i64) -> Result<Vec<Vec<i64>>> {
     for e in 0..table.entity_count() {
         let u = Some(table.entities[e].as_str());
         let mut ts = Vec::with_capacity(table.entity_range(e).len());
+        // Rows since the last stamp that parsed: a row after an unreadable one is judged against
+        // the row before that, so many steps on, not flagged for the neighbour's fault.
+        let mut steps_since = 1;
         for ((row, ds), y) in table.entity_ds(e).zip(table.entity_y(e)) {
             if violations.len() >= MAX_VIOLATIONS {
                 return Err(invalid(violations));
             }
-            if let Some(reason) = stamp_violation(&mut ts, ds, step) {
+            let violation = stamp_violation(&mut ts, ds, step, steps_since);
+            steps_since = if violation == Some(Violated::DsFormat) { steps_since + 1 } else { 1 };
+            if let Some(reason) = violation {
                 violations.push(Violation::new(u, Some(row), reason));
             }
             if !y.is_finite() && violations.len() < MAX_VIOLATIONS {
@@ -149,15 +154,16 @@ fn check_structure(table: &RowTable, step: i64) -> Result<Vec<Vec<i64>>> {
     }
 }
 
-/// What is wrong with the stamp `ds` that follows `ts`, which it joins when it parses.
-fn stamp_violation(ts: &mut Vec<i64>, ds: &str, step: i64) -> Option<Violated> {
+/// What is wrong with the stamp `ds` that follows `ts` by `steps` rows, which it joins when it
+/// parses.
+fn stamp_violation(ts: &mut Vec<i64>, ds: &str, step: i64, steps: i64) -> Option<Violated> {
     let Some(t) = strict_instant(ds) else {
         return Some(Violated::DsFormat);
     };
     let reason = match ts.last() {
         Some(&prev) if t == prev => Some(Violated::DsDuplicate),
         Some(&prev) if t < prev => Some(Violated::DsNotIncreasing),
-        Some(&prev) if t - prev != step => Some(Violated::StepMismatch),
+        Some(&prev) if Some(t - prev) != step.checked_mul(steps) => Some(Violated::StepMismatch),
         _ => None,
     };
     ts.push(t);
