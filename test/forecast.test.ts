@@ -396,48 +396,41 @@ describe('validation order steps 3 to 6', () => {
     expect((await post(base())).res.statusCode).toBe(200);
   });
 
-  it('future rows of unproven day/month order are AMBIGUOUS_DATE_FORMAT with the cleaning report blocking their entity', async () => {
+  it('future rows in another format than their history are VALIDATION_ERROR; an unproven day/month order blocks each entity once, in entity order', async () => {
     const history = Array.from({ length: 30 }, (_, i) => ({ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 1 + i)), y: 10 + (i % 7), x: 1 }));
-    const r = await post({ series: history, h: 2, freq: 'D', future_covariates: [{ unique_id: 'a', ds: '01/02/2024', x: 2 }] });
-    expectError(r, 422, 'AMBIGUOUS_DATE_FORMAT');
-    expect(r.json.error.details.field).toBe('future_covariates[0].ds');
-    const report = r.json.error.details.cleaning_report;
-    expect(report.blocking).toEqual([{ unique_id: 'a', code: 'AMBIGUOUS_DATE_FORMAT', kind: 'timestamps', reason: 'ambiguous_date_format' }]);
-    expect(report.series.map((s: { unique_id: string }) => s.unique_id)).toEqual(['a']);
-    // Every such entity is blocked: beside another with unproven future rows, or with an unproven history.
-    const blocked = (json: any) => json.error.details.cleaning_report.blocking.map((b: { unique_id: string }) => b.unique_id);
-    const b = history.map((row) => ({ ...row, unique_id: 'b' }));
     const future = (ids: string[]) => ids.map((unique_id) => ({ unique_id, ds: '01/02/2024', x: 2 }));
-    const two = await post({ series: [...history, ...b], h: 2, freq: 'D', future_covariates: future(['a', 'b']) });
-    expect(blocked(two.json)).toEqual(['a', 'b']);
-    // In entity order, not the order the future rows list them.
-    const reversed = await post({ series: [...history, ...b], h: 2, freq: 'D', future_covariates: future(['b', 'a']) });
-    expect(blocked(reversed.json)).toEqual(['a', 'b']);
-    const slash = Array.from({ length: 12 }, (_, i) => ({ unique_id: 'h', ds: `${i + 1}/1/2024`, y: i, x: 1 }));
-    const mixed = await post({ series: [...slash, ...history], h: 2, freq: 'D', future_covariates: future(['a']) });
-    expectError(mixed, 422, 'AMBIGUOUS_DATE_FORMAT');
-    expect(blocked(mixed.json)).toEqual(['h', 'a']);
-    // An entity whose own rows and future rows are both unproven is blocked once.
-    const own = await post({ series: slash, h: 2, freq: 'D', future_covariates: future(['h']) });
+    // One format per entity: D/M/YYYY future rows after an ISO history are refused at step 3.
+    const r = await post({ series: history, h: 2, freq: 'D', future_covariates: future(['a']) });
+    expectError(r, 422, 'VALIDATION_ERROR');
+    expect(r.json.error.details.errors).toEqual([{ field: 'future_covariates[0].ds', message: '"01/02/2024" is written in another format than series[0].ds; one timestamp format per entity' }]);
+    // Histories written D/M/YYYY whose days never pass 12 prove no order: each entity is blocked
+    // once, its future rows with it, in entity order whatever order the future rows list them.
+    const blocked = (json: any) => json.error.details.cleaning_report.blocking.map((b: { unique_id: string }) => b.unique_id);
+    const slash = (unique_id: string) => Array.from({ length: 12 }, (_, i) => ({ unique_id, ds: `${i + 1}/1/2024`, y: i, x: 1 }));
+    const own = await post({ series: slash('h'), h: 2, freq: 'D', future_covariates: future(['h']) });
     expectError(own, 422, 'AMBIGUOUS_DATE_FORMAT');
-    expect(blocked(own.json)).toEqual(['h']);
+    expect(own.json.error.details.cleaning_report.blocking).toEqual([{ unique_id: 'h', code: 'AMBIGUOUS_DATE_FORMAT', kind: 'timestamps', reason: 'ambiguous_date_format' }]);
+    const two = await post({ series: [...slash('h'), ...slash('g')], h: 2, freq: 'D', future_covariates: future(['g', 'h']) });
+    expect(blocked(two.json)).toEqual(['h', 'g']);
   });
 
-  it('under raw a D/M/YYYY future ds is read by options.ds_format; without it AMBIGUOUS_DATE_FORMAT names the future row', async () => {
+  it('under raw future rows are held to ISO 8601 as the history is: a D/M/YYYY future ds is VALIDATION_ERROR at step 3, ds_format or not', async () => {
     const history = Array.from({ length: 30 }, (_, i) => ({ unique_id: 'a', ds: isoZ(Date.UTC(2024, 0, 1 + i)), y: 10 + (i % 7), x: 1 }));
-    // Forecast days 31 January and 1 February; 01/02/2024 reads either way.
-    const future = [{ unique_id: 'a', ds: '01/02/2024', x: 2 }];
-    const body = (options: Record<string, unknown>) => ({ series: history, h: 2, freq: 'D', future_covariates: future, options: { cleaning: { preset: 'raw' }, ...options } });
-    const read = await post(body({ ds_format: 'dmy' }));
+    const body = (options: Record<string, unknown>, ds: string) => ({
+      series: history,
+      h: 2,
+      freq: 'D',
+      future_covariates: [{ unique_id: 'a', ds, x: 2 }],
+      options: { cleaning: { preset: 'raw' }, ...options },
+    });
+    // Refused at step 3, before the model check of step 6.
+    for (const options of [{}, { ds_format: 'dmy' }]) {
+      const refused = await post({ ...body(options, '01/02/2024'), model: 'gpt-ts' });
+      expectError(refused, 422, 'VALIDATION_ERROR');
+      expect(refused.json.error.details.errors[0].field).toBe('future_covariates[0].ds');
+    }
+    const read = await post(body({}, '2024-01-31T00:00:00Z'));
     expect(read.res.statusCode, JSON.stringify(read.json).slice(0, 300)).toBe(200);
-    const unread = await post(body({}));
-    expectError(unread, 422, 'AMBIGUOUS_DATE_FORMAT');
-    expect(unread.json.error.details.field).toBe('future_covariates[0].ds');
-    // A future ds impossible under ds_format (no month 13) is unreadable at step 3, before the
-    // model check of step 6.
-    const impossible = await post({ ...body({ ds_format: 'dmy' }), model: 'gpt-ts', future_covariates: [{ unique_id: 'a', ds: '1/13/2024', x: 2 }] });
-    expectError(impossible, 422, 'VALIDATION_ERROR');
-    expect(impossible.json.error.details.errors[0].field).toBe('future_covariates[0].ds');
   });
 
   it('future rows are read like their history: ds_format or the proven day/month order; an unreadable one is VALIDATION_ERROR', async () => {

@@ -169,7 +169,7 @@ describe('bad timestamps are a 422 naming the row', () => {
       future_covariates: ['2024-01-02T00:00:00Z', '20240102', 'series[1].ds'].map((ds) => ({ unique_id: 'a', ds, x: 2 })),
     });
     expect(named.json.error.details.errors).toEqual([
-      { field: 'future_covariates[1].ds', message: expect.stringContaining('another format than future_covariates[0].ds') },
+      { field: 'future_covariates[1].ds', message: '"20240102" is written in another format than series[0].ds; one timestamp format per entity' },
       { field: 'future_covariates[2].ds', message: '"series[1].ds" is not in a supported timestamp format' },
     ]);
     // An unreadable history stamp does not hide another entity's unreadable future stamp.
@@ -177,6 +177,23 @@ describe('bad timestamps are a 422 naming the row', () => {
     both[3]!.ds = 'garbage';
     const mixed = await forecast({ series: both, h: 1, future_covariates: [{ unique_id: 'b', ds: 'not-a-stamp', x: 2 }] });
     expect(mixed.json.error.details.errors.map((e: Json) => e.field)).toEqual(['series[3].ds', 'future_covariates[0].ds']);
+  });
+
+  it("future rows are held to the format their entity's history was written in, one format per entity", async () => {
+    const history = rows(base).map((r) => ({ ...r, x: 1 }));
+    for (const ds of ['20240102', '1704153600', '2024/01/02']) {
+      for (const route of [forecast, (body: Json) => forecast({ ...body, options: { cleaning: { preset: 'raw' } }, freq: 'h' })]) {
+        const { status, json } = await route({ series: history, h: 1, future_covariates: [{ unique_id: 'a', ds, x: 2 }] });
+        expect([status, json.error.code], ds).toEqual([422, 'VALIDATION_ERROR']);
+        expect(json.error.details.errors, ds).toEqual([{ field: 'future_covariates[0].ds', message: `"${ds}" is written in another format than series[0].ds; one timestamp format per entity` }]);
+      }
+    }
+    // Written as the history was, future rows are read; a compact history takes compact future rows.
+    expect((await forecast({ series: history, h: 1, future_covariates: [{ unique_id: 'a', ds: '2024-01-02T01:00:00Z', x: 2 }] })).status).toBe(200);
+    const compact = Array.from({ length: 28 }, (_, k) => ({ unique_id: 'c', ds: `202401${String(k + 1).padStart(2, '0')}`, y: k % 7, x: 1 }));
+    expect((await forecast({ series: compact, h: 1, future_covariates: [{ unique_id: 'c', ds: '20240129', x: 2 }] })).status).toBe(200);
+    const iso = await forecast({ series: compact, h: 1, future_covariates: [{ unique_id: 'c', ds: '2024-01-29', x: 2 }] });
+    expect(iso.json.error.details.errors).toEqual([{ field: 'future_covariates[0].ds', message: '"2024-01-29" is written in another format than series[0].ds; one timestamp format per entity' }]);
   });
 
   it('an unknown zone name is VALIDATION_ERROR on options.timezone', async () => {

@@ -301,3 +301,22 @@ fn a_dry_run_reports_as_the_forecast_does_and_lists_stamps_only_for_entities_wit
     assert_eq!(forecast.entities[1].forecast_stamps.len(), 3);
 }
 
+
+#[test]
+fn future_rows_written_in_another_format_than_their_history_are_a_validation_error() {
+    // One format per entity: hourly ISO history, future rows as Unix seconds of the next hours.
+    let t = table_with(&hourly("a", 30), &[("temp", vec![Some(1.0); 30])]);
+    let unix = |k: i64| (micros(k) / 1_000_000).to_string();
+    let rows: Vec<Row> = [30, 31].iter().map(|&k| ("a".to_string(), unix(k), None)).collect();
+    let f = table_with(&rows, &[("temp", vec![Some(1.0); 2])]);
+    for preset in ["default", "raw"] {
+        let err = run_future(&t, &f, Some("h"), 2, &opts(json!({"preset": preset}))).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ValidationError, "{preset}");
+        let listed: Vec<&str> = err.details["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
+        assert_eq!(listed, ["future_covariates[0].ds", "future_covariates[1].ds"], "{preset}");
+        assert!(err.details["errors"][0]["message"].as_str().unwrap().ends_with("is written in another format than series[0].ds; one timestamp format per entity"));
+    }
+    // Written as the history was, the same instants are read.
+    let iso: Vec<Row> = [30, 31].iter().map(|&k| ("a".to_string(), hour_stamp(k), None)).collect();
+    assert!(run_future(&t, &table_with(&iso, &[("temp", vec![Some(1.0); 2])]), Some("h"), 2, &opts(json!({}))).is_ok());
+}

@@ -138,6 +138,19 @@ fn a_ten_kilobyte_ds_is_refused_with_the_row_named_and_not_echoed_whole() {
 }
 
 #[test]
+fn a_megabyte_freq_or_zone_name_is_refused_without_being_echoed_whole_in_the_message() {
+    let big = format!("Europe/{}", "x".repeat(1 << 20));
+    let zone = time::parse_zone(&big).unwrap_err();
+    let freq = Freq::parse(&big, true).unwrap_err();
+    assert_eq!((zone.code, freq.code), (ErrorCode::ValidationError, ErrorCode::FreqUnsupported));
+    for message in [zone.details["errors"][0]["message"].as_str().unwrap(), freq.message.as_str()] {
+        assert!(message.len() < 200 && message.contains(&format!("({} bytes)", big.len())), "{message}");
+    }
+    // A short one is quoted whole.
+    assert!(time::parse_zone("Mars/Olympus").unwrap_err().details["errors"][0]["message"].as_str().unwrap().starts_with("\"Mars/Olympus\" is not"));
+}
+
+#[test]
 fn year_zero_and_five_digit_years_are_refused() {
     for s in ["0000-01-01", "99999-01-01", "0000/1/1", "1/1/0000", "0000年1月"] {
         let err = time::parse_stamps([(0, s)], None, Some(DayMonthOrder::Dmy)).unwrap_err();

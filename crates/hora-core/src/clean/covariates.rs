@@ -13,11 +13,11 @@ use super::notices::Warning;
 use super::options::Preset;
 use super::policy::LISTED_MAX;
 use super::prepare::Prepared;
-use super::stamps::{self, format_utc, Zone};
+use super::stamps::{self, format_utc, AsHistory, Zone};
 use super::CleanRequest;
 use crate::error::{ErrorCode, FieldError, HoraError, Result, MAX_LISTED_ERRORS};
 use crate::ingest::CovariateColumn;
-use crate::time::{DayMonthOrder, StampRows};
+use crate::time::StampRows;
 
 /// `FUTURE_COVARIATES_INVALID` for future rows of an entity without history;
 /// `COVARIATE_COLUMN_MISMATCH` for future columns absent from `series`.
@@ -39,20 +39,20 @@ pub struct FutureRows {
     pub converted: bool,
 }
 
-/// Each series entity's future rows, read as its history was: in the request's zone, with
-/// `options.ds_format` or else the day/month order its history proved (`history_order`). An
-/// unreadable future stamp is a `VALIDATION_ERROR` naming its `future_covariates[i].ds`; it is
+/// Each series entity's future rows, read as its history was (`history`): in the request's zone,
+/// with `options.ds_format` or else the day/month order its history proved, in the format its
+/// history was written in (one format per entity). An unreadable future stamp is a `VALIDATION_ERROR` naming its `future_covariates[i].ds`; it is
 /// never dropped in silence.
 /// `history_walls` are an entity's repeated local times its history sent: a future row at such a
 /// time is the second pass (the one forecast stamp a naive row can name there).
 pub fn read_future<'a>(
     req: &CleanRequest,
     zone: &Zone,
-    history_order: impl Fn(usize) -> Option<DayMonthOrder>,
+    history: impl Fn(usize) -> AsHistory,
     history_walls: impl Fn(usize) -> &'a [i64],
 ) -> Result<Vec<Option<FutureRows>>> {
     let mut out = vec![None; req.series.entity_count()];
-    for (e, rows) in future_by_entity(req, zone, history_order, history_walls) {
+    for (e, rows) in future_by_entity(req, zone, history, history_walls) {
         // Future rows of an entity without history are refused by `validate_future`.
         if let Some(e) = e {
             out[e] = Some(rows?);
@@ -63,8 +63,8 @@ pub fn read_future<'a>(
 
 /// The series entities whose future rows need a day/month order that neither `options.ds_format`
 /// nor their history proves (`AMBIGUOUS_DATE_FORMAT`), in entity order.
-pub fn future_of_unproven_order(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Vec<usize> {
-    let mut out: Vec<usize> = future_by_entity(req, zone, history_order, |_| &[])
+pub fn future_of_unproven_order(req: &CleanRequest, zone: &Zone, history: impl Fn(usize) -> AsHistory) -> Vec<usize> {
+    let mut out: Vec<usize> = future_by_entity(req, zone, history, |_| &[])
         .filter_map(|(e, rows)| e.filter(|_| rows.is_err_and(|err| err.code == ErrorCode::AmbiguousDateFormat)))
         .collect();
     out.sort_unstable();
@@ -73,8 +73,8 @@ pub fn future_of_unproven_order(req: &CleanRequest, zone: &Zone, history_order: 
 
 /// Validation step 3 for future stamps: one `VALIDATION_ERROR` listing the unreadable
 /// `future_covariates[i].ds` of every entity's future rows ([`unreadable_future_stamps`]).
-pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Result<()> {
-    let unreadable = unreadable_future_stamps(req, zone, history_order);
+pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history: impl Fn(usize) -> AsHistory) -> Result<()> {
+    let unreadable = unreadable_future_stamps(req, zone, history);
     if unreadable.is_empty() {
         Ok(())
     } else {
@@ -85,8 +85,8 @@ pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl 
 /// The unreadable `future_covariates[i].ds`, entity by entity (the contract's at most 10). Rows
 /// that need a day/month order their history has not proven are left to the cleaning step, as
 /// the history is.
-pub fn unreadable_future_stamps(req: &CleanRequest, zone: &Zone, history_order: impl Fn(usize) -> Option<DayMonthOrder>) -> Vec<FieldError> {
-    future_by_entity(req, zone, history_order, |_| &[])
+pub fn unreadable_future_stamps(req: &CleanRequest, zone: &Zone, history: impl Fn(usize) -> AsHistory) -> Vec<FieldError> {
+    future_by_entity(req, zone, history, |_| &[])
         .filter_map(|(_, rows)| rows.err().filter(|e| e.code == ErrorCode::ValidationError))
         .flat_map(|e| e.listed_fields())
         .take(MAX_LISTED_ERRORS)
@@ -99,7 +99,7 @@ pub fn unreadable_future_stamps(req: &CleanRequest, zone: &Zone, history_order: 
 fn future_by_entity<'a, 'w>(
     req: &'a CleanRequest,
     zone: &'a Zone,
-    history_order: impl Fn(usize) -> Option<DayMonthOrder> + 'a,
+    history: impl Fn(usize) -> AsHistory + 'a,
     history_walls: impl Fn(usize) -> &'w [i64] + 'a,
 ) -> impl Iterator<Item = (Option<usize>, Result<FutureRows>)> + 'a
 where
@@ -112,7 +112,7 @@ where
         .map(move |(future, fe, u)| {
             let e = entity_of.get(u.as_str()).copied();
             let seen = e.map_or(&[][..], &history_walls);
-            let read = stamps::parse_entity_after(future, StampRows::FutureCovariates, fe, zone, e.and_then(&history_order), seen)
+            let read = stamps::parse_entity_after(future, StampRows::FutureCovariates, fe, zone, e.map(&history).unwrap_or_default(), seen)
                 .map(|parsed| FutureRows {
                     converted: parsed.converted(zone),
                     naive: parsed.naive_rows,

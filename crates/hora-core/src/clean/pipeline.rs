@@ -13,7 +13,7 @@ use super::options::{Preset, Resolved};
 use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
 use super::report::{self, ReportInput};
-use super::stamps::{self, FreqSpec, Zone};
+use super::stamps::{self, AsHistory, FreqSpec, Zone};
 use super::covariates::{self, FutureRows};
 use super::{grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
@@ -87,7 +87,7 @@ fn prepare_readable(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthO
 /// Future rows, read as their entity's history was (zone, day/month order); what they hold for
 /// the report (naive and converted stamps) goes into `st`.
 fn read_future_rows(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, prepared: &[Prepared], st: &mut State) -> Result<Vec<Option<FutureRows>>> {
-    let proven = |e: usize| ds_format.or_else(|| prepared[e].parsed.proven_order());
+    let proven = |e: usize| AsHistory::of(req.series, e, prepared[e].parsed.format, ds_format);
     let future = match covariates::read_future(req, zone, proven, |e| &prepared[e].parsed.repeated_walls) {
         Ok(future) => future,
         // Future rows whose day/month order neither the option nor their history proves: the
@@ -155,7 +155,10 @@ fn unread_stamps_error(
     if first.code != ErrorCode::AmbiguousDateFormat {
         return first;
     }
-    let proven = |e: usize| ds_format.or_else(|| each[e].as_ref().ok()?.parsed.proven_order());
+    let proven = |e: usize| match &each[e] {
+        Ok(p) => AsHistory::of(req.series, e, p.parsed.format, ds_format),
+        Err(_) => AsHistory { order: ds_format, written: None },
+    };
     unproven.extend(covariates::future_of_unproven_order(req, zone, proven));
     unproven.sort_unstable();
     unproven.dedup();

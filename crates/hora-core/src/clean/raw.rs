@@ -9,12 +9,12 @@ use super::options::{ModelLimits, Resolved};
 use super::report::{self, DataQuality};
 use super::covariates::FutureRows;
 use super::notices::Warning;
-use super::stamps::{self, EntityStamps, FreqSpec};
+use super::stamps::{self, AsHistory, EntityStamps, FreqSpec};
 use super::blocking::{Block, Measured};
 use super::{covariates, entity, pipeline, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::RowTable;
-use crate::time;
+use crate::time::{self, DsFormat};
 
 const MAX_VIOLATIONS: usize = 20;
 const HINT: &str = "The raw preset needs a fixed freq, every ds as YYYY-MM-DDTHH:MM[:SS[.ffffff]] with Z or \u{b1}HH:MM, \
@@ -81,11 +81,11 @@ pub fn run(req: &CleanRequest, res: &Resolved) -> Result<Cleaned> {
     check_short(table, &parsed, req.model_limits)?;
     covariates::validate_future(req)?;
     // The raw preset's history stamps carry their offsets; a future stamp is read as under the
-    // other presets: naive in `options.timezone` (else UTC), `D/M/YYYY` by `options.ds_format`
-    // (raw history proves no day/month order).
+    // other presets: naive in `options.timezone` (else UTC), and in the history's format, ISO
+    // 8601 (the only one raw reads).
     let (future_zone, ds_format) = stamps::reading(req.options)?;
     // A raw history carries offsets: it has no repeated local time to carry over.
-    let future = covariates::read_future(req, &future_zone, |_| ds_format, |_| &[])?;
+    let future = covariates::read_future(req, &future_zone, |e| AsHistory::of(req.series, e, DsFormat::Iso8601, ds_format), |_| &[])?;
     // Raw steps are exact durations on UTC instants (docs/time.md), whatever the zone option.
     let zone = stamps::parse_zone(None)?;
     let ctx = entity::Ctx { freq: &spec, zone: &zone, res, limits: req.model_limits, h: req.h, period: 2, list_forecast_stamps: false }; // listing: per entity

@@ -5,7 +5,7 @@ use super::options::CleanOptions;
 use crate::choice::Choice;
 use crate::error::Result;
 use crate::ingest::RowTable;
-use crate::time::{self, DayMonthOrder, DsFormat, Freq, FreqUnit, StampRows, ZoneRule, ZoneSource};
+use crate::time::{self, DayMonthOrder, DsFormat, Freq, FreqUnit, StampRows, WrittenAs, ZoneRule, ZoneSource};
 
 pub use crate::time::format_utc;
 pub const MICROS_PER_DAY: i64 = time::MICROS_PER_DAY;
@@ -83,13 +83,30 @@ pub fn day_month_order(ds_format: Option<&str>) -> Result<Option<DayMonthOrder>>
 
 /// Parses the `ds` of entity `e` (errors name the row: `VALIDATION_ERROR`, `AMBIGUOUS_DATE_FORMAT`).
 pub fn parse_entity(table: &RowTable, e: usize, zone: &Zone, order: Option<DayMonthOrder>) -> Result<EntityStamps> {
-    parse_entity_after(table, StampRows::Series, e, zone, order, &[])
+    parse_entity_after(table, StampRows::Series, e, zone, AsHistory { order, written: None }, &[])
+}
+
+/// How future rows are read after their entity's history: in the day/month order
+/// `options.ds_format` gives, else the one the history proved, and held to the format the history
+/// was written in (none when it was not read).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AsHistory {
+    pub order: Option<DayMonthOrder>,
+    pub written: Option<WrittenAs>,
+}
+
+impl AsHistory {
+    /// Entity `e` of `table`, its history read as `format`; `ds_format` is `options.ds_format`.
+    pub fn of(table: &RowTable, e: usize, format: DsFormat, ds_format: Option<DayMonthOrder>) -> AsHistory {
+        let written = table.entity_ds(e).next().map(|(first_row, _)| WrittenAs { format, first_row });
+        AsHistory { order: ds_format.or_else(|| format.day_month_order()), written }
+    }
 }
 
 /// [`parse_entity`] for rows read after the entity's history, sent in `rows` (`seen`: its
 /// repeated local times).
-pub fn parse_entity_after(table: &RowTable, rows: StampRows, e: usize, zone: &Zone, order: Option<DayMonthOrder>, seen: &[i64]) -> Result<EntityStamps> {
-    let p = time::parse_entity_after(table, rows, e, zone.option(), order, seen)?;
+pub fn parse_entity_after(table: &RowTable, rows: StampRows, e: usize, zone: &Zone, history: AsHistory, seen: &[i64]) -> Result<EntityStamps> {
+    let p = time::parse_entity_after(table, rows, e, zone.option(), history.order, seen, history.written)?;
     Ok(EntityStamps {
         instants: p.instants,
         format: p.format,

@@ -5,10 +5,10 @@ use super::blocking::{Block, Measured};
 use super::options::{Preset, Resolved};
 use super::pipeline::{entity_ctx, fit_grid, prepare_all, unless_blocked};
 use super::prepare::Prepared;
-use super::stamps::{self, EntityStamps, Zone};
+use super::stamps::{self, AsHistory, EntityStamps, Zone};
 use super::{covariates, entity, freq, grid, long_gap, raw, CleanRequest};
 use crate::error::{ErrorCode, HoraError, Result, MAX_LISTED_ERRORS};
-use crate::time::DayMonthOrder;
+use crate::time::DsFormat;
 use crate::par;
 
 /// Validation order step 3 for `ds` (and `future_covariates[].ds`): every entity's stamps read in
@@ -19,29 +19,29 @@ use crate::par;
 /// cleaning step answers with `AMBIGUOUS_DATE_FORMAT` (a data code, not a validation one). Future
 /// stamps are read in both cases, as far as no unproven order is needed to read them.
 pub fn read_stamps(req: &CleanRequest) -> Result<Option<Vec<EntityStamps>>> {
-    read_with(req, |s| s, EntityStamps::proven_order)
+    read_with(req, |s| s, |s| s.format)
 }
 
 /// [`read_stamps`] keeping nothing per entity but its day/month order (which reads its future
 /// rows): for a body over the row cap, refused at step 4 once step 3 has found no unreadable
 /// stamp. Four million one-row entities would otherwise hold their stamps until the refusal.
 pub fn check_stamps(req: &CleanRequest) -> Result<()> {
-    read_with(req, |s| s.proven_order(), |order| *order).map(|_| ())
+    read_with(req, |s| s.format, |format| *format).map(|_| ())
 }
 
-/// Reads every entity's stamps, keeps `keep` of each, and reads the future stamps in the order
-/// `order` says each entity proved.
+/// Reads every entity's stamps, keeps `keep` of each, and reads the future stamps as each
+/// entity's history was written (`format`).
 fn read_with<T: Send>(
     req: &CleanRequest,
     keep: impl Fn(EntityStamps) -> T + Sync,
-    order: impl Fn(&T) -> Option<DayMonthOrder>,
+    format: impl Fn(&T) -> DsFormat,
 ) -> Result<Option<Vec<T>>> {
     // Options, zone and format are judged by their own checks (an unknown preset at step 5 comes
     // after this one, so it does not stop the reading).
     let Ok((zone, ds_format)) = stamps::reading(req.options) else { return Ok(None) };
     if req.options.resolve().is_ok_and(|res| res.preset == Preset::Raw) {
         // Raw history carries its offsets and proves no day/month order; future rows are read as raw reads them.
-        covariates::check_future_stamps(req, &zone, |_| ds_format)?;
+        covariates::check_future_stamps(req, &zone, |e| AsHistory::of(req.series, e, DsFormat::Iso8601, ds_format))?;
         return Ok(None);
     }
     let table = req.series;
@@ -51,7 +51,11 @@ fn read_with<T: Send>(
     let mut unreadable: Vec<_> =
         read.iter().filter_map(|r| r.as_ref().err()).filter(|e| e.code == ErrorCode::ValidationError).flat_map(HoraError::listed_fields).take(MAX_LISTED_ERRORS).collect();
     if unreadable.len() < MAX_LISTED_ERRORS {
-        unreadable.extend(covariates::unreadable_future_stamps(req, &zone, |e| ds_format.or_else(|| read[e].as_ref().ok().and_then(&order))));
+        let history = |e: usize| match &read[e] {
+            Ok(kept) => AsHistory::of(table, e, format(kept), ds_format),
+            Err(_) => AsHistory { order: ds_format, written: None },
+        };
+        unreadable.extend(covariates::unreadable_future_stamps(req, &zone, history));
     }
     if !unreadable.is_empty() {
         return Err(HoraError::fields(unreadable));

@@ -2,11 +2,11 @@
 //! naive stamps read in the zone, explicit offsets always winning.
 
 use super::civil::{in_supported_range, MICROS_PER_HOUR};
-use super::format::{ds_field, month_day, resolve_order, DayMonthOrder, DsFormat, StampRows};
+use super::format::{ds_field, month_day, resolve_order, DayMonthOrder, DsFormat, StampRows, WrittenAs};
 use super::infer::{modal_phase, mode_delta};
 use super::lex::{lex, Lexed, Shape};
 use super::zone::{format_offset, offset_at, LocalKind, WallConverter, ZoneRule};
-use super::Micros;
+use super::{quoted, Micros};
 use crate::error::{ErrorCode, FieldErrors, HoraError};
 use crate::ingest::RowTable;
 use std::collections::{HashMap, HashSet};
@@ -60,14 +60,6 @@ pub struct ParsedStamps {
     pub repeated_walls: Vec<Micros>,
 }
 
-/// `s` quoted for a message, cut after 64 bytes (the longest stamp): an error need not echo a
-/// megabyte `ds` back, twice.
-fn quoted(s: &str) -> String {
-    match s.char_indices().map(|(i, c)| i + c.len_utf8()).take_while(|&end| end <= 64).last() {
-        Some(end) if end < s.len() => format!("{:?}… ({} bytes)", &s[..end], s.len()),
-        _ => format!("{s:?}"),
-    }
-}
 
 /// Parses the `ds` of entity `e`. `zone` is `options.timezone` (already looked up), `ds_format`
 /// is `options.ds_format`. Errors name the global row index.
@@ -87,12 +79,13 @@ pub fn parse_stamps<'a>(
     zone: Option<ZoneRule>,
     ds_format: Option<DayMonthOrder>,
 ) -> Result<ParsedStamps, HoraError> {
-    parse_stamps_after(stamps, StampRows::Series, zone, ds_format, &[])
+    parse_stamps_after(stamps, StampRows::Series, zone, ds_format, &[], None)
 }
 
 /// [`parse_entity`] for rows that follow others of the same entity (its future rows after its
 /// history), sent in `rows`: a repeated local time in `seen` (the history's `repeated_walls`) was
-/// sent already, so these rows' first one at that time is its second pass (docs/time.md).
+/// sent already, so these rows' first one at that time is its second pass (docs/time.md); a row
+/// in a format other than `history`'s is listed as the history's own would be.
 pub fn parse_entity_after(
     table: &RowTable,
     rows: StampRows,
@@ -100,8 +93,9 @@ pub fn parse_entity_after(
     zone: Option<ZoneRule>,
     ds_format: Option<DayMonthOrder>,
     seen: &[Micros],
+    history: Option<WrittenAs>,
 ) -> Result<ParsedStamps, HoraError> {
-    parse_stamps_after(table.entity_ds(e), rows, zone, ds_format, seen)
+    parse_stamps_after(table.entity_ds(e), rows, zone, ds_format, seen, history)
 }
 
 fn parse_stamps_after<'a>(
@@ -110,11 +104,13 @@ fn parse_stamps_after<'a>(
     zone: Option<ZoneRule>,
     ds_format: Option<DayMonthOrder>,
     seen: &[Micros],
+    history: Option<WrittenAs>,
 ) -> Result<ParsedStamps, HoraError> {
     let iter = stamps.into_iter();
     let mut acc = Accumulator::new(zone, iter.size_hint().0);
     acc.repeated_walls.extend(seen.iter().copied());
-    let mut first: Option<(Shape, u32)> = None;
+    // The row whose format the others keep, and the array it was sent in.
+    let mut first: Option<(Shape, StampRows, u32)> = history.map(|h| (h.format.shape(), StampRows::Series, h.first_row));
     let mut pending: Vec<(u32, &'a str, Lexed)> = Vec::new();
     // Every unreadable stamp is listed (up to the contract's 10), not only the first: a caller
     // who sent a format row by row wrong sees which rows at once.
@@ -128,12 +124,15 @@ fn parse_stamps_after<'a>(
             }
         };
         match first {
-            None if k == 0 => first = Some((l.shape, row)),
+            None if k == 0 => first = Some((l.shape, rows, row)),
             // The entity's format is its first row's; when that row is unreadable there is none
             // to hold the others to, and only their own faults are listed.
             None => {}
-            Some((shape, first_row)) if shape != l.shape => {
-                unreadable.push(|| ds_field(rows, row), format!("{s:?} is written in another format than {}; one timestamp format per entity", ds_field(rows, first_row)));
+            Some((shape, first_rows, first_row)) if shape != l.shape => {
+                unreadable.push(
+                    || ds_field(rows, row),
+                    format!("{} is written in another format than {}; one timestamp format per entity", quoted(s), ds_field(first_rows, first_row)),
+                );
                 continue;
             }
             Some(_) => {}
@@ -147,7 +146,7 @@ fn parse_stamps_after<'a>(
     if !unreadable.is_empty() {
         return Err(HoraError::fields(unreadable.listed));
     }
-    let Some((shape, _)) = first else {
+    let Some((shape, _, _)) = first else {
         return Err(HoraError::new(ErrorCode::SeriesEmpty, "entity has no rows"));
     };
     let mut order = DayMonthOrder::Dmy;

@@ -70,6 +70,23 @@ impl DsFormat {
         }
     }
 
+    /// The shape a stamp written in this format lexes to.
+    pub(super) fn shape(self) -> Shape {
+        match self {
+            DsFormat::Iso8601 => Shape::Iso,
+            DsFormat::CompactDate => Shape::CompactDate,
+            DsFormat::SlashDate => Shape::SlashDate,
+            DsFormat::DayMonthYear | DsFormat::MonthDayYear => Shape::DayMonth,
+            DsFormat::UnixSeconds => Shape::UnixSeconds,
+            DsFormat::UnixMilliseconds => Shape::UnixMillis,
+            DsFormat::YearMonth => Shape::YearMonthDash,
+            DsFormat::YearMonthSlash => Shape::YearMonthSlash,
+            DsFormat::YearMonthCompact => Shape::YearMonthCompact,
+            DsFormat::ChineseDate => Shape::ChineseDate,
+            DsFormat::ChineseYearMonth => Shape::ChineseYearMonth,
+        }
+    }
+
     pub(super) fn of_shape(shape: Shape, order: DayMonthOrder) -> DsFormat {
         match shape {
             Shape::Iso => DsFormat::Iso8601,
@@ -86,6 +103,14 @@ impl DsFormat {
             Shape::ChineseYearMonth => DsFormat::ChineseYearMonth,
         }
     }
+}
+
+/// The format an entity's history was written in, and the index of its first row in `series`:
+/// its future rows are held to that format (one format per entity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WrittenAs {
+    pub format: DsFormat,
+    pub first_row: u32,
 }
 
 /// The body array an entity's stamps were sent in: its errors name rows of that array.

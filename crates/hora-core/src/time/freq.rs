@@ -34,7 +34,7 @@ pub struct Freq {
 pub const MAX_MULTIPLE: u32 = 1_000_000;
 
 fn unsupported(s: &str, why: &str) -> HoraError {
-    HoraError::new(ErrorCode::FreqUnsupported, format!("freq {s:?} is not supported: {why}")).with("freq", s)
+    HoraError::new(ErrorCode::FreqUnsupported, format!("freq {} is not supported: {why}", super::quoted(s))).with("freq", s)
 }
 
 impl Freq {

@@ -17,8 +17,17 @@ pub type Micros = i64;
 
 pub use civil::{days_from_civil, format_utc, in_supported_range, write_utc, MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND};
 pub use entity::{parse_entity, parse_entity_after, parse_stamps, ParsedStamps, ZoneSource};
-pub use format::{DayMonthOrder, DsFormat, StampRows};
+pub use format::{DayMonthOrder, DsFormat, StampRows, WrittenAs};
 pub use freq::{Freq, FreqUnit};
 pub use infer::{infer_freq, InferredFreq, MAX_OFF_GRID_SHARE, MIN_DISTINCT_STAMPS};
 pub use step::{calendar_phase, grid_len, step};
 pub use zone::{format_offset, from_wall, parse_zone, skipped_days, to_wall, written_wall, LocalKind, ZoneRule};
+
+/// `s` quoted for a message, cut after 64 bytes (longer than any stamp, zone name or `freq`): an
+/// error need not echo a megabyte value back, twice (message and details).
+pub(crate) fn quoted(s: &str) -> String {
+    match s.char_indices().map(|(i, c)| i + c.len_utf8()).take_while(|&end| end <= 64).last() {
+        Some(end) if end < s.len() => format!("{:?}… ({} bytes)", &s[..end], s.len()),
+        _ => format!("{s:?}"),
+    }
+}

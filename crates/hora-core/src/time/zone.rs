@@ -96,7 +96,7 @@ pub fn parse_zone(name: &str) -> Result<ZoneRule, HoraError> {
     name.parse::<Tz>().map(ZoneRule::Iana).map_err(|_| {
         HoraError::field(
             "options.timezone",
-            format!("{name:?} is not an IANA time zone name (for example Europe/Berlin)"),
+            format!("{} is not an IANA time zone name (for example Europe/Berlin)", super::quoted(name)),
         )
     })
 }
