@@ -103,6 +103,10 @@ class OnnxForecaster:
         self.native = int(meta["hora.native_horizon"])
         self.multiple = int(meta["hora.context_multiple"])
         self.max_context = max_context or int(meta["hora.max_context"])
+        # The file's metadata is the source of the native quantiles; the scripts index by QUANTILES.
+        native = np.array([float(q) for q in meta["hora.quantiles"].split(",")])
+        if native.shape != QUANTILES.shape or not np.allclose(native, QUANTILES):
+            raise ValueError(f"{path}: native quantiles {native.tolist()} differ from eval.QUANTILES")
         self.flip = flip
 
     def _run(self, series):
@@ -122,6 +126,8 @@ class OnnxForecaster:
         return self.sess.run(["quantiles"], {"context": ctx, "mask": mask})[0]
 
     def forecast(self, series, h, batch=64, accumulate=True, clip=True):
+        # Serving's rules (crates/hora-core/src/model/serve.rs) for the scripts that run the file
+        # without the service: a change to either is a change to both.
         out = []
         order = np.argsort([len(s) for s in series])  # similar lengths together: less padding
         result = [None] * len(series)
@@ -137,7 +143,8 @@ class OnnxForecaster:
             if accumulate:
                 q = accumulate_rollout_spread(q, self.native)
             for j, i in enumerate(idx):
-                if clip and np.nanmin(hist[j]) >= 0:
+                # As serving judges `nonnegative: auto`: every value sent, not only the context.
+                if clip and np.nanmin(np.asarray(series[i], np.float64)) >= 0:
                     q[j] = np.maximum(q[j], 0.0)
                 result[i] = q[j]
         out = np.stack(result)

@@ -597,6 +597,8 @@ describe('validation order steps 3 to 6', () => {
     const raw = await post({ series: seasonalRows('a', 24), h: 2, options: { cleaning: { preset: 'raw' } } });
     expectError(raw, 422, 'VALIDATION_ERROR');
     expect(raw.json.error.details.errors[0].field).toBe('freq');
+    // Worded as the engine words the same rule (clean_raw.rs pins it there), as any invalid body.
+    expect(raw.json.error.message).toBe('The request body is invalid: freq is required with the raw preset.');
     // Step 5 comes before the model checks (step 6): an unknown model or a horizon too long is not reported.
     for (const extra of [{ model: 'nope' }, { h: 2000 }]) {
       const first = await post({ series: seasonalRows('a', 24), h: 2, ...extra, options: { cleaning: { preset: 'raw' } } });

@@ -36,7 +36,7 @@ function expectFiniteMonotone(f: Forecast): void {
 const NATIVE = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
 
 describe('the model file', () => {
-  it('limits and native quantiles come from the ONNX metadata', () => {
+  it('the committed model is hora-1.0 with the 13 native quantiles, context 16 to 4096 and horizon 1024', () => {
     const info = loadModel();
     expect(info.name).toBe('hora-1.0');
     // The service's public id (model_used, the default) is the name the engine accepts in the file.

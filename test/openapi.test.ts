@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_FORECAST } from './helpers/routes.js';
 import { isoZ, seasonalRows } from './helpers/series.js';
+import { ERROR_CODES } from '../src/errors.js';
 import { POLICY_VERSIONS } from '../src/policy/table.js';
 import { cleaningReportJsonSchema } from '../src/schemas/cleaning-report.js';
 
@@ -33,6 +34,18 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   });
   return res;
 }
+
+describe('the error statuses the document declares', () => {
+  it('name every code of the error registry at each of its statuses (422 refers to the contract)', () => {
+    // The descriptions are prose per route; this keeps a code added to the registry from being
+    // left out of the published document.
+    for (const [code, spec] of Object.entries(ERROR_CODES)) {
+      for (const status of spec.statuses.filter((s) => s !== 422)) {
+        expect(forecastOp().responses[String(status)]?.description, `${code} at ${status}`).toContain(code);
+      }
+    }
+  });
+});
 
 /** The body validates against the response schema the document gives this status. */
 function expectBodyDeclared(op: any, res: { statusCode: number; json(): unknown }) {

@@ -15,8 +15,9 @@ export const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Seconds a caller is told to wait on 409 IDEMPOTENCY_IN_PROGRESS. */
 export const IN_PROGRESS_RETRY_AFTER_S = 1;
 
-// 1 to 255 printable ASCII characters, space through tilde.
-const KEY_RE = /^[\x20-\x7e]{1,255}$/;
+/** The contract's key: 1 to 255 printable ASCII characters, space through tilde (the OpenAPI document's schema too). */
+export const IDEMPOTENCY_KEY = { minLength: 1, maxLength: 255, pattern: '^[ -~]+$' } as const;
+const KEY_RE = new RegExp(`^[ -~]{${IDEMPOTENCY_KEY.minLength},${IDEMPOTENCY_KEY.maxLength}}$`);
 
 export interface IdempotencyState {
   key: string;
@@ -47,7 +48,7 @@ export type KeyHeader = 'Idempotency-Key' | 'X-Idempotency-Key';
 
 /** 400 VALIDATION_ERROR for a key header whose value is not 1 to 255 printable ASCII characters. */
 export function malformedKey(header: KeyHeader): ApiError {
-  return headerValidationError(header, `${header} must be 1 to 255 printable ASCII characters.`);
+  return headerValidationError(header, `${header} must be ${IDEMPOTENCY_KEY.minLength} to ${IDEMPOTENCY_KEY.maxLength} printable ASCII characters.`);
 }
 
 /** The key of a request, or a 400 VALIDATION_ERROR naming the header. */

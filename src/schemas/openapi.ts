@@ -2,6 +2,7 @@
 import { CleanRequest, ForecastRequest } from './request.js';
 import { CleanResponse, ErrorEnvelope, ForecastResponse } from './response.js';
 import type { LimitPolicy, RateLimitState } from '../plugins/limits.js';
+import { IDEMPOTENCY_KEY } from '../plugins/idempotency.js';
 import { CLIENT_REQUEST_ID_PATTERN } from '../plugins/request-id.js';
 
 type Headers = Record<string, { schema: Record<string, unknown>; description?: string }>;
@@ -90,8 +91,8 @@ function cleanResponses(): Record<string, Response> {
   };
 }
 
-// 1 to 255 printable ASCII characters (space through tilde), else 400 VALIDATION_ERROR naming the header.
-const idempotencyKey = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]+$' };
+// Else 400 VALIDATION_ERROR naming the header.
+const idempotencyKey = { type: 'string', ...IDEMPOTENCY_KEY };
 const trace = [
   { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', pattern: CLIENT_REQUEST_ID_PATTERN } },
   { name: 'X-Service-Region', in: 'header', required: false, schema: { enum: ['cn-mainland', 'global'] } },

@@ -27,6 +27,8 @@ fn raw_preset_feeds_valid_rows_unchanged_without_a_report() {
 fn raw_preset_without_freq_is_a_validation_error() {
     let err = run(&table(&hourly("a", 20)), None, 1, &raw()).unwrap_err();
     assert_eq!(err.code, ErrorCode::ValidationError);
+    // The service's own step-5 check says the same (src/policy/effective.ts).
+    assert_eq!(err.message, "The request body is invalid: freq is required with the raw preset.");
 }
 
 #[test]

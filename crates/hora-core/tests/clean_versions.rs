@@ -36,6 +36,7 @@ fn unknown_preset_or_version_is_cleaning_option_unsupported() {
     assert_eq!(err.details["field"], "options.cleaning.preset");
     assert_eq!(err.details["allowed"], json!(["default", "strict", "raw"]));
     let err = run(&t, Some("h"), 1, &opts(json!({"version": "2025-01"}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::CleaningOptionUnsupported);
     assert_eq!(err.details["field"], "options.cleaning.version");
 }
 

@@ -9,11 +9,11 @@ use super::options::{Preset, Resolved};
 use super::policy::LISTED_MAX;
 use super::stamps::format_utc;
 
-/// Decision ids. The contract names `grid.regrid`, `gap.impute` and `gap.masked_tail`; the others
-/// are Hora's (docs/cleaning-report.md). An id applies to every entity that carries it.
 /// The `method` of a fill that writes zeros (`structural_zero: true`), beside the impute methods.
 pub const STRUCTURAL_ZERO_METHOD: &str = "structural_zero";
 
+/// Decision ids. The contract names `grid.regrid`, `gap.impute` and `gap.masked_tail`; the others
+/// are Hora's (docs/cleaning-report.md). An id applies to every entity that carries it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecisionId {
     Sort,

@@ -10,7 +10,7 @@ use super::fill::{self, missing_runs};
 use super::long_gap::{mask_unavailable, split_threshold};
 use super::notices::{Issue, Warning};
 use super::options::{ModelLimits, Nonnegative, Resolved};
-use super::policy::{BlockingRule, LISTED_MAX, OUTLIER_Z};
+use super::policy::{BlockingRule, LISTED_MAX, OUTLIER_MIN_OBSERVED, OUTLIER_Z};
 use super::prepare::Prepared;
 use super::stamps::{self, format_utc, FreqSpec, Zone};
 use crate::time::MAX_OFF_GRID_SHARE;
@@ -404,7 +404,7 @@ fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), Decision
 /// Outliers and values outside `bounds`/`nonnegative` are flagged, never modified.
 fn flag_values(out: &mut Outcome, values: &[f64], observed: &[bool], grid: &[i64], ctx: &Ctx) {
     let listed = |idx: &[usize]| -> Vec<String> { idx.iter().take(LISTED_MAX).map(|&i| format_utc(grid[i])).collect() };
-    let outl = fill::outliers(values, observed, OUTLIER_Z);
+    let outl = fill::outliers(values, observed, OUTLIER_Z, OUTLIER_MIN_OBSERVED);
     if !outl.is_empty() {
         out.issues.push(Issue::outliers_flagged(outl.len(), listed(&outl)));
     }

@@ -72,10 +72,11 @@ fn between(left: f64, right: f64, k: f64, n: f64) -> f64 {
     }
 }
 
-/// Indices of observed values whose robust z-score (median and MAD) exceeds `z`.
-pub fn outliers(values: &[f64], observed: &[bool], z: f64) -> Vec<usize> {
+/// Indices of observed values whose robust z-score (median and MAD) exceeds `z`, among at least
+/// `min_observed` observed values.
+pub fn outliers(values: &[f64], observed: &[bool], z: f64, min_observed: usize) -> Vec<usize> {
     let mut obs: Vec<f64> = values.iter().zip(observed).filter(|(v, o)| **o && v.is_finite()).map(|(v, _)| *v).collect();
-    if obs.len() < 8 {
+    if obs.len() < min_observed {
         return Vec::new();
     }
     let median = median_in_place(&mut obs);
@@ -147,14 +148,14 @@ mod tests {
     fn no_outlier_is_flagged_when_more_than_half_the_values_are_equal() {
         // Intermittent demand: a MAD of 0 would make every sale an outlier (docs/cleaning-policy.md).
         let v: Vec<f64> = (0..40).map(|i| if i % 5 == 0 { 7.0 } else { 0.0 }).collect();
-        assert!(outliers(&v, &vec![true; v.len()], 6.0).is_empty());
+        assert!(outliers(&v, &vec![true; v.len()], 6.0, 8).is_empty());
         // Exactly half equal: the median of an even count lies between the two middle values, the
         // MAD is not 0, and a spike is flagged.
         let mut half: Vec<f64> = (0..20).map(|i| if i < 10 { 0.0 } else { 1.0 }).collect();
         half[19] = 100.0;
-        assert_eq!(outliers(&half, &vec![true; half.len()], 6.0), vec![19]);
+        assert_eq!(outliers(&half, &vec![true; half.len()], 6.0, 8), vec![19]);
         half[10] = 0.0;
-        assert!(outliers(&half, &vec![true; half.len()], 6.0).is_empty());
+        assert!(outliers(&half, &vec![true; half.len()], 6.0, 8).is_empty());
     }
 
     #[test]
@@ -162,6 +163,6 @@ mod tests {
         let mut v: Vec<f64> = (0..20).map(|i| (i % 3) as f64).collect();
         v[7] = 1000.0;
         let obs = vec![true; v.len()];
-        assert_eq!(outliers(&v, &obs, 6.0), vec![7]);
+        assert_eq!(outliers(&v, &obs, 6.0, 8), vec![7]);
     }
 }

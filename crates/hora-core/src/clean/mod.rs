@@ -1,6 +1,8 @@
 //! The cleaning stage: policies (versions as values), decisions, the cleaning report, the raw
-//! structural check and covariates. One entry point, [`run`], used by `/v1/forecast` and
-//! `/v1/clean`. The pipeline order is documented in docs/cleaning-policy.md.
+//! structural check and covariates. The pipeline's entry point is [`run`], used by `/v1/forecast`
+//! and `/v1/clean`; validation steps 3 and 6 enter through `validate` (`check_stamps`,
+//! `read_stamps`, `check_length`), the benchmark through `kernels`. The pipeline order is
+//! documented in docs/cleaning-policy.md.
 
 mod blocking;
 mod covariates;

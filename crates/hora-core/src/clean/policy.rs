@@ -107,12 +107,16 @@ pub fn versions() -> Vec<&'static str> {
     POLICIES.iter().map(|p| p.version).collect()
 }
 
+// The values below hold under every policy version.
+
 /// Implied grid slots over all entities of one request (`POINTS_EXCEEDED`), checked before allocating.
 pub const GRID_CAP: u64 = 1_000_000;
 /// Affected stamps or ranges listed per decision; `count` always has the full number.
 pub const LISTED_MAX: usize = 20;
 /// Robust z-score beyond which an observed value is flagged as an outlier.
 pub const OUTLIER_Z: f64 = 6.0;
+/// Observed values an entity needs before any is judged an outlier.
+pub const OUTLIER_MIN_OBSERVED: usize = 8;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
-//! The cleaning stage's narrow view of the time engine: parse an entity's stamps, read a
-//! frequency, step along it. Everything the pipeline needs from `time` goes through here.
+//! The cleaning stage's use of the time engine for an entity's stamps: parse them (history, and
+//! future rows as their history was read), read a frequency, step along it.
 
 use super::options::CleanOptions;
 use crate::choice::Choice;

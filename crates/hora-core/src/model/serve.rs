@@ -1,5 +1,7 @@
 //! From cleaned contexts to native-quantile forecasts: batching, flip averaging, rollout,
 //! monotone quantiles, the interval calibration of the grid's family and nonnegative clipping.
+//! `model/eval.py` (`OnnxForecaster.forecast`) repeats the rollout for the model scripts that run
+//! the file without the service: a change to these rules is a change to both.
 
 use super::calibration::FreqFamily;
 use super::session::ModelSession;

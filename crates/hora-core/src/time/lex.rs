@@ -42,6 +42,9 @@ pub struct Lexed {
 
 /// Longest string worth looking at; anything longer is no timestamp (keeps 10 kB inputs cheap).
 const MAX_LEN: usize = 64;
+/// The widest offset a stamp may carry, ±18:00 (as ISO 8601 and chrono's fixed offsets bound it;
+/// chrono's parser alone reads up to ±23:59). The `raw` preset's reading keeps the same bound.
+pub(crate) const MAX_OFFSET_MINUTES: u32 = 18 * 60;
 /// Unix time is accepted for instants from 2000-01-01 through 2100-12-31 (the contract's range).
 const UNIX_MIN_S: i64 = 946_684_800;
 const UNIX_MAX_S: i64 = 4_133_980_799;
@@ -357,7 +360,7 @@ fn offset(b: &[u8], i: usize) -> Result<i32, &'static str> {
     if mm > 59 {
         return Err("has offset minutes above 59");
     }
-    if hh * 60 + mm > 18 * 60 {
+    if hh * 60 + mm > MAX_OFFSET_MINUTES {
         return Err("has an offset beyond ±18:00");
     }
     Ok(sign * (hh as i32 * 3600 + mm as i32 * 60))

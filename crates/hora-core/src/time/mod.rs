@@ -9,6 +9,7 @@ mod format;
 mod freq;
 mod infer;
 mod lex;
+pub(crate) use lex::MAX_OFFSET_MINUTES;
 mod step;
 mod zone;
 
