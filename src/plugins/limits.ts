@@ -16,6 +16,8 @@ export type LimitType = 'rpm' | 'daily';
 export type LimitPolicy = 'forecast-rpm' | 'clean-rpm' | 'forecast-daily-points';
 /** The per-minute policies: every limit but the daily quota. */
 export type RpmPolicy = Exclude<LimitPolicy, 'forecast-daily-points'>;
+/** Each policy's X-RateLimit-Limit-Type (the OpenAPI document declares the same). */
+export const LIMIT_TYPE = { 'forecast-rpm': 'rpm', 'clean-rpm': 'rpm', 'forecast-daily-points': 'daily' } as const satisfies Record<LimitPolicy, LimitType>;
 
 /** One limit's state as the X-RateLimit-* headers show it (units in docs/service.md). */
 export interface RateLimitState {
@@ -136,7 +138,7 @@ export class Limits {
     const windowStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
     const limit = this.rpm[policy];
     const r = await this.store.rpmConsume(account, policy, windowStart, limit);
-    const state: RateLimitState = { type: 'rpm', policy, limit, remaining: limit - r.count, resetSeconds: secondsUntil(windowStart + MINUTE_MS, now) };
+    const state: RateLimitState = { type: LIMIT_TYPE[policy], policy, limit, remaining: limit - r.count, resetSeconds: secondsUntil(windowStart + MINUTE_MS, now) };
     if (!r.allowed) throw rateLimited({ ...state, remaining: 0 }, `More than ${limit} requests per minute for this account.`);
     return state;
   }
@@ -147,7 +149,7 @@ export class Limits {
     const windowStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
     const limit = this.rpm[policy];
     const count = await this.store.rpmPeek(account, policy, windowStart);
-    return { type: 'rpm', policy, limit, remaining: limit - count, resetSeconds: secondsUntil(windowStart + MINUTE_MS, now) };
+    return { type: LIMIT_TYPE[policy], policy, limit, remaining: limit - count, resetSeconds: secondsUntil(windowStart + MINUTE_MS, now) };
   }
 
   async peekDaily(account: string): Promise<RateLimitState> {
@@ -158,7 +160,7 @@ export class Limits {
 
   private dailyState(now: number, remaining: number): RateLimitState {
     const midnight = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
-    return { type: 'daily', policy: 'forecast-daily-points', limit: this.dailyPoints, remaining, resetSeconds: secondsUntil(midnight, now) };
+    return { type: LIMIT_TYPE['forecast-daily-points'], policy: 'forecast-daily-points', limit: this.dailyPoints, remaining, resetSeconds: secondsUntil(midnight, now) };
   }
 
   /**

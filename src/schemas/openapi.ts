@@ -1,20 +1,18 @@
 // The OpenAPI 3.1 document, generated from the typebox schemas (JSON Schema 2020-12 already).
 import { CleanRequest, ForecastRequest } from './request.js';
 import { CleanResponse, ErrorEnvelope, ForecastResponse } from './response.js';
-import type { LimitPolicy, RateLimitState } from '../plugins/limits.js';
+import { LIMIT_TYPE, type LimitPolicy } from '../plugins/limits.js';
 import { IDEMPOTENCY_KEY } from '../plugins/idempotency.js';
 import { CLIENT_REQUEST_ID_PATTERN } from '../plugins/request-id.js';
 
 type Headers = Record<string, { schema: Record<string, unknown>; description?: string }>;
 
-/** What each limit's X-RateLimit-Limit-Type is; a route declares only the limits it applies. */
-const LIMIT_TYPES = { 'forecast-rpm': 'rpm', 'forecast-daily-points': 'daily', 'clean-rpm': 'rpm' } as const satisfies Record<LimitPolicy, RateLimitState['type']>;
-
+// A route declares only the limits it applies, each with its X-RateLimit-Limit-Type.
 const rateLimitHeaders = (policies: LimitPolicy[]): Headers => ({
   'X-RateLimit-Limit': { schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { schema: { type: 'integer' } },
   'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets.' },
-  'X-RateLimit-Limit-Type': { schema: { enum: [...new Set(policies.map((p) => LIMIT_TYPES[p]))] } },
+  'X-RateLimit-Limit-Type': { schema: { enum: [...new Set(policies.map((p) => LIMIT_TYPE[p]))] } },
   'X-RateLimit-Policy': { schema: { enum: policies } },
 });
 const forecastLimits = rateLimitHeaders(['forecast-rpm', 'forecast-daily-points']);
