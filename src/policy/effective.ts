@@ -3,7 +3,8 @@
 // (versions, knobs, deprecations) lives in the engine (crates/hora-core/src/clean/policy.rs), read
 // through ./table.ts.
 import { ApiError, fromEngineError } from '../errors.js';
-import { checkCleaningOptions as engineCheck, REQUEST_SHAPE } from '../native.js';
+import { checkCleaningOptions as engineCheck } from '../native.js';
+import { invalidBody } from '../validation/body.js';
 import { CLEAN_PRESETS, cleans, DEFAULT_PRESET, DEFAULT_VERSION, type PolicyVersion, type Preset } from './table.js';
 import type { Static } from 'typebox';
 import type { CleaningParams } from '../native.js';
@@ -80,9 +81,8 @@ export function checkCleaningOptions(
     });
   }
   if (top.freq === undefined) {
-    // Worded as the engine's own check of the same rule (crates/hora-core/src/clean/raw.rs), which
-    // only hosts other than this service reach.
-    const message = `is required with the ${policy.preset} preset`;
-    throw new ApiError('VALIDATION_ERROR', `${REQUEST_SHAPE.invalidBodyMessage}: freq ${message}.`, { details: { errors: [{ field: 'freq', message }] } });
+    // As the engine's own check of the same rule words it (crates/hora-core/src/clean/raw.rs),
+    // which only hosts other than this service reach.
+    throw invalidBody([{ field: 'freq', message: `is required with the ${policy.preset} preset` }]);
   }
 }

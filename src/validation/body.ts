@@ -44,8 +44,8 @@ export function topLevelErrors(top: unknown): FieldError[] {
   return [...byField].map(([field, messages]) => ({ field, message: messages.join(alternatives.has(field) ? ' or ' : ' and ') }));
 }
 
-/** VALIDATION_ERROR for a body's field errors, the first in the message. */
-function invalidBody(errors: FieldError[]): ApiError {
+/** VALIDATION_ERROR for a body's field errors, the first in the message (worded as the engine's). */
+export function invalidBody(errors: FieldError[]): ApiError {
   return new ApiError('VALIDATION_ERROR', `${REQUEST_SHAPE.invalidBodyMessage}: ${errors[0].field} ${errors[0].message}.`, {
     // The contract's cap on details.errors[], as the body parser applies it.
     details: { errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors) },

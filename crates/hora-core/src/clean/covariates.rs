@@ -61,16 +61,6 @@ pub fn read_future<'a>(
     Ok(out)
 }
 
-/// The series entities whose future rows need a day/month order that neither `options.ds_format`
-/// nor their history proves (`AMBIGUOUS_DATE_FORMAT`), in entity order.
-pub fn future_of_unproven_order(req: &CleanRequest, zone: &Zone, history: impl Fn(usize) -> AsHistory) -> Vec<usize> {
-    let mut out: Vec<usize> = future_by_entity(req, zone, history, |_| &[])
-        .filter_map(|(e, rows)| e.filter(|_| rows.is_err_and(|err| err.code == ErrorCode::AmbiguousDateFormat)))
-        .collect();
-    out.sort_unstable();
-    out
-}
-
 /// Validation step 3 for future stamps: one `VALIDATION_ERROR` listing the unreadable
 /// `future_covariates[i].ds` of every entity's future rows ([`unreadable_future_stamps`]).
 pub fn check_future_stamps(req: &CleanRequest, zone: &Zone, history: impl Fn(usize) -> AsHistory) -> Result<()> {

@@ -79,26 +79,17 @@ fn prepare_readable(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthO
     if let Some(&(_, first)) = failed.first() {
         let unreadable = failed.iter().filter(|(_, f)| f.code == first.code).map(|&(e, _)| e).collect();
         let first = first.clone();
-        return Err(unread_stamps_error(req, res, zone, ds_format, each, unreadable, first));
+        return Err(unread_stamps_error(req, res, zone, each, unreadable, first));
     }
     Ok(each.into_iter().flatten().collect())
 }
 
-/// Future rows, read as their entity's history was (zone, day/month order); what they hold for
-/// the report (naive and converted stamps) goes into `st`.
+/// Future rows, read as their entity's history was (zone, format, day/month order); what they
+/// hold for the report (naive and converted stamps) goes into `st`. Every history here was read,
+/// so future rows in its `D/M/YYYY` format take the order it proved: none is left unproven.
 fn read_future_rows(req: &CleanRequest, zone: &Zone, ds_format: Option<DayMonthOrder>, prepared: &[Prepared], st: &mut State) -> Result<Vec<Option<FutureRows>>> {
-    let proven = |e: usize| AsHistory::of(req.series, e, prepared[e].parsed.format, ds_format);
-    let future = match covariates::read_future(req, zone, proven, |e| &prepared[e].parsed.repeated_walls) {
-        Ok(future) => future,
-        // Future rows whose day/month order neither the option nor their history proves: the
-        // cleaning-step data error, with the report, as for a history's own rows.
-        Err(err) if err.code == ErrorCode::AmbiguousDateFormat => {
-            let unproven = covariates::future_of_unproven_order(req, zone, proven);
-            st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&req.series.entities[e])));
-            return Err(st.attach(err, None, &[]));
-        }
-        Err(err) => return Err(err),
-    };
+    let history = |e: usize| AsHistory::of(req.series, e, prepared[e].parsed.format, ds_format);
+    let future = covariates::read_future(req, zone, history, |e| &prepared[e].parsed.repeated_walls)?;
     st.future_naive = future.iter().map(|f| f.as_ref().map_or(0, |f| f.naive)).collect();
     st.future_converted = future.iter().flatten().any(|f| f.converted);
     Ok(future)
@@ -141,27 +132,12 @@ fn merge(req: &CleanRequest, prepared: &[Prepared], per_entity: Vec<EntityWork>,
 /// The first entity whose stamps could not be read decides the error. AMBIGUOUS_DATE_FORMAT is a
 /// cleaning-step data error, so it carries the report (contract: errors of the cleaning group
 /// include `details.cleaning_report`), listing the entities whose stamps could be read and
-/// blocking every entity whose could not (`unreadable`), or whose future rows have an unproven
-/// order; any other error goes as it is.
-fn unread_stamps_error(
-    req: &CleanRequest,
-    res: &Resolved,
-    zone: &Zone,
-    ds_format: Option<DayMonthOrder>,
-    each: Vec<Result<Prepared>>,
-    mut unproven: Vec<usize>,
-    first: HoraError,
-) -> HoraError {
+/// blocking every entity whose could not (`unproven`; future rows are held to their history's
+/// format and order, so they add none); any other error goes as it is.
+fn unread_stamps_error(req: &CleanRequest, res: &Resolved, zone: &Zone, each: Vec<Result<Prepared>>, unproven: Vec<usize>, first: HoraError) -> HoraError {
     if first.code != ErrorCode::AmbiguousDateFormat {
         return first;
     }
-    let proven = |e: usize| match &each[e] {
-        Ok(p) => AsHistory::of(req.series, e, p.parsed.format, ds_format),
-        Err(_) => AsHistory { order: ds_format, written: None },
-    };
-    unproven.extend(covariates::future_of_unproven_order(req, zone, proven));
-    unproven.sort_unstable();
-    unproven.dedup();
     let read: Vec<Prepared> = each.into_iter().flatten().collect();
     let mut st = State::new(res, zone, &read, req.series.row_count());
     st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&req.series.entities[e])));

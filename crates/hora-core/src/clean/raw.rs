@@ -261,8 +261,7 @@ pub fn strict_instant(s: &str) -> Option<i64> {
     let zone_ok = zone == "Z" || (zone.len() == 6 && (zone.starts_with('+') || zone.starts_with('-')) && shape("99:99", i + 1));
     // The same bounds as every other preset (docs/time.md): offsets within ±18:00, years 1 to 9999
     // on the wall clock and as an instant. chrono alone takes year 0 and offsets up to ±23:59.
-    let minutes = |at: std::ops::Range<usize>| zone.get(at).and_then(|d| d.parse::<u32>().ok());
-    let offset_ok = zone == "Z" || (zone_ok && matches!((minutes(1..3), minutes(4..6)), (Some(h), Some(m)) if h * 60 + m <= time::MAX_OFFSET_MINUTES));
+    let offset_ok = zone_ok && time::offset(zone.as_bytes(), 0).is_ok();
     if !zone_ok || !offset_ok || &s[..4] == "0000" {
         return None;
     }

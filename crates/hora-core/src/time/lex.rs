@@ -43,8 +43,9 @@ pub struct Lexed {
 /// Longest string worth looking at; anything longer is no timestamp (keeps 10 kB inputs cheap).
 const MAX_LEN: usize = 64;
 /// The widest offset a stamp may carry, ±18:00 (as ISO 8601 and chrono's fixed offsets bound it;
-/// chrono's parser alone reads up to ±23:59). The `raw` preset's reading keeps the same bound.
-pub(crate) const MAX_OFFSET_MINUTES: u32 = 18 * 60;
+/// chrono's parser alone reads up to ±23:59). The `raw` preset's reading keeps the same bound
+/// through [`offset`].
+const MAX_OFFSET_MINUTES: u32 = 18 * 60;
 /// Unix time is accepted for instants from 2000-01-01 through 2100-12-31 (the contract's range).
 const UNIX_MIN_S: i64 = 946_684_800;
 const UNIX_MAX_S: i64 = 4_133_980_799;
@@ -328,7 +329,9 @@ fn time_tail(b: &[u8], i: usize, mut lexed: Lexed, hour: Hour) -> LexResult {
     Ok(lexed)
 }
 
-fn offset(b: &[u8], i: usize) -> Result<i32, &'static str> {
+/// The offset written from `b[i]` to the end (`Z`, `±HH:MM`, `±HHMM` or `±HH`) in seconds, or why
+/// it is none.
+pub(crate) fn offset(b: &[u8], i: usize) -> Result<i32, &'static str> {
     let rest = &b[i..];
     if let Some(b'Z' | b'z') = rest.first() {
         return match rest.get(1) {

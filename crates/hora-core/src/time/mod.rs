@@ -9,7 +9,7 @@ mod format;
 mod freq;
 mod infer;
 mod lex;
-pub(crate) use lex::MAX_OFFSET_MINUTES;
+pub(crate) use lex::offset;
 mod step;
 mod zone;
 
