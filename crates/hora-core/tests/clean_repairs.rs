@@ -190,6 +190,24 @@ fn unknown_accept_ids_are_reported_not_refused() {
 }
 
 #[test]
+fn an_id_both_accepted_and_declined_is_declined_with_a_report_warning() {
+    // Stamps 10 and 11 missing: under strict, accepting gap.impute alone repairs the series.
+    let t = table(&with_gap("a", 48, 10..12));
+    let strict = |extra: Value| {
+        let mut o = json!({"preset": "strict", "accept": ["grid.regrid", "gap.impute"]});
+        o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        opts(o)
+    };
+    assert!(run(&t, Some("h"), 1, &strict(json!({}))).is_ok());
+    let err = run(&t, Some("h"), 1, &strict(json!({"decline": ["gap.impute"]}))).unwrap_err();
+    let report = report_of(&err);
+    assert_eq!(decisions(&report, "gap.impute")[0]["status"], "declined");
+    let w = report["warnings"].as_array().unwrap();
+    assert!(w.contains(&json!({"code": "accept_id_declined", "id": "gap.impute"})), "{w:?}");
+    assert!(!w.iter().any(|x| x["id"] == "grid.regrid"), "{w:?}");
+}
+
+#[test]
 fn a_repeated_accept_id_is_one_instruction_and_one_warning() {
     let t = table(&hourly("a", 30));
     let out = run(&t, Some("h"), 1, &opts(json!({"accept": ["no.such", "no.such", "other", "no.such"]}))).unwrap();

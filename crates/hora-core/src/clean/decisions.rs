@@ -244,7 +244,8 @@ pub fn consent(id: DecisionId, res: &Resolved) -> Status {
 
 /// `accept` and `decline` read once: the decision ids each names (in the order first sent, each
 /// once), and, as report warnings rather than refusals (so a caller can replay ids from an older
-/// report), the ids that match no decision or that cannot be declined.
+/// report), the ids that match no decision, that cannot be declined, or that both lists name (the
+/// decline wins: reverting is the safer reading of two contrary instructions).
 pub fn read_ids(accept: &[String], decline: &[String]) -> (Vec<DecisionId>, Vec<DecisionId>, Vec<Warning>) {
     let mut warnings = Vec::new();
     let mut accepted = Vec::new();
@@ -260,6 +261,11 @@ pub fn read_ids(accept: &[String], decline: &[String]) -> (Vec<DecisionId>, Vec<
             Some(d) if d.reversible() => declined.push(d),
             Some(_) => warnings.push(Warning::DeclineNotReversible { id: id.to_string() }),
             None => warnings.push(Warning::DeclineIdUnknown { id: id.to_string() }),
+        }
+    }
+    for id in distinct(accept) {
+        if DecisionId::parse(id).is_some_and(|d| declined.contains(&d)) {
+            warnings.push(Warning::AcceptIdDeclined { id: id.to_string() });
         }
     }
     (accepted, declined, warnings)

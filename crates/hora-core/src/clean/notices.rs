@@ -19,6 +19,8 @@ pub enum Warning {
     DeclineIdUnknown { id: String },
     /// A `decline` id names a decision that cannot be declined.
     DeclineNotReversible { id: String },
+    /// An id in both `accept` and `decline`: the decline wins, as it would alone.
+    AcceptIdDeclined { id: String },
     /// A short run of trailing nulls is masked rather than trimmed.
     TrailingValuesMissing { unique_id: String },
     /// `long_gap: mask` was asked for, but a split kept only the latest segment.
@@ -37,7 +39,8 @@ impl Warning {
             Warning::CleaningVersionDeprecated,
             Warning::AcceptIdUnknown { id: id.clone() },
             Warning::DeclineIdUnknown { id: id.clone() },
-            Warning::DeclineNotReversible { id },
+            Warning::DeclineNotReversible { id: id.clone() },
+            Warning::AcceptIdDeclined { id },
             Warning::TrailingValuesMissing { unique_id: unique_id.clone() },
             Warning::LongGapMaskUnavailable { unique_id: unique_id.clone() },
             Warning::FutureRowsUnused { count: 0, stamps: Vec::new(), unique_id: unique_id.clone() },
@@ -48,7 +51,10 @@ impl Warning {
     /// Answers to the request's own `accept` / `decline` ids: they go in the cleaning report's
     /// `warnings` only, never the response's (docs/cleaning-report.md).
     pub fn report_only(&self) -> bool {
-        matches!(self, Warning::AcceptIdUnknown { .. } | Warning::DeclineIdUnknown { .. } | Warning::DeclineNotReversible { .. })
+        matches!(
+            self,
+            Warning::AcceptIdUnknown { .. } | Warning::DeclineIdUnknown { .. } | Warning::DeclineNotReversible { .. } | Warning::AcceptIdDeclined { .. }
+        )
     }
 }
 
