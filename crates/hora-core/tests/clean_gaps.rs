@@ -3,7 +3,7 @@
 mod clean_common;
 use clean_common::*;
 use hora_core::ErrorCode;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn a_long_gap_keeps_only_the_latest_segment() {
@@ -163,6 +163,22 @@ fn up_to_three_trailing_nulls_are_kept_as_a_masked_tail() {
     assert_eq!(e.forecast_stamps[0], micros(30));
     assert!(warnings(&out).contains(&json!({"code": "trailing_values_missing", "unique_id": "a"})));
     assert_eq!(decisions(&report_value(&out), "gap.masked_tail")[0]["count"], 2);
+}
+
+#[test]
+fn a_tail_only_proposed_or_declined_carries_no_trailing_values_missing_warning() {
+    let mut rows = hourly("a", 30);
+    rows[29].2 = None;
+    for options in [json!({"preset": "strict"}), json!({"decline": ["gap.masked_tail"]}), json!({"clean_series": false})] {
+        let err = run(&table(&rows), Some("h"), 1, &opts(options.clone())).unwrap_err();
+        let report = report_of(&err);
+        assert_ne!(decisions(&report, "gap.masked_tail")[0]["status"], "applied", "{options}");
+        let codes: Vec<&Value> = report["warnings"].as_array().map(|w| w.iter().map(|x| &x["code"]).collect()).unwrap_or_default();
+        assert!(!codes.contains(&&json!("trailing_values_missing")), "{options}: {codes:?}");
+    }
+    // Accepted, the tail is masked and the warning comes back.
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["gap.masked_tail"]}))).unwrap();
+    assert!(warnings(&out).contains(&json!({"code": "trailing_values_missing", "unique_id": "a"})));
 }
 
 #[test]

@@ -150,8 +150,11 @@ impl OnGrid<'_> {
                 return (tail_len, false);
             }
         };
-        // Trimmed or masked, the forecast starts before the last stamp sent: say so.
-        out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
+        // Trimmed or masked, the forecast starts before the last stamp sent: say so. A tail only
+        // proposed or declined changes nothing, and the request is refused for it.
+        if d.last().is_some_and(Decision::applied) {
+            out.warnings.push(Warning::TrailingValuesMissing { unique_id: name.to_string() });
+        }
         (kept, kept > 0)
     }
 
