@@ -11,5 +11,6 @@ pub mod model;
 pub mod nonnegative;
 pub mod par;
 pub mod time;
+pub mod vocabulary;
 
 pub use error::{ErrorCode, HoraError};

@@ -1,8 +1,8 @@
-//! The cleaning stage on its own (`POST /v1/clean`), and the engine's check of cleaning options.
+//! The cleaning stage on its own (`POST /v1/clean`), the engine's policy table and its check of
+//! cleaning options.
 
-use crate::body::ParsedRequest;
+use crate::body::{ParsedRequest, RequestRows};
 use crate::errors::EngineError;
-use crate::body::{ReadStamps, RequestRows};
 use crate::guard::{EngineTask, Guarded};
 use hora_core::choice::Choice;
 use hora_core::clean::options::Preset;
@@ -12,7 +12,6 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use crate::forecast::json;
 use crate::options::CleaningParams;
-use std::sync::Arc;
 
 /// The engine's cleaning policy table, as the service needs it: the versions (newest first), the
 /// platform's preset and version, and the presets that clean. The service reads the table here
@@ -85,7 +84,7 @@ pub struct CleanTask {
 }
 
 /// Builds the engine's request from the request's rows and `p`, and runs `stage` on it.
-fn with_request<T>(
+pub(crate) fn with_request<T>(
     rows: &RequestRows,
     p: &CleanParams,
     stage: impl FnOnce(&CleanRequest) -> std::result::Result<T, HoraError>,
@@ -142,99 +141,4 @@ impl EngineTask for CleanTask {
 #[napi(ts_return_type = "Promise<CleanOutcome>")]
 pub fn run_clean_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<Guarded<CleanTask>>> {
     Ok(AsyncTask::new(Guarded(CleanTask { rows: request.rows()?, params })))
-}
-
-/// A check of the validation order over the parsed rows.
-type RowCheck = dyn FnMut(&CleanRequest) -> std::result::Result<(), HoraError> + Send;
-
-/// One check of the validation order that reads the rows: the error, or null.
-pub struct CheckTask {
-    rows: RequestRows,
-    params: CleanParams,
-    check: Box<RowCheck>,
-}
-
-impl EngineTask for CheckTask {
-    type Output = Option<EngineError>;
-    type JsValue = Option<EngineError>;
-
-    fn run(&mut self) -> Result<Self::Output> {
-        let CheckTask { rows, params, check } = self;
-        Ok(with_request(rows, params, |r| check(r)).err().map(Into::into))
-    }
-
-    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(output)
-    }
-}
-
-/// The pre-cleaning `SERIES_TOO_LONG` check (validation order step 6) on the thread pool: the
-/// error, or null. Only entities over the maximum context are cleaned, to see whether a long gap
-/// cuts them.
-#[napi(ts_return_type = "Promise<EngineError | null>")]
-pub fn run_length_check_task(request: &ParsedRequest, params: CleanParams) -> Result<AsyncTask<Guarded<CheckTask>>> {
-    Ok(AsyncTask::new(Guarded(CheckTask { rows: request.rows()?, params, check: Box::new(clean::check_length) })))
-}
-
-/// Validation order step 3 for the stamps on the thread pool: every `ds` (and future `ds`) read in
-/// the request's zone and day/month order; the `VALIDATION_ERROR` of an unreadable one, or null.
-/// The stamps read stay with the request for its cleaning when `keep_stamps`; a request over the row
-/// cap, refused next, keeps none (`clean::check_stamps`).
-#[napi(ts_return_type = "Promise<EngineError | null>")]
-pub fn read_stamps_task(request: &ParsedRequest, params: CleanParams, keep_stamps: bool) -> Result<AsyncTask<Guarded<CheckTask>>> {
-    let keep: ReadStamps = request.stamps.clone();
-    let rows = request.rows()?;
-    let readable = rows.body.future_with_stamps();
-    let check = Box::new(move |req: &CleanRequest| {
-        let req = CleanRequest { future: readable.as_ref().or(req.future), ..*req };
-        if !keep_stamps {
-            return clean::check_stamps(&req);
-        }
-        let read = clean::read_stamps(&req)?;
-        if let Ok(mut slot) = keep.lock() {
-            *slot = read.map(Arc::new);
-        }
-        Ok(())
-    });
-    Ok(AsyncTask::new(Guarded(CheckTask { rows, params, check })))
-}
-
-/// `indptr` as entity bounds, once checked against the columns it slices.
-fn kernel_columns(stamps: &[f64], values_len: usize, indptr: &[u32], step_micros: f64) -> Result<Vec<usize>> {
-    let bounds: Vec<usize> = indptr.iter().map(|&i| i as usize).collect();
-    if values_len != stamps.len() || bounds.windows(2).any(|w| w[0] > w[1]) || bounds.last().is_some_and(|&e| e > stamps.len()) {
-        return Err(Error::new(Status::InvalidArg, "stamps, values and indptr do not describe the same entities"));
-    }
-    // Written so that NaN fails too.
-    if !(step_micros.is_finite() && step_micros >= 1.0) {
-        return Err(Error::new(Status::InvalidArg, format!("the step must be a finite number of microseconds of at least 1, not {step_micros}")));
-    }
-    Ok(bounds)
-}
-
-/// Sizes the regrid-plus-impute kernel's output: the offsets of every entity's grid. Stamps are
-/// microseconds carried as f64 (exact below 2^53).
-#[napi(catch_unwind)]
-pub fn regrid_impute_offsets(stamps: &[f64], indptr: &[u32], step_micros: f64) -> Result<Uint32Array> {
-    let entities = kernel_columns(stamps, stamps.len(), indptr, step_micros)?;
-    let offsets = clean::kernels::regrid_offsets(stamps, &entities, step_micros as i64);
-    let offsets: std::result::Result<Vec<u32>, _> = offsets.into_iter().map(u32::try_from).collect();
-    let offsets = offsets.map_err(|_| Error::new(Status::InvalidArg, "the grids have 2^32 slots or more, more than a Uint32Array offset holds"))?;
-    Ok(Uint32Array::new(offsets))
-}
-
-/// The regrid-plus-linear-impute kernel, writing into `out` (allocated by the caller from
-/// `regridImputeOffsets`, so the grids live in memory JavaScript owns): the benchmark's match for
-/// the plain-TypeScript path (`src/clean/kernel.ts`).
-#[napi(catch_unwind)]
-pub fn regrid_impute_into(stamps: &[f64], values: &[f64], indptr: &[u32], step_micros: f64, offsets: &[u32], mut out: Float64Array) -> Result<()> {
-    let entities = kernel_columns(stamps, values.len(), indptr, step_micros)?;
-    let offsets: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
-    if offsets.len() != entities.len() || offsets.last().copied().unwrap_or(0) != out.len() || offsets.windows(2).any(|w| w[0] > w[1]) {
-        return Err(Error::new(Status::InvalidArg, "out and offsets do not match regridImputeOffsets"));
-    }
-    // SAFETY: the call is synchronous on the JS thread and `out` is borrowed nowhere else meanwhile.
-    let out = unsafe { out.as_mut() };
-    clean::kernels::regrid_impute_into(stamps, values, &entities, step_micros as i64, &offsets, out)
-        .map_err(|e| Error::new(Status::InvalidArg, format!("stamp {} is not after the previous one on the grid", e.index)))
 }
