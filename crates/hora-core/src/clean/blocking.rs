@@ -1,10 +1,12 @@
-//! Blocking entries: why an entity cannot be forecast, with the code the request fails with.
+//! Blocking entries: why an entity cannot be forecast, with the code the request fails with, and
+//! the error they make (`block_error`: the first entry decides the code).
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::decisions::{Decision, DecisionId, Family, Status};
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, HoraError};
+use crate::time::MAX_OFF_GRID_SHARE;
 
 /// Entities an error's details list at most (`series[]` of the length codes, `entities[]` of
 /// `FREQ_AMBIGUOUS`): the contract's "at most 10".
@@ -227,6 +229,64 @@ pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> 
     // Timestamp repairs come first in the pipeline, so their code wins.
     blocks.sort_by_key(|b| b.code() != ErrorCode::TimestampIrregular);
     blocks
+}
+
+/// `Ok` when nothing is blocked, else [`block_error`] for `blocks`.
+pub(super) fn unless_blocked(blocks: &[Block]) -> crate::error::Result<()> {
+    if blocks.is_empty() { Ok(()) } else { Err(block_error(blocks)) }
+}
+
+/// The error for `blocks`: the first decides the code; details follow the contract per code.
+pub(super) fn block_error(blocks: &[Block]) -> HoraError {
+    let code = blocks[0].code();
+    let mut same: Vec<&Block> = blocks.iter().filter(|b| b.code() == code).collect();
+    let length = matches!(code, ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort);
+    if length {
+        // Furthest from the limit first (longest, or shortest); the top-level fields describe
+        // that entity, the one `series[]` lists first.
+        let points = |b: &Block| b.reason.points().unwrap_or(0);
+        same.sort_by_key(|b| if code == ErrorCode::SeriesTooLong { usize::MAX - points(b) } else { points(b) });
+    }
+    let first = same[0];
+    let mut err = HoraError::new(code, message(first))
+        .with("unique_id", first.unique_id.clone())
+        .with("reason", first.reason_name())
+        .with("kind", first.kind());
+    if let Some(status) = first.status {
+        err = err.with("status", status.as_str());
+    }
+    for (k, v) in first.reason.figures() {
+        err = err.with(k, v);
+    }
+    if length {
+        let series: Vec<Value> = same
+            .iter()
+            .take(LISTED_ENTITIES)
+            .map(|b| json!({"unique_id": b.unique_id, "points": b.reason.points().unwrap_or(0)}))
+            .collect();
+        err = err.with("series", series).with("series_count", same.len());
+    }
+    err
+}
+
+fn message(b: &Block) -> String {
+    let u = &b.unique_id;
+    match &b.reason {
+        Reason::TimestampIrregular => format!("stamps of '{u}' need repair that was not allowed"),
+        Reason::SeriesDiscontinuous => format!("'{u}' has gaps that need repair that was not allowed"),
+        // Declined, a masked tail blocks whatever its length: the message must not blame the length.
+        Reason::TrailingGapTooLong { count, .. } if b.status == Some(Status::Declined) => {
+            let steps = if *count == 1 { "step" } else { "steps" };
+            format!("'{u}' ends with {count} empty {steps} and gap.masked_tail was declined")
+        }
+        Reason::TrailingGapTooLong { .. } => format!("'{u}' ends with too many empty steps"),
+        // Points after cleaning, or rows under `raw`, which cleans nothing: the figures say which.
+        Reason::TooShort { points, min_context } => format!("'{u}' has {points} points, fewer than the minimum context of {min_context}"),
+        Reason::TooLong { .. } => format!("'{u}' exceeds the maximum context"),
+        Reason::NoNumericValues => format!("'{u}' has no numeric y"),
+        Reason::FreqInferenceFailed { .. } => format!("more than {} % of the stamps of '{u}' are off the grid", MAX_OFF_GRID_SHARE * 100.0),
+        _ => format!("'{u}' cannot be forecast: {}", b.reason_name()),
+    }
 }
 
 #[cfg(test)]

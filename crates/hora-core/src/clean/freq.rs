@@ -150,6 +150,24 @@ pub fn default_period(freq: &FreqSpec) -> usize {
     (base / freq.freq.n.max(1) as usize).max(2)
 }
 
+/// The frequency, inferred from the entities that have values only: the stamps of an entity
+/// with no numeric y carry no data (a lone null row would otherwise fail the inference for all).
+pub(super) fn resolve_over_valued(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &Resolved) -> std::result::Result<FreqChoice, FreqFailure> {
+    if prepared.iter().all(Prepared::has_values) {
+        return resolve(sent, prepared, zones, res);
+    }
+    let with: Vec<usize> = (0..prepared.len()).filter(|&e| prepared[e].has_values()).collect();
+    let some: Vec<Prepared> = with.iter().map(|&e| prepared[e].clone()).collect();
+    let their_zones: Vec<Zone> = with.iter().map(|&e| zones[e]).collect();
+    let mut choice = resolve(sent, &some, &their_zones, res)?;
+    let mut confidence = vec![None; prepared.len()];
+    for (k, &e) in with.iter().enumerate() {
+        confidence[e] = choice.confidence[k];
+    }
+    choice.confidence = confidence;
+    Ok(choice)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,12 @@
-//! Stamps off the grid and the regular grid itself (`grid.regrid` inserts its empty slots).
+//! Stamps off the grid and the regular grid itself (`grid.regrid` inserts its empty slots), and
+//! the implied grid checked against the cap before any is allocated.
 
 use super::decisions::{Decision, DecisionId};
 use super::fill;
+use super::entity;
+use super::long_gap;
+use super::policy::GRID_CAP;
+use crate::error::{ErrorCode, HoraError};
 use super::options::Resolved;
 use crate::time::MAX_OFF_GRID_SHARE;
 use super::prepare::Prepared;
@@ -110,4 +115,48 @@ pub fn off_grid_decision(p: &Prepared, placed: &Placed, res: &Resolved) -> Optio
         Decision::new(DecisionId::DropOffGrid, &p.unique_id, placed.off_grid.len(), res)
             .with_stamps(placed.off_grid.iter().copied())
     })
+}
+
+/// The implied grid, checked arithmetically before any grid is allocated. Over the cap, entities
+/// whose history before a long gap the split drops anyway are cut (`long_gap::presplit`; the cut
+/// version of each such entity is returned at its index), largest grid first and only until the
+/// total fits, so an entity that is not the cause keeps its own cleaning (its mask included);
+/// the cap is then checked on what is kept.
+pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> crate::error::Result<Vec<Option<long_gap::Cut>>> {
+    // An entity with no numeric y gets no grid (it is blocked SERIES_EMPTY instead).
+    let size = |p: &Prepared, e: usize| if p.has_values() { implied_len(p, ctx.freq, &zones[e]) } else { 0 };
+    let mut kept: Vec<u64> = prepared.iter().enumerate().map(|(e, p)| size(p, e)).collect();
+    let mut cut: Vec<Option<long_gap::Cut>> = (0..prepared.len()).map(|_| None).collect();
+    // A running total (u128: no entity count or grid size overflows it), not a sum per step.
+    let mut total: u128 = kept.iter().map(|&k| u128::from(k)).sum();
+    let mut largest_first: Vec<usize> = (0..prepared.len()).collect();
+    largest_first.sort_by_key(|&e| std::cmp::Reverse(kept[e]));
+    for e in largest_first {
+        if total <= u128::from(GRID_CAP) {
+            break;
+        }
+        if let Some(c) = long_gap::presplit(&prepared[e], &entity::Ctx { zone: &zones[e], ..*ctx }) {
+            let now = size(&c.kept, e);
+            total = total - u128::from(kept[e]) + u128::from(now);
+            kept[e] = now;
+            cut[e] = Some(c);
+        }
+    }
+    let points = u64::try_from(total).unwrap_or(u64::MAX);
+    if points <= GRID_CAP {
+        return Ok(cut);
+    }
+    // The entity with the largest grid is named: one stray stamp is the usual cause.
+    let largest = (0..kept.len()).max_by_key(|&e| kept[e]).unwrap_or(0);
+    Err(HoraError::new(ErrorCode::PointsExceeded, "the implied regular grid is too large")
+        .with("points", points)
+        .with("cap", GRID_CAP)
+        .with("unique_id", prepared[largest].unique_id.clone())
+        .with("entity_points", kept[largest]))
+}
+
+/// `h` steps after an entity's last stamp would pass 9999-12-31, the last stamp the contract's
+/// format can write: a wrong `h` for this data rather than a short forecast.
+pub(super) fn horizon_past_calendar(unique_id: &str) -> HoraError {
+    HoraError::field("h", format!("is too large for this data: that many steps after the last stamp of '{unique_id}' pass 9999-12-31T23:59:59Z")).with("unique_id", unique_id)
 }

@@ -152,7 +152,7 @@ mod tests {
     #[test]
     fn one_of_each_lists_every_code_once() {
         let codes = crate::choice::wire_names(&Warning::one_of_each());
-        assert_eq!(codes.len(), 8);
+        assert_eq!(codes.len(), 9);
         assert!(codes.contains(&"forecast_value_capped".to_string()) && codes.iter().all(|c| !c.is_empty()));
         let mut distinct = codes.clone();
         distinct.sort();

@@ -1,16 +1,13 @@
 //! `run`: the pipeline in its documented order over every entity, then the report or the error.
 
-use serde_json::{json, Value};
-
-use super::blocking::{self, Block, Reason};
+use super::blocking::{self, Block};
 use super::covariates::CovariateUse;
-use super::decisions::{Decision, Status};
+use super::decisions::Decision;
 use super::entity::{self, Outcome};
 use super::long_gap;
 use super::notices::Warning;
 use super::freq::{self, FreqChoice, FreqFailure};
 use super::options::{Preset, Resolved};
-use super::policy::GRID_CAP;
 use super::prepare::{prepare, Prepared};
 use super::report::{self, ReportInput};
 use super::stamps::{self, AsHistory, FreqSpec, Zone};
@@ -18,7 +15,7 @@ use super::covariates::{self, FutureRows};
 use super::{grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
-use crate::time::{DayMonthOrder, MAX_OFF_GRID_SHARE};
+use crate::time::DayMonthOrder;
 
 pub fn run(req: &CleanRequest) -> Result<Cleaned> {
     run_on(req, par::threads_for(req.series.row_count()))
@@ -48,9 +45,9 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     }
     // Each entity's grid steps in its own zone (the request's, or its fixed offset).
     let zones: Vec<Zone> = prepared.iter().map(|p| zone.of_entity(&p.parsed)).collect();
-    let choice = resolve_freq(req.freq, &prepared, &zones, &res).map_err(|e| st.attach_freq(e))?;
+    let choice = freq::resolve_over_valued(req.freq, &prepared, &zones, &res).map_err(|e| st.attach_freq(e))?;
     let ctx = entity_ctx(req, &res, &choice.spec, &zone);
-    let cut = fit_grid(&prepared, &zones, &ctx)?;
+    let cut = grid::fit_grid(&prepared, &zones, &ctx)?;
     let kept = |e: usize| cut[e].as_ref().map_or(&prepared[e], |c| &c.kept);
     // Each entity's grid, cleaning and covariates on its own (in parallel for large requests),
     // then merged in entity order exactly as one loop would.
@@ -103,7 +100,7 @@ fn merge(req: &CleanRequest, prepared: &[Prepared], per_entity: Vec<EntityWork>,
     for (e, (p, done)) in prepared.iter().zip(per_entity).enumerate() {
         let (pre, mut o, columns, exog) = done;
         if o.horizon_short {
-            return Err(horizon_past_calendar(&p.unique_id));
+            return Err(grid::horizon_past_calendar(&p.unique_id));
         }
         // Timestamp repairs that were not applied block before anything the grid stages found.
         st.blocks.extend(blocking::unapplied(&pre, None));
@@ -176,106 +173,6 @@ fn clean_entity(req: &CleanRequest, p: &Prepared, cut: Option<&long_gap::Cut>, f
     let (columns, exog) = covariates::assess(req, p, &o, &ctx, future);
     o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future));
     (pre, o, columns, exog)
-}
-
-/// The frequency, inferred from the entities that have values only: the stamps of an entity
-/// with no numeric y carry no data (a lone null row would otherwise fail the inference for all).
-fn resolve_freq(sent: Option<&str>, prepared: &[Prepared], zones: &[Zone], res: &Resolved) -> std::result::Result<FreqChoice, FreqFailure> {
-    if prepared.iter().all(Prepared::has_values) {
-        return freq::resolve(sent, prepared, zones, res);
-    }
-    let with: Vec<usize> = (0..prepared.len()).filter(|&e| prepared[e].has_values()).collect();
-    let some: Vec<Prepared> = with.iter().map(|&e| prepared[e].clone()).collect();
-    let their_zones: Vec<Zone> = with.iter().map(|&e| zones[e]).collect();
-    let mut choice = freq::resolve(sent, &some, &their_zones, res)?;
-    let mut confidence = vec![None; prepared.len()];
-    for (k, &e) in with.iter().enumerate() {
-        confidence[e] = choice.confidence[k];
-    }
-    choice.confidence = confidence;
-    Ok(choice)
-}
-
-/// The implied grid, checked arithmetically before any grid is allocated. Over the cap, entities
-/// whose history before a long gap the split drops anyway are cut (`long_gap::presplit`; the cut
-/// version of each such entity is returned at its index), largest grid first and only until the
-/// total fits, so an entity that is not the cause keeps its own cleaning (its mask included);
-/// the cap is then checked on what is kept.
-pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx) -> Result<Vec<Option<long_gap::Cut>>> {
-    // An entity with no numeric y gets no grid (it is blocked SERIES_EMPTY instead).
-    let size = |p: &Prepared, e: usize| if p.has_values() { grid::implied_len(p, ctx.freq, &zones[e]) } else { 0 };
-    let mut kept: Vec<u64> = prepared.iter().enumerate().map(|(e, p)| size(p, e)).collect();
-    let mut cut: Vec<Option<long_gap::Cut>> = (0..prepared.len()).map(|_| None).collect();
-    // A running total (u128: no entity count or grid size overflows it), not a sum per step.
-    let mut total: u128 = kept.iter().map(|&k| u128::from(k)).sum();
-    let mut largest_first: Vec<usize> = (0..prepared.len()).collect();
-    largest_first.sort_by_key(|&e| std::cmp::Reverse(kept[e]));
-    for e in largest_first {
-        if total <= u128::from(GRID_CAP) {
-            break;
-        }
-        if let Some(c) = long_gap::presplit(&prepared[e], &entity::Ctx { zone: &zones[e], ..*ctx }) {
-            let now = size(&c.kept, e);
-            total = total - u128::from(kept[e]) + u128::from(now);
-            kept[e] = now;
-            cut[e] = Some(c);
-        }
-    }
-    let points = u64::try_from(total).unwrap_or(u64::MAX);
-    if points <= GRID_CAP {
-        return Ok(cut);
-    }
-    // The entity with the largest grid is named: one stray stamp is the usual cause.
-    let largest = (0..kept.len()).max_by_key(|&e| kept[e]).unwrap_or(0);
-    Err(HoraError::new(ErrorCode::PointsExceeded, "the implied regular grid is too large")
-        .with("points", points)
-        .with("cap", GRID_CAP)
-        .with("unique_id", prepared[largest].unique_id.clone())
-        .with("entity_points", kept[largest]))
-}
-
-/// `h` steps after an entity's last stamp would pass 9999-12-31, the last stamp the contract's
-/// format can write: a wrong `h` for this data rather than a short forecast.
-pub(super) fn horizon_past_calendar(unique_id: &str) -> HoraError {
-    HoraError::field("h", format!("is too large for this data: that many steps after the last stamp of '{unique_id}' pass 9999-12-31T23:59:59Z")).with("unique_id", unique_id)
-}
-
-/// `Ok` when nothing is blocked, else [`block_error`] for `blocks`.
-pub(super) fn unless_blocked(blocks: &[Block]) -> Result<()> {
-    if blocks.is_empty() { Ok(()) } else { Err(block_error(blocks)) }
-}
-
-/// The error for `blocks`: the first decides the code; details follow the contract per code.
-pub(super) fn block_error(blocks: &[Block]) -> HoraError {
-    let code = blocks[0].code();
-    let mut same: Vec<&Block> = blocks.iter().filter(|b| b.code() == code).collect();
-    let length = matches!(code, ErrorCode::SeriesTooLong | ErrorCode::SeriesTooShort);
-    if length {
-        // Furthest from the limit first (longest, or shortest); the top-level fields describe
-        // that entity, the one `series[]` lists first.
-        let points = |b: &Block| b.reason.points().unwrap_or(0);
-        same.sort_by_key(|b| if code == ErrorCode::SeriesTooLong { usize::MAX - points(b) } else { points(b) });
-    }
-    let first = same[0];
-    let mut err = HoraError::new(code, message(first))
-        .with("unique_id", first.unique_id.clone())
-        .with("reason", first.reason_name())
-        .with("kind", first.kind());
-    if let Some(status) = first.status {
-        err = err.with("status", status.as_str());
-    }
-    for (k, v) in first.reason.figures() {
-        err = err.with(k, v);
-    }
-    if length {
-        let series: Vec<Value> = same
-            .iter()
-            .take(blocking::LISTED_ENTITIES)
-            .map(|b| json!({"unique_id": b.unique_id, "points": b.reason.points().unwrap_or(0)}))
-            .collect();
-        err = err.with("series", series).with("series_count", same.len());
-    }
-    err
 }
 
 /// Each entity prepared: stamps parsed (or taken as validation read them), sorted, de-duplicated.
@@ -370,7 +267,7 @@ impl<'a> State<'a> {
 
     /// The first blocking entry decides the code, with the report attached.
     fn error(&mut self, freq: Option<&FreqChoice>, outcomes: &[Outcome]) -> HoraError {
-        let mut err = block_error(&self.blocks);
+        let mut err = blocking::block_error(&self.blocks);
         if err.code == ErrorCode::FreqInferenceFailed {
             if let Some(p) = self.prepared.iter().find(|p| p.unique_id == self.blocks[0].unique_id) {
                 err = freq::offsets_hint(err, p, self.zone.from_option);
@@ -380,31 +277,12 @@ impl<'a> State<'a> {
     }
 }
 
-fn message(b: &Block) -> String {
-    let u = &b.unique_id;
-    match &b.reason {
-        Reason::TimestampIrregular => format!("stamps of '{u}' need repair that was not allowed"),
-        Reason::SeriesDiscontinuous => format!("'{u}' has gaps that need repair that was not allowed"),
-        // Declined, a masked tail blocks whatever its length: the message must not blame the length.
-        Reason::TrailingGapTooLong { count, .. } if b.status == Some(Status::Declined) => {
-            let steps = if *count == 1 { "step" } else { "steps" };
-            format!("'{u}' ends with {count} empty {steps} and gap.masked_tail was declined")
-        }
-        Reason::TrailingGapTooLong { .. } => format!("'{u}' ends with too many empty steps"),
-        // Points after cleaning, or rows under `raw`, which cleans nothing: the figures say which.
-        Reason::TooShort { points, min_context } => format!("'{u}' has {points} points, fewer than the minimum context of {min_context}"),
-        Reason::TooLong { .. } => format!("'{u}' exceeds the maximum context"),
-        Reason::NoNumericValues => format!("'{u}' has no numeric y"),
-        Reason::FreqInferenceFailed { .. } => format!("more than {} % of the stamps of '{u}' are off the grid", MAX_OFF_GRID_SHARE * 100.0),
-        _ => format!("'{u}' cannot be forecast: {}", b.reason_name()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::clean::{check_stamps, read_stamps, CleanOptions, Purpose};
     use crate::ingest::parse_body;
+    use serde_json::json;
 
     /// 40 entities x 800 hourly rows, shuffled, with gaps, duplicates and nulls.
     fn messy_body() -> String {

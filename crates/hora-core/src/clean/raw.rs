@@ -10,8 +10,8 @@ use super::report::{self, DataQuality};
 use super::covariates::FutureRows;
 use super::notices::Warning;
 use super::stamps::{self, AsHistory, EntityStamps, FreqSpec};
-use super::blocking::{Block, Measured};
-use super::{covariates, entity, pipeline, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
+use super::blocking::{self, Block, Measured};
+use super::{covariates, entity, grid, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::RowTable;
 use crate::time::{self, DsFormat};
@@ -29,7 +29,7 @@ pub fn check_rows(table: &RowTable, l: ModelLimits) -> Result<()> {
         .filter(|&(_, n)| n > l.max_context)
         .map(|(e, n)| entity::too_long(&table.entities[e], n, Measured::Rows, l.max_context))
         .collect();
-    pipeline::unless_blocked(&blocks)
+    blocking::unless_blocked(&blocks)
 }
 
 /// One `details.violations[]` entry of `RAW_INPUT_INVALID`: the row (`index` in the body's
@@ -177,7 +177,7 @@ fn check_short(table: &RowTable, parsed: &[Vec<i64>], limits: Option<ModelLimits
         .filter(|&e| parsed[e].len() < min)
         .map(|e| entity::too_short(&table.entities[e], parsed[e].len(), min))
         .collect();
-    pipeline::unless_blocked(&short)
+    blocking::unless_blocked(&short)
 }
 
 /// Entity `e` as sent: its rows are one step apart (checked), so the grid is its stamps; with
@@ -190,7 +190,7 @@ fn entity_as_sent(req: &CleanRequest, e: usize, ts: Vec<i64>, ctx: &entity::Ctx,
     let ctx = entity::Ctx { list_forecast_stamps: req.purpose.lists_forecast_stamps(future.is_some()), ..*ctx };
     let (forecast_stamps, short) = entity::horizon(&ts, ts.len() - 1, &ctx);
     if short {
-        return Err(pipeline::horizon_past_calendar(name));
+        return Err(grid::horizon_past_calendar(name));
     }
     let o = Outcome {
         fed_points: values.len(),

@@ -3,7 +3,9 @@
 
 use super::blocking::{Block, Measured};
 use super::options::{Preset, Resolved};
-use super::pipeline::{entity_ctx, fit_grid, prepare_all, unless_blocked};
+use super::blocking::unless_blocked;
+use super::grid::fit_grid;
+use super::pipeline::{entity_ctx, prepare_all};
 use super::prepare::Prepared;
 use super::stamps::{self, AsHistory, EntityStamps, Zone};
 use super::{covariates, entity, freq, grid, long_gap, raw, CleanRequest};
