@@ -134,17 +134,20 @@ class OnnxForecaster:
         for start in range(0, len(series), batch):
             idx = order[start:start + batch]
             hist = [np.asarray(series[i], np.float64)[-self.max_context:] for i in idx]
+            # As serving judges `nonnegative: auto`: every value sent, not only the context.
+            clips = [clip and np.nanmin(np.asarray(series[i], np.float64)) >= 0 for i in idx]
             parts, ctxs = [], hist
             while sum(p.shape[1] for p in parts) < h:
                 q = np.sort(self._run(ctxs).astype(np.float64), axis=-1)
                 parts.append(q)
-                ctxs = [np.r_[c, q[j, :, MEDIAN]][-self.max_context:] for j, c in enumerate(ctxs)]
+                # The median rolled on as it is shown: clipped at 0 where the forecast is.
+                shown = [np.maximum(q[j, :, MEDIAN], 0.0) if clips[j] else q[j, :, MEDIAN] for j in range(len(ctxs))]
+                ctxs = [np.r_[c, shown[j]][-self.max_context:] for j, c in enumerate(ctxs)]
             q = np.concatenate(parts, axis=1)[:, :h]
             if accumulate:
                 q = accumulate_rollout_spread(q, self.native)
             for j, i in enumerate(idx):
-                # As serving judges `nonnegative: auto`: every value sent, not only the context.
-                if clip and np.nanmin(np.asarray(series[i], np.float64)) >= 0:
+                if clips[j]:
                     q[j] = np.maximum(q[j], 0.0)
                 result[i] = q[j]
         out = np.stack(result)

@@ -87,3 +87,26 @@ fn the_rollout_carries_forward_the_median_the_caller_is_shown() {
         assert!((a - b).abs() <= 1e-5 * sd, "step {}: rolled {a} against {b}", native + step + 1);
     }
 }
+
+#[test]
+fn a_clipped_forecast_rolls_on_from_the_clipped_median_it_shows() {
+    let model = session();
+    let q = model.spec.quantiles.len();
+    let median = model.spec.median_index();
+    let native = model.spec.native_horizon;
+    // A spike as the last value: the model's medians dip below 0 right after it (model card, Limits).
+    let history: Vec<f64> = std::iter::repeat(1.0).take(47).chain([1000.0]).collect();
+    let medians = |f: &[f64]| f.chunks(q).map(|s| s[median]).collect::<Vec<f64>>();
+    let run = |values: &[f64], h: usize, nonnegative: Nonnegative| {
+        let opts = ForecastOptions { flip_average: true, nonnegative, deadline: None };
+        forecast(&model, &[ModelContext { values, history_nonnegative: true }], h, FreqFamily::Hourly, opts).unwrap().remove(0)
+    };
+    let unclipped = medians(&run(&history, native, Nonnegative::Never));
+    assert!(unclipped.iter().any(|m| *m < 0.0), "the case needs negative medians to clip");
+    let shown = medians(&run(&history, 2 * native, Nonnegative::Auto));
+    let extended: Vec<f64> = history.iter().copied().chain(shown[..native].iter().copied()).collect();
+    let fresh = medians(&run(&extended, native, Nonnegative::Auto));
+    for (step, (a, b)) in shown[native..].iter().zip(&fresh).enumerate() {
+        assert!((a - b).abs() <= 1e-4, "step {}: rolled {a} against {b}", native + step + 1);
+    }
+}

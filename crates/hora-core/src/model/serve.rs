@@ -53,6 +53,14 @@ pub fn forecast(model: &ModelSession, entities: &[ModelContext], h: usize, famil
         work.push(c.iter().map(|v| scale_pow2(*v, k)).collect());
         exponents.push(k);
     }
+    let clips: Vec<bool> = entities
+        .iter()
+        .map(|c| match opts.nonnegative {
+            Nonnegative::Always => true,
+            Nonnegative::Never => false,
+            Nonnegative::Auto => c.history_nonnegative,
+        })
+        .collect();
     let mut out: Vec<Vec<f64>> = vec![Vec::with_capacity(h * q); entities.len()];
     let mut produced = 0;
     while produced < h {
@@ -65,17 +73,16 @@ pub fn forecast(model: &ModelSession, entities: &[ModelContext], h: usize, famil
                 step.sort_by(|a, b| a.total_cmp(b));
             }
             out[e].extend_from_slice(&quantiles[..steps * q]);
-            // Rollout: the median path joins the context as if observed.
-            work[e].extend((0..steps).map(|s| quantiles[s * q + median]));
+            // Rollout: the median path joins the context as if observed, clipped at 0 as it is
+            // shown (a power-of-two scale keeps the sign), so a clipped series is not rolled on
+            // from values the caller never sees.
+            let shown = |m: f64| if clips[e] { m.max(0.0) } else { m };
+            work[e].extend((0..steps).map(|s| shown(quantiles[s * q + median])));
         }
         produced += steps;
     }
     for (e, forecast) in out.iter_mut().enumerate() {
-        let clip = match opts.nonnegative {
-            Nonnegative::Always => true,
-            Nonnegative::Never => false,
-            Nonnegative::Auto => entities[e].history_nonnegative,
-        };
+        let clip = clips[e];
         accumulate_rollout_spread(forecast, q, spec.native_horizon, median);
         for step in forecast.chunks_mut(q) {
             if spread != 1.0 {
