@@ -287,3 +287,15 @@ fn a_sent_freq_accepts_up_to_10_percent_of_stamps_off_its_grid() {
     let err = run(&table(&shifted(&eleven)), Some("h"), 1, &opts(json!({}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::FreqInferenceFailed);
 }
+
+#[test]
+fn a_negative_row_dedupe_supersedes_still_marks_the_history_as_able_to_go_negative() {
+    let rows = hourly("a", 30);
+    assert!(run(&table(&rows), Some("h"), 1, &opts(json!({}))).unwrap().entities[0].history_nonnegative);
+    // An earlier duplicate of hour 5 with y = -5: the later row (y = 15) is kept.
+    let mut with_dup = rows.clone();
+    with_dup.insert(5, ("a".to_string(), rows[5].1.clone(), Some(-5.0)));
+    let out = run(&table(&with_dup), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].values[5], 15.0);
+    assert!(!out.entities[0].history_nonnegative);
+}
