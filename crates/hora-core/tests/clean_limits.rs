@@ -5,7 +5,7 @@ mod clean_common;
 use clean_common::*;
 use hora_core::clean::{self, CleanRequest, Purpose};
 use hora_core::ErrorCode;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn an_entity_without_numeric_y_is_series_empty() {
@@ -364,3 +364,37 @@ fn a_grid_cap_cut_and_a_later_split_of_the_same_entity_are_one_gap_split() {
     assert_eq!(report["overall"]["decisions_applied"], 1);
 }
 
+
+/// Rows `ys`, a second apart from `from`, then 100 rows a second apart from 2024-01-01.
+fn stray_rows_then_seconds(from: &str, ys: &[Option<f64>]) -> Vec<Row> {
+    let from: chrono::DateTime<chrono::Utc> = from.parse().unwrap();
+    let at = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let mut rows: Vec<Row> = ys.iter().enumerate().map(|(k, y)| ("a".to_string(), at(from + chrono::Duration::seconds(k as i64)), *y)).collect();
+    let start: chrono::DateTime<chrono::Utc> = "2024-01-01T00:00:00Z".parse().unwrap();
+    rows.extend((0..100).map(|k| ("a".to_string(), at(start + chrono::Duration::seconds(k)), Some((k as f64 / 10.0).sin()))));
+    rows
+}
+
+#[test]
+fn a_grid_cap_cut_records_the_decisions_of_the_split_it_stands_in_for() {
+    // The same stray rows a day back (a grid of 86,500 slots, split at step 8) and 34 years back
+    // (a grid past the cap, cut at step 6): the same decisions, whatever the caller allows.
+    let summary = |rows: &[Row], options: &Value| {
+        let report = match run(&table(rows), Some("s"), 1, &opts(options.clone())) {
+            Ok(out) => report_value(&out),
+            Err(err) => report_of(&err),
+        };
+        let listed: Vec<(Value, Value, Value)> =
+            report["decisions"].as_array().unwrap().iter().map(|d| (d["id"].clone(), d["status"].clone(), d["count"].clone())).collect();
+        (listed, report["series"][0]["output_points"].clone(), report["blocking"].clone())
+    };
+    for ys in [vec![None], vec![None, Some(5.0)], vec![None, None, Some(5.0), None]] {
+        for options in [json!({}), json!({"decline": ["gap.split"]}), json!({"preset": "strict", "accept": ["gap.trim_head", "gap.split"]}), json!({"preset": "strict"})] {
+            let near = summary(&stray_rows_then_seconds("2023-12-31T00:00:00Z", &ys), &options);
+            let far = summary(&stray_rows_then_seconds("1990-01-01T00:00:00Z", &ys), &options);
+            assert_eq!(near.0, far.0, "{ys:?} {options}");
+            assert_eq!(near.2, far.2, "{ys:?} {options}");
+            assert_eq!(near.1, far.1, "{ys:?} {options}");
+        }
+    }
+}

@@ -299,3 +299,18 @@ fn a_negative_row_dedupe_supersedes_still_marks_the_history_as_able_to_go_negati
     assert_eq!(out.entities[0].values[5], 15.0);
     assert!(!out.entities[0].history_nonnegative);
 }
+
+#[test]
+fn a_blocking_entry_with_a_declined_cause_among_proposed_ones_says_declined() {
+    // A missing stamp (grid.regrid, proposed under strict) and a null (gap.impute, declined).
+    let mut rows = with_gap("a", 40, 10..11);
+    rows[20].2 = None;
+    let err = run(&table(&rows), Some("h"), 1, &opts(json!({"preset": "strict", "decline": ["gap.impute"]}))).unwrap_err();
+    let report = report_of(&err);
+    assert_eq!(decisions(&report, "grid.regrid")[0]["status"], "proposed");
+    assert_eq!(decisions(&report, "gap.impute")[0]["status"], "declined");
+    let block = &report["blocking"][0];
+    assert_eq!(block["caused_by"], json!(["grid.regrid", "gap.impute"]));
+    assert_eq!(block["status"], "declined");
+    assert_eq!(err.details["status"], "declined");
+}

@@ -222,7 +222,14 @@ pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> 
         };
         let block = Block { status: Some(d.status), ..Block::new(&d.unique_id, reason).caused_by(&[d.id]) };
         match blocks.iter_mut().find(|b| std::mem::discriminant(&b.reason) == std::mem::discriminant(&block.reason)) {
-            Some(b) => b.caused_by.push(d.id),
+            Some(b) => {
+                b.caused_by.push(d.id);
+                // A declined cause outranks a proposed one: accepting the proposed ids will not
+                // unblock the entity while the decline stands.
+                if d.status == Status::Declined {
+                    b.status = Some(Status::Declined);
+                }
+            }
             None => blocks.push(block),
         }
     }

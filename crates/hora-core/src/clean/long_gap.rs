@@ -5,6 +5,7 @@
 use super::decisions::{Decision, DecisionId};
 use super::entity::{Ctx, Outcome};
 use super::notices::Warning;
+use super::policy::LISTED_MAX;
 use super::prepare::Prepared;
 use super::stamps;
 
@@ -52,11 +53,13 @@ impl Cut {
             out.warnings.insert(0, mask_unavailable(&self.kept.unique_id));
         }
         merge_splits(pre, &mut out.decisions);
+        merge_head_trims(pre, &mut out.decisions);
     }
 }
 
-/// The entity cut at its last stamp gap of a long gap's length, with the `gap.split` decision
-/// that records it, when the cleaning would drop everything before that gap anyway: for an entity
+/// The entity cut at its last stamp gap of a long gap's length, with the decisions steps 7 and 8
+/// would record (`gap.trim_head` for null rows before the first value, `gap.split` for the values
+/// dropped, none when there are none), when the cleaning would drop everything before that gap anyway: for an entity
 /// whose whole grid is too large to build (one stray old row before second-level data), so the
 /// grid is built for the part that is kept. A requested `long_gap: mask` cannot keep a grid that
 /// large either, with or without a model, so it gives way here as it does past the model's
@@ -71,9 +74,7 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
     // by one, and the cleaning still judges the gaps of what is kept.
     let missing = |i: usize| stamps::grid_len(p.ts[i], p.ts[i + 1], ctx.freq, ctx.zone).saturating_sub(2);
     let cut = (0..p.ts.len().saturating_sub(1)).rev().find(|&i| missing(i) >= threshold as u64)? + 1;
-    let first = p.y[..cut].iter().position(|v| v.is_finite()).unwrap_or(0);
-    let dropped = p.y[..cut].iter().filter(|v| v.is_finite()).count();
-    let gap_end = stamps::step(p.ts[cut], -1, ctx.freq, ctx.zone).unwrap_or(p.ts[cut]);
+    let observed = p.y[..cut].iter().position(|v| v.is_finite());
     let mut kept = Prepared {
         unique_id: p.unique_id.clone(),
         input_rows: p.input_rows,
@@ -83,10 +84,22 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
         rows: p.rows[cut..].to_vec(),
         decisions: p.decisions.clone(),
     };
-    kept.decisions.push(Decision::new(DecisionId::Split, &p.unique_id, dropped, ctx.res).with_ranges([(p.ts[first], gap_end)]));
     // Slots from the first stamp up to (not including) the kept part's first one.
     let grid_slots = usize::try_from(stamps::grid_len(p.ts[0], p.ts[cut], ctx.freq, ctx.zone).saturating_sub(1)).unwrap_or(usize::MAX);
-    Some(Cut { kept, grid_slots, inserted_slots: grid_slots.saturating_sub(cut), cut_rows: cut - first, cut_observed: dropped })
+    let inserted_slots = grid_slots.saturating_sub(cut);
+    // Null rows before the first value are step 7's head trim, wherever the value lies.
+    let head = observed.unwrap_or(cut);
+    if head > 0 {
+        kept.decisions.push(Decision::new(DecisionId::TrimHead, &p.unique_id, head, ctx.res).with_stamps(p.ts[..head].iter().copied()));
+    }
+    let Some(first) = observed else {
+        // Nothing observed before the gap: step 8 would split nothing off, so no `gap.split`.
+        return Some(Cut { kept, grid_slots, inserted_slots, cut_rows: 0, cut_observed: 0 });
+    };
+    let dropped = p.y[..cut].iter().filter(|v| v.is_finite()).count();
+    let gap_end = stamps::step(p.ts[cut], -1, ctx.freq, ctx.zone).unwrap_or(p.ts[cut]);
+    kept.decisions.push(Decision::new(DecisionId::Split, &p.unique_id, dropped, ctx.res).with_ranges([(p.ts[first], gap_end)]));
+    Some(Cut { kept, grid_slots, inserted_slots, cut_rows: cut - first, cut_observed: dropped })
 }
 
 /// One entity, one `gap.split`: when the cleaning of the part a cut kept splits it again at a
@@ -100,6 +113,17 @@ fn merge_splits(pre: &mut Vec<Decision>, own: &mut [Decision]) {
     if let (Some(from), Some(range)) = (cut.ranges.first(), later.ranges.first_mut()) {
         range.0 = from.0;
     }
+}
+
+/// One entity, one `gap.trim_head`: when the part a cut kept starts with null rows too, its own
+/// head trim takes the cut's (counts added, the cut's stamps listed first).
+fn merge_head_trims(pre: &mut Vec<Decision>, own: &mut [Decision]) {
+    let Some(later) = own.iter_mut().find(|d| d.id == DecisionId::TrimHead) else { return };
+    let Some(at) = pre.iter().rposition(|d| d.id == DecisionId::TrimHead) else { return };
+    let cut = pre.remove(at);
+    later.count += cut.count;
+    let own_stamps = std::mem::take(&mut later.stamps);
+    later.stamps = cut.stamps.into_iter().chain(own_stamps).take(LISTED_MAX).collect();
 }
 
 /// The warning for a requested `long_gap: mask` that a split replaced.
