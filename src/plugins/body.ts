@@ -126,12 +126,14 @@ const CODING_REFUSED = {
  * so `Transfer-Encoding: gzip, chunked` would hand it gzip bytes).
  */
 function encodingHeader(req: FastifyRequest): keyof typeof CODING_REFUSED | null {
-  const content = req.headers['content-encoding']?.trim().toLowerCase();
-  if (content !== undefined && content !== '' && content !== 'identity') return 'Content-Encoding';
-  const transfer = req.headers['transfer-encoding'];
-  const codings = transfer === undefined ? [] : transfer.split(',').map((c) => c.trim().toLowerCase());
-  if (codings.some((c) => c !== '' && c !== 'chunked' && c !== 'identity')) return 'Transfer-Encoding';
+  // Both are lists (Node joins a repeated header with commas): every entry is judged.
+  if (codings(req.headers['content-encoding']).some((c) => c !== 'identity')) return 'Content-Encoding';
+  if (codings(req.headers['transfer-encoding']).some((c) => c !== 'chunked' && c !== 'identity')) return 'Transfer-Encoding';
   return null;
+}
+
+function codings(header: string | undefined): string[] {
+  return header === undefined ? [] : header.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '');
 }
 
 /** The body will be refused for its headers alone (media type or coding). */
