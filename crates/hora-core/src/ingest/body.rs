@@ -341,6 +341,21 @@ mod tests {
     }
 
     #[test]
+    fn any_number_of_unknown_keys_under_options_is_ignored_while_a_closed_object_counts_them() {
+        let rows = r#""series": [{"unique_id": "a", "ds": "2024-01-01", "y": 1}]"#;
+        let keys: Vec<String> = (0..MAX_FIELD_VALUES + 1).map(|i| format!(r#""k{i}": [0, 0]"#)).collect();
+        let body = format!(r#"{{"h": 2, "options": {{"timezone": "UTC", {}}}, {rows}}}"#, keys.join(","));
+        let p = parse_body(body.as_bytes()).unwrap();
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(p.top["options"]["timezone"], "UTC");
+        let body = format!(r#"{{"h": 2, "options": {{"cleaning": {{{}}}}}, {rows}}}"#, keys.join(","));
+        let p = parse_body(body.as_bytes()).unwrap();
+        // Each unknown key is named, and past the cap the field is refused and left out.
+        assert_eq!(p.errors.listed[0].field, "options.cleaning.k0");
+        assert!(!p.top.contains_key("options"));
+    }
+
+    #[test]
     fn an_unknown_key_of_a_closed_object_is_refused_by_name_whatever_its_value() {
         let rows = r#""series": [{"unique_id": "a", "ds": "2024-01-01", "y": 1}]"#;
         for (field, path) in [

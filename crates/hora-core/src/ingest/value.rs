@@ -201,11 +201,18 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
         // A set, not a list: a closed object with 80,000 unknown keys made the scan quadratic.
         let mut refused: HashSet<String> = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
+            let unknown = keys.as_ref().filter(|k| !k.known.contains(&key.as_str()));
+            // An unknown key where the contract ignores them (directly under `options`) is skipped
+            // unread and uncounted: no number of them makes the request fail.
+            if unknown.is_some_and(|k| !k.refuse_others) {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
             if !self.take_one() {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             }
-            if let Some(keys) = keys.as_ref().filter(|k| !k.known.contains(&key.as_str())) {
+            if let Some(keys) = unknown {
                 map.next_value::<IgnoredAny>()?;
                 // A repeated unknown key is named once.
                 if keys.refuse_others && !refused.contains(&key) {
