@@ -128,14 +128,16 @@ describe('idempotency', () => {
     expect(third.json().request_id).toBe(done.json().request_id);
   });
 
-  it('a different body under a key whose first request still runs is 422 IDEMPOTENCY_KEY_REUSED, not 409', async () => {
+  it('a different body under a key whose first request still runs is 409 IDEMPOTENCY_IN_PROGRESS, then 422 once the first is stored', async () => {
     const first = post({ 'idempotency-key': 'k-slow-diff' }, { gate: 'hold-diff' });
     await waitFor(() => t.control.runs === 1);
     const other = await post({ 'idempotency-key': 'k-slow-diff' }, { gate: 'hold-diff', n: 2 });
-    expect([other.statusCode, other.json().error.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+    expect([other.statusCode, other.json().error.code, other.json().error.retryable]).toEqual([409, 'IDEMPOTENCY_IN_PROGRESS', true]);
     expect(t.control.runs).toBe(1);
     t.control.open('hold-diff');
     expect((await first).statusCode).toBe(200);
+    const after = await post({ 'idempotency-key': 'k-slow-diff' }, { gate: 'hold-diff', n: 2 });
+    expect([after.statusCode, after.json().error.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
   });
 
   it('two concurrent requests with one key: exactly one runs, the other gets 409', async () => {

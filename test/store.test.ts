@@ -134,7 +134,7 @@ describe('sqlite store', () => {
     const scope = { keyId: 'k', route: '/v1/forecast', idempotencyKey: 'x' };
     expect(await store.idempotencyBegin(scope, 'd1', 1000, 500)).toEqual({ state: 'started' });
     expect(await store.idempotencyBegin(scope, 'd1', 1100, 500)).toEqual({ state: 'in_progress', bodyDigest: 'd1' });
-    expect(await store.idempotencyBegin(scope, 'other', 1100, 500)).toEqual({ state: 'reused' });
+    expect(await store.idempotencyBegin(scope, 'other', 1100, 500)).toEqual({ state: 'in_progress', bodyDigest: 'd1' });
     // A running record past its lease (a dead process) is taken over.
     expect(await store.idempotencyBegin(scope, 'd2', 1600, 500)).toEqual({ state: 'started' });
     const response = { status: 200, contentType: 'application/json', body: Buffer.from('{"ok":1}'), requestId: 'req_1' };

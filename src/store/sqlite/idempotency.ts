@@ -18,9 +18,11 @@ export class SqliteIdempotency {
       const row = one(this.db, 'SELECT * FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ?', pk);
       // An expired record (a finished one past retention, or a running one whose process died) is gone.
       if (row && num(row.expires_at) > nowMs) {
+        // While the first runs, any request with the key waits (contract: 409), whatever its
+        // body: the first may still end unstored (a 5xx, a 429) and leave the key free for it.
+        if (row.state !== 'completed') return { state: 'in_progress', bodyDigest: text(row.body_digest) };
         if (text(row.body_digest) !== bodyDigest) return { state: 'reused' };
-        if (row.state === 'completed') return { state: 'stored', row };
-        return { state: 'in_progress', bodyDigest: text(row.body_digest) };
+        return { state: 'stored', row };
       }
       this.db.run(
         `INSERT INTO idempotency (key_id, route, idem_key, body_digest, state, expires_at) VALUES (?, ?, ?, ?, 'running', ?)
