@@ -184,9 +184,24 @@ fn a_covariate_fill_that_is_only_proposed_leaves_the_column_with_gaps() {
         assert_eq!(column(&out, "temp")["reason"], "gaps", "{options}");
         assert_eq!(decisions(&report_value(&out), "exog.impute")[0]["status"], "proposed", "{options}");
     }
-    // The raw preset fills nothing: the gap stays.
+    // The raw preset fills nothing: the gap stays, reported `gaps` whatever its length or place
+    // and whatever clean_exog says (raw judges no gap too long to fill).
     let out = run_future(&t, &f, Some("h"), 1, &opts(json!({"preset": "raw"}))).unwrap();
     assert_eq!(column(&out, "temp")["reason"], "gaps");
+    let with_gap = |gap: std::ops::Range<usize>| {
+        let mut vals: Vec<Option<f64>> = (0..120).map(|k| Some(k as f64)).collect();
+        for v in &mut vals[gap] {
+            *v = None;
+        }
+        table_with(&hourly("a", 120), &[("temp", vals)])
+    };
+    let f120 = future("a", 120, 1, "temp", Some(1.0));
+    for gap in [30..50, 30..90, 0..2, 118..120] {
+        for clean_exog in [true, false] {
+            let out = run_future(&with_gap(gap.clone()), &f120, Some("h"), 1, &opts(json!({"preset": "raw", "clean_exog": clean_exog}))).unwrap();
+            assert_eq!(column(&out, "temp")["reason"], "gaps", "{gap:?} clean_exog {clean_exog}");
+        }
+    }
     // Accepting the proposal fills the gap.
     let out = run_future(&t, &f, Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["exog.impute"]}))).unwrap();
     assert_eq!(column(&out, "temp")["reason"], "model_unsupported");

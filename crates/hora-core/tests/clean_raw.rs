@@ -228,3 +228,18 @@ fn raw_preset_flags_an_unreadable_stamp_alone_not_the_sound_row_after_it() {
     let expected = [(3, "ds_format"), (7, "ds_format"), (8, "ds_format"), (12, "ds_format"), (18, "ds_format"), (19, "step_mismatch")];
     assert_eq!(listed, expected.map(|(i, r)| (i, r.to_string())));
 }
+
+#[test]
+fn raw_preset_lists_the_first_20_violations_in_row_order_across_interleaved_entities() {
+    // Rows alternate between a and b, every value null: 60 violations, rows 0 to 59.
+    let rows: Vec<Row> = (0..60).map(|k| (if k % 2 == 0 { "a" } else { "b" }.to_string(), hour_stamp(k / 2), None)).collect();
+    let err = run(&table(&rows), Some("h"), 1, &raw()).unwrap_err();
+    let listed: Vec<(u64, String)> = err.details["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["index"].as_u64().unwrap(), v["unique_id"].as_str().unwrap().to_string()))
+        .collect();
+    let expected: Vec<(u64, String)> = (0..20).map(|k| (k, if k % 2 == 0 { "a" } else { "b" }.to_string())).collect();
+    assert_eq!(listed, expected);
+}

@@ -258,7 +258,9 @@ impl<'a> Frame<'a> {
         let reason = if non_numeric {
             CovariateReason::NotNumeric
         } else if !runs.is_empty() && !filled {
-            if ctx.res.clean_exog && !fillable { CovariateReason::LongGaps } else { CovariateReason::Gaps }
+            // Long means too long to fill; raw fills nothing, so under raw a gap is a gap.
+            let judged_long = ctx.res.clean_exog && !fillable && ctx.res.preset != Preset::Raw;
+            if judged_long { CovariateReason::LongGaps } else { CovariateReason::Gaps }
         } else if !covers {
             CovariateReason::FutureValuesMissing
         } else {

@@ -132,26 +132,30 @@ fn check_structure(table: &RowTable, step: i64) -> Result<Vec<Vec<i64>>> {
         // Rows since the last stamp that parsed: a row after an unreadable one is judged against
         // the row before that, so many steps on, not flagged for the neighbour's fault.
         let mut steps_since = 1;
+        // An entity's rows come in body order, so its first violations are the only ones of it
+        // that can be among the request's first; the entities interleave in the body.
+        let mut own = 0;
         for ((row, ds), y) in table.entity_ds(e).zip(table.entity_y(e)) {
-            if violations.len() >= MAX_VIOLATIONS {
-                return Err(invalid(violations));
+            if own >= MAX_VIOLATIONS {
+                break;
             }
             let violation = stamp_violation(&mut ts, ds, step, steps_since);
             steps_since = if violation == Some(Violated::DsFormat) { steps_since + 1 } else { 1 };
-            if let Some(reason) = violation {
+            let found = violation.into_iter().chain((!y.is_finite()).then_some(Violated::NotObserved));
+            for reason in found {
                 violations.push(Violation::new(u, Some(row), reason));
-            }
-            if !y.is_finite() && violations.len() < MAX_VIOLATIONS {
-                violations.push(Violation::new(u, Some(row), Violated::NotObserved));
+                own += 1;
             }
         }
         parsed.push(ts);
     }
     if violations.is_empty() {
-        Ok(parsed)
-    } else {
-        Err(invalid(violations))
+        return Ok(parsed);
     }
+    // Stable: a row's stamp violation stays before its value's.
+    violations.sort_by_key(|v| v.index);
+    violations.truncate(MAX_VIOLATIONS);
+    Err(invalid(violations))
 }
 
 /// What is wrong with the stamp `ds` that follows `ts` by `steps` rows, which it joins when it
