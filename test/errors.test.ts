@@ -183,7 +183,7 @@ describe('error handling over HTTP', () => {
     // Content codings are case-insensitive (RFC 9110 8.4.1).
     expect((await post('{}', { 'content-type': 'application/json', 'content-encoding': 'Identity' })).statusCode).toBe(200);
     expect((await post(gzipSync(Buffer.from('{}')), { 'content-type': 'application/json', 'content-encoding': 'GZIP' })).json().error.details.field).toBe('Content-Encoding');
-    // A list of codings (or the header sent twice, which Node joins) is judged entry by entry.
+    // A list of codings is judged entry by entry (Node joins a header sent twice into such a list).
     expect((await post('{}', { 'content-type': 'application/json', 'content-encoding': 'identity, identity' })).statusCode).toBe(200);
     expect((await post('{}', { 'content-type': 'application/json', 'content-encoding': 'identity, gzip' })).json().error.details.field).toBe('Content-Encoding');
   });

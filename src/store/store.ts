@@ -91,11 +91,11 @@ export type IdempotencyBegin =
   /** No live record: this request owns the key now. */
   | { state: 'started' }
   /**
-   * A live record of another body: the key is reused. A stored answer is not read for it (it can
-   * be hundreds of megabytes, and the refusal comes before the per-minute limit counts).
+   * A completed record of another body: the key is reused. A stored answer is not read for it (it
+   * can be hundreds of megabytes, and the refusal comes before the per-minute limit counts).
    */
   | { state: 'reused' }
-  /** The first request still runs (its lease has not expired). */
+  /** The first request still runs (its lease has not expired), whatever body this one has. */
   | { state: 'in_progress'; bodyDigest: string }
   | {
       state: 'completed';

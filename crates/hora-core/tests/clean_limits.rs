@@ -365,20 +365,24 @@ fn a_grid_cap_cut_and_a_later_split_of_the_same_entity_are_one_gap_split() {
 }
 
 
-/// Rows `ys`, a second apart from `from`, then 100 rows a second apart from 2024-01-01.
-fn stray_rows_then_seconds(from: &str, ys: &[Option<f64>]) -> Vec<Row> {
+/// Rows `ys`, a second apart from `from`, then 100 rows a second apart from 2024-01-01: the first
+/// `lead_nulls` of them null, and the one at second 50 left out when `hole`.
+fn stray_rows_then_seconds(from: &str, ys: &[Option<f64>], lead_nulls: usize, hole: bool) -> Vec<Row> {
     let from: chrono::DateTime<chrono::Utc> = from.parse().unwrap();
     let at = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%dT%H:%M:%SZ").to_string();
     let mut rows: Vec<Row> = ys.iter().enumerate().map(|(k, y)| ("a".to_string(), at(from + chrono::Duration::seconds(k as i64)), *y)).collect();
     let start: chrono::DateTime<chrono::Utc> = "2024-01-01T00:00:00Z".parse().unwrap();
-    rows.extend((0..100).map(|k| ("a".to_string(), at(start + chrono::Duration::seconds(k)), Some((k as f64 / 10.0).sin()))));
+    let main = (0..100usize).filter(|k| !(hole && *k == 50));
+    rows.extend(main.map(|k| ("a".to_string(), at(start + chrono::Duration::seconds(k as i64)), (k >= lead_nulls).then(|| (k as f64 / 10.0).sin()))));
     rows
 }
 
 #[test]
 fn a_grid_cap_cut_records_the_decisions_of_the_split_it_stands_in_for() {
     // The same stray rows a day back (a grid of 86,500 slots, split at step 8) and 34 years back
-    // (a grid past the cap, cut at step 6): the same decisions, whatever the caller allows.
+    // (a grid past the cap, cut at step 6): the same decisions, counts and blocking entries,
+    // whatever the caller allows, with or without null rows after the gap and a repair of the
+    // entity's own.
     let summary = |rows: &[Row], options: &Value| {
         let report = match run(&table(rows), Some("s"), 1, &opts(options.clone())) {
             Ok(out) => report_value(&out),
@@ -386,15 +390,23 @@ fn a_grid_cap_cut_records_the_decisions_of_the_split_it_stands_in_for() {
         };
         let listed: Vec<(Value, Value, Value)> =
             report["decisions"].as_array().unwrap().iter().map(|d| (d["id"].clone(), d["status"].clone(), d["count"].clone())).collect();
-        (listed, report["series"][0]["output_points"].clone(), report["blocking"].clone())
+        (listed, report["series"][0]["output_points"].clone(), report["series"][0]["fed_points"].clone(), report["blocking"].clone())
     };
-    for ys in [vec![None], vec![None, Some(5.0)], vec![None, None, Some(5.0), None]] {
-        for options in [json!({}), json!({"decline": ["gap.split"]}), json!({"preset": "strict", "accept": ["gap.trim_head", "gap.split"]}), json!({"preset": "strict"})] {
-            let near = summary(&stray_rows_then_seconds("2023-12-31T00:00:00Z", &ys), &options);
-            let far = summary(&stray_rows_then_seconds("1990-01-01T00:00:00Z", &ys), &options);
-            assert_eq!(near.0, far.0, "{ys:?} {options}");
-            assert_eq!(near.2, far.2, "{ys:?} {options}");
-            assert_eq!(near.1, far.1, "{ys:?} {options}");
+    let strays = [vec![None], vec![None, Some(5.0)], vec![None, None, Some(5.0), None], vec![Some(5.0)]];
+    let options = [
+        json!({}),
+        json!({"decline": ["gap.split"]}),
+        json!({"preset": "strict", "accept": ["gap.trim_head", "gap.split", "grid.regrid", "gap.impute"]}),
+        json!({"preset": "strict"}),
+        json!({"preset": "strict", "decline": ["gap.split"]}),
+    ];
+    for ys in &strays {
+        for (lead_nulls, hole) in [(0, false), (2, false), (0, true), (3, true)] {
+            for o in &options {
+                let near = summary(&stray_rows_then_seconds("2023-12-31T00:00:00Z", ys, lead_nulls, hole), o);
+                let far = summary(&stray_rows_then_seconds("1990-01-01T00:00:00Z", ys, lead_nulls, hole), o);
+                assert_eq!(near, far, "{ys:?} lead_nulls {lead_nulls} hole {hole} {o}");
+            }
         }
     }
 }

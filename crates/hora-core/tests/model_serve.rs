@@ -95,7 +95,7 @@ fn a_clipped_forecast_rolls_on_from_the_clipped_median_it_shows() {
     let median = model.spec.median_index();
     let native = model.spec.native_horizon;
     // A spike as the last value: the model's medians dip below 0 right after it (model card, Limits).
-    let history: Vec<f64> = std::iter::repeat(1.0).take(47).chain([1000.0]).collect();
+    let history: Vec<f64> = std::iter::repeat_n(1.0, 47).chain([1000.0]).collect();
     let medians = |f: &[f64]| f.chunks(q).map(|s| s[median]).collect::<Vec<f64>>();
     let run = |values: &[f64], h: usize, nonnegative: Nonnegative| {
         let opts = ForecastOptions { flip_average: true, nonnegative, deadline: None };

@@ -238,6 +238,26 @@ pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> 
     blocks
 }
 
+/// Joins `earlier`, blocks of decisions that come before those `blocks` were made from (a grid
+/// cap cut's), to them: a block of the same reason takes the earlier causes first (and their
+/// `declined`); another goes where [`unapplied`]'s blocks stand, before the length limits.
+pub fn join_earlier(blocks: &mut Vec<Block>, earlier: Vec<Block>) {
+    for e in earlier {
+        match blocks.iter_mut().find(|b| std::mem::discriminant(&b.reason) == std::mem::discriminant(&e.reason)) {
+            Some(b) => {
+                b.caused_by.splice(0..0, e.caused_by);
+                if e.status == Some(Status::Declined) {
+                    b.status = e.status;
+                }
+            }
+            None => {
+                let at = blocks.iter().position(|b| matches!(b.reason, Reason::TooShort { .. } | Reason::TooLong { .. })).unwrap_or(blocks.len());
+                blocks.insert(at, e);
+            }
+        }
+    }
+}
+
 /// `Ok` when nothing is blocked, else [`block_error`] for `blocks`.
 pub(super) fn unless_blocked(blocks: &[Block]) -> crate::error::Result<()> {
     if blocks.is_empty() { Ok(()) } else { Err(block_error(blocks)) }

@@ -168,7 +168,7 @@ fn clean_entity(req: &CleanRequest, p: &Prepared, cut: Option<&long_gap::Cut>, f
     pre.extend(grid::off_grid_decision(p, &placed, ctx.res));
     let mut o = entity::clean(p, placed, &ctx);
     if let Some(c) = cut {
-        c.complete(&mut o, &mut pre, &ctx);
+        c.complete(&mut o, &ctx);
     }
     let (columns, exog) = covariates::assess(req, p, &o, &ctx, future);
     o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future));

@@ -121,8 +121,8 @@ fn measured_lengths(req: &CleanRequest, res: &Resolved, prepared: &[Prepared], z
 fn measured_length(p: &Prepared, cut: Option<&long_gap::Cut>, ctx: &entity::Ctx, max_context: usize) -> Option<usize> {
     let split_by_cleaning = |p: &Prepared| grid::place(p, ctx.freq, ctx.zone).is_ok_and(|placed| entity::clean(p, placed, ctx).split_found());
     match cut {
-        // Cut ahead of the grid (its `gap.split` is the last decision): what is kept is measured.
-        Some(c) if c.kept.decisions.last().is_some_and(|d| d.applied()) => {
+        // Cut ahead of the grid: what is kept is measured.
+        Some(c) if c.applied() => {
             (c.kept.ts.len() > max_context && !split_by_cleaning(&c.kept)).then_some(c.kept.ts.len())
         }
         // A cut only proposed (`strict`) is not applied: the whole entity is measured, without

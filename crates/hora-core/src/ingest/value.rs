@@ -212,10 +212,10 @@ impl<'de, 'e> Visitor<'de> for StrictValue<'e> {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             }
-            if let Some(keys) = unknown {
+            if unknown.is_some() {
                 map.next_value::<IgnoredAny>()?;
-                // A repeated unknown key is named once.
-                if keys.refuse_others && !refused.contains(&key) {
+                // A closed object's unknown key, named once however often it repeats.
+                if !refused.contains(&key) {
                     self.errors.push(|| format!("{}.{}", self.path, key), super::body::UNKNOWN_FIELD);
                     refused.insert(key);
                 }
