@@ -298,6 +298,12 @@ fn a_negative_row_dedupe_supersedes_still_marks_the_history_as_able_to_go_negati
     let out = run(&table(&with_dup), Some("h"), 1, &opts(json!({}))).unwrap();
     assert_eq!(out.entities[0].values[5], 15.0);
     assert!(!out.entities[0].history_nonnegative);
+    // A row off the grid (half past hour 5) with y = -5: dropped from the grid, still counted.
+    let mut off_grid = rows.clone();
+    off_grid.insert(6, ("a".to_string(), rows[5].1.replace(":00:00Z", ":30:00Z"), Some(-5.0)));
+    let out = run(&table(&off_grid), Some("h"), 1, &opts(json!({}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 30);
+    assert!(!out.entities[0].history_nonnegative);
 }
 
 #[test]

@@ -84,24 +84,43 @@ pub struct ReportShape {
 
 #[napi]
 pub fn report_shape() -> ReportShape {
-    let v = hora_core::vocabulary::report_vocabulary();
+    // Destructured whole (no `..`): a list added to the engine's vocabulary fails to compile here
+    // until it is handed on.
+    let hora_core::vocabulary::ReportVocabulary {
+        blocking_codes,
+        blocking_kinds,
+        blocking_reasons,
+        blocking_statuses,
+        measured,
+        warning_codes,
+        response_warning_codes,
+        issue_codes,
+        issue_levels,
+        zone_sources,
+        freq_sources,
+        quality_statuses,
+        point_methods,
+        covariate_reasons,
+        covariate_roles,
+        fill_methods,
+    } = hora_core::vocabulary::report_vocabulary();
     ReportShape {
-        blocking_codes: v.blocking_codes,
-        blocking_kinds: v.blocking_kinds,
-        blocking_reasons: v.blocking_reasons,
-        blocking_statuses: v.blocking_statuses,
-        measured: v.measured,
-        warning_codes: v.warning_codes,
-        response_warning_codes: v.response_warning_codes,
-        issue_codes: v.issue_codes,
-        issue_levels: v.issue_levels,
-        zone_sources: v.zone_sources,
-        freq_sources: v.freq_sources,
-        quality_statuses: v.quality_statuses,
-        point_methods: v.point_methods,
-        covariate_reasons: v.covariate_reasons,
-        covariate_roles: v.covariate_roles,
-        fill_methods: v.fill_methods,
+        blocking_codes,
+        blocking_kinds,
+        blocking_reasons,
+        blocking_statuses,
+        measured,
+        warning_codes,
+        response_warning_codes,
+        issue_codes,
+        issue_levels,
+        zone_sources,
+        freq_sources,
+        quality_statuses,
+        point_methods,
+        covariate_reasons,
+        covariate_roles,
+        fill_methods,
     }
 }
 
