@@ -97,7 +97,9 @@ fn median_in_place(v: &mut [f64]) -> f64 {
         mid
     } else {
         let below = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (below + mid) / 2.0
+        // Halved first where the sum would pass f64's range (values near 1.8e308).
+        let sum = below + mid;
+        if sum.is_finite() { sum / 2.0 } else { below / 2.0 + mid / 2.0 }
     }
 }
 
@@ -164,5 +166,17 @@ mod tests {
         v[7] = 1000.0;
         let obs = vec![true; v.len()];
         assert_eq!(outliers(&v, &obs, 6.0, 8), vec![7]);
+    }
+
+    #[test]
+    fn outliers_are_found_near_the_largest_double_with_an_even_count() {
+        // The even count's median is a mean of two values whose sum passes f64's range.
+        let mut v: Vec<f64> = (0..16).map(|i| 1.6e308 + i as f64 * 1e300).collect();
+        v[5] = -1.7e308;
+        let obs = vec![true; v.len()];
+        assert_eq!(outliers(&v, &obs, 6.0, 8), vec![5]);
+        // Scaled down, the same series flags the same row.
+        let small: Vec<f64> = v.iter().map(|x| x * 1e-300).collect();
+        assert_eq!(outliers(&small, &obs, 6.0, 8), vec![5]);
     }
 }
