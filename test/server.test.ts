@@ -477,6 +477,29 @@ describe('bytes the HTTP parser refuses', () => {
     }
   });
 
+  it('an unopened path answers its 404 at the headers, without waiting for a body it never reads', async () => {
+    // 1,000,000 bytes declared (under the limit), 10 sent: the answer comes without the rest,
+    // and the connection closes.
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(`POST /v1/nothing HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"a": 1, "`),
+      );
+      let got = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve(got);
+      }, 3000);
+      socket.on('data', (c: Buffer) => (got += c.toString('latin1')));
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(got);
+      });
+      socket.on('error', reject);
+    });
+    expect(text.startsWith('HTTP/1.1 404')).toBe(true);
+    expect(text.toLowerCase()).toContain('connection: close');
+  });
+
   it('a request pipelined behind one without Host is never run, since the 400 closes the connection', async () => {
     const body = '{"a":1}';
     const good = `POST ${TEST_FORECAST} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;

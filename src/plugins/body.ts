@@ -39,11 +39,6 @@ export function deferContinue(app: FastifyInstance): void {
   });
 }
 
-/** The client sent `Expect: 100-continue` and has not been told to send its body yet. */
-function awaitsContinue(req: FastifyRequest): boolean {
-  return (req.raw as Expecting)[SEND_CONTINUE] !== undefined;
-}
-
 /** Sends a deferred `100 Continue`, once. */
 function sendContinue(req: FastifyRequest): void {
   const raw = req.raw as Expecting;
@@ -151,9 +146,10 @@ export default fp(
     // Only JSON bodies are accepted: any other media type answers 400 VALIDATION_ERROR (Content-Type).
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/json', (req, payload, done) => {
-      // An unopened path answers its plain 404 without the body: a client waiting for
-      // `100 Continue` is not asked to upload what nobody reads.
-      if (req.is404 && awaitsContinue(req)) return done(null, undefined);
+      // An unopened path answers its plain 404 at the headers, without reading the body (a
+      // caller without a key could otherwise make the server hold up to the body limit), and a
+      // client waiting for `100 Continue` is not asked to upload what nobody reads.
+      if (req.is404) return done(null, undefined);
       const encoded = encodingHeader(req);
       readBody(req, payload as unknown as Readable, app.config.bodyLimitBytes, (err, body) => {
         if (err) return done(err, undefined);
