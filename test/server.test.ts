@@ -266,6 +266,16 @@ describe('bytes the HTTP parser refuses', () => {
   const head = (extra: string) =>
     `POST /v1/forecast HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\n${extra}\r\n`;
 
+  it('a malformed chunk after the idempotency key alias alone carries Deprecation, as every answer to such a request does', async () => {
+    const chunked = (key: string) => head(`${key}\r\nTransfer-Encoding: chunked\r\n`) + 'zz\r\n{"a":1}\r\n0\r\n\r\n';
+    const alias = (await rawExchange(chunked('X-Idempotency-Key: k-chunk'))).split('\r\n\r\n')[0]!.toLowerCase();
+    expect(alias.startsWith('http/1.1 400')).toBe(true);
+    expect(alias).toContain('deprecation: @1791417600');
+    const primary = (await rawExchange(chunked('Idempotency-Key: k-chunk'))).split('\r\n\r\n')[0]!.toLowerCase();
+    expect(primary.startsWith('http/1.1 400')).toBe(true);
+    expect(primary).not.toContain('deprecation');
+  });
+
   it('a malformed Content-Length, chunk or header gets the envelope with a request id, never a bare 400', async () => {
     const cases: Array<[string, number, string]> = [
       [head('Content-Length: abc\r\n') + '{"a":1}', 400, 'MALFORMED_JSON'],

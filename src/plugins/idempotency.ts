@@ -1,6 +1,7 @@
 // Idempotency exactly as the contract's section: the header is checked in onRequest (step 1,
 // before the body is read), the record is claimed in preHandler once the body bytes are in, and
 // the outcome is stored (2xx, deterministic 4xx) or forgotten (everything else) in onSend.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, headerValidationError } from '../errors.js';
@@ -39,8 +40,8 @@ function headerValue(req: FastifyRequest, name: string): string | undefined {
 }
 
 /** Only the deprecated X-Idempotency-Key was sent (its responses carry `Deprecation`). */
-function sentAliasAlone(req: FastifyRequest): boolean {
-  return headerValue(req, 'idempotency-key') === undefined && headerValue(req, 'x-idempotency-key') !== undefined;
+export function sentAliasAlone(headers: IncomingHttpHeaders): boolean {
+  return headers['idempotency-key'] === undefined && headers['x-idempotency-key'] !== undefined;
 }
 
 /** The two headers that carry the key, as the contract spells them. */
@@ -115,7 +116,7 @@ export default fp(
     // On every response to a request that sent the deprecated alias alone, whatever refused it
     // (a 401 from step 1's key check runs before the header is read above).
     app.addHook('onSend', async (req, reply, payload) => {
-      if (routePolicy(req)?.idempotent && sentAliasAlone(req)) {
+      if (routePolicy(req)?.idempotent && sentAliasAlone(req.headers)) {
         reply.header('Deprecation', DEPRECATION_HEADER_VALUE);
       }
       return payload;

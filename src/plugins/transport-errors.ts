@@ -9,7 +9,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, envelopeJson, headerValidationError, hostRefusal, http10ChunkingRefusal } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
 import { rawHeaderValues } from '../raw-headers.js';
-import { malformedKey } from './idempotency.js';
+import { DEPRECATION_HEADER_VALUE, malformedKey, sentAliasAlone } from './idempotency.js';
+import { routePolicyOfRaw } from './types.js';
 import { clientRequestId, newRequestId, setRequestIds } from './request-id.js';
 import { connectionsOf } from '../shutdown.js';
 
@@ -112,8 +113,12 @@ export function clientErrorHandler(err: { code?: string } & ParseErrorPlace, soc
   }
   // When the error concerns a request whose headers were read (a bad chunk, the timeout), its
   // X-Request-Id is echoed as on any other response; a header error leaves nothing to echo.
-  const clientId = clientRequestId(connections?.receiving(socket)?.headers['x-request-id']);
-  afterEarlierAnswered(socket, () => refuse(code, header, clientId, socket));
+  const receiving = connections?.receiving(socket);
+  const clientId = clientRequestId(receiving?.headers['x-request-id']);
+  // So is the `Deprecation` of a request that sent the idempotency key's alias alone.
+  const deprecated = receiving !== undefined && routePolicyOfRaw(receiving.method, receiving.url)?.idempotent === true && sentAliasAlone(receiving.headers);
+  const extra = deprecated ? [`Deprecation: ${DEPRECATION_HEADER_VALUE}`] : [];
+  afterEarlierAnswered(socket, () => refuse(code, header, clientId, socket, extra));
 }
 
 /** Runs `fn` once the requests received in full on `socket` have been answered (at once if none). */
@@ -132,17 +137,17 @@ function endAfterLinger(socket: Socket, last?: string | Buffer): void {
   setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
 }
 
-function refuse(code: string | undefined, header: string | null, clientId: string, socket: Socket): void {
+function refuse(code: string | undefined, header: string | null, clientId: string, socket: Socket, extra: string[]): void {
   const api = parserError(code, header);
-  if (api) answerRaw(socket, api.status, 'application/json; charset=utf-8', (requestId) => envelopeJson(api, requestId), clientId);
-  else answerRaw(socket, 404, 'text/plain; charset=utf-8', () => NOT_FOUND_BODY, clientId);
+  if (api) answerRaw(socket, api.status, 'application/json; charset=utf-8', (requestId) => envelopeJson(api, requestId), clientId, extra);
+  else answerRaw(socket, 404, 'text/plain; charset=utf-8', () => NOT_FOUND_BODY, clientId, extra);
 }
 
 /** The plain 404's body, as `sendNotFound` writes it. */
 const NOT_FOUND_BODY = 'Not Found';
 
 /** One response written on the raw socket with the service's ids, then the connection closed. */
-function answerRaw(socket: Socket, status: number, contentType: string, body: (requestId: string) => string | Buffer, clientId: string): void {
+function answerRaw(socket: Socket, status: number, contentType: string, body: (requestId: string) => string | Buffer, clientId: string, extra: string[] = []): void {
   if (socket.destroyed) return;
   const requestId = newRequestId();
   const text = body(requestId);
@@ -152,6 +157,7 @@ function answerRaw(socket: Socket, status: number, contentType: string, body: (r
     `Content-Length: ${Buffer.byteLength(text)}`,
     `X-Request-Id: ${requestId}`,
     `X-Client-Request-Id: ${clientId}`,
+    ...extra,
     'Connection: close',
   ];
   // Reading stays paused (after a timeout the parser would still complete the request and run it).
