@@ -39,7 +39,9 @@ pub fn step(t: Micros, n: i64, freq: &Freq, zone: ZoneRule) -> Option<Micros> {
 
 fn shift_days(t: Micros, days: i64, zone: ZoneRule) -> Option<Micros> {
     let wall = to_wall(t, zone).checked_add(days.checked_mul(MICROS_PER_DAY)?)?;
-    in_supported_range(wall).then(|| from_wall(wall, zone).0)
+    // The range is the instants', not the wall clock's: 10000-01-01 in Tokyo is 9999-12-31 UTC.
+    let next = from_wall(wall, zone).0;
+    in_supported_range(next).then_some(next)
 }
 
 fn business(t: Micros, n: i64, zone: ZoneRule) -> Option<Micros> {
@@ -122,11 +124,13 @@ fn months(t: Micros, add: i64, unit: FreqUnit, zone: ZoneRule) -> Option<Micros>
     let (y, m, _) = civil_from_days(days);
     let idx = (y.checked_mul(12)? + i64::from(m) - 1).checked_add(add)?;
     let (y2, m2) = (idx.div_euclid(12), (idx.rem_euclid(12) + 1) as u32);
-    if !(1..=9999).contains(&y2) {
+    // A local date one year past either end can still be an instant inside years 1 to 9999.
+    if !(0..=10_000).contains(&y2) {
         return None;
     }
     let wall = days_from_civil(y2, m2, anchor_day(unit, y2, m2)) * MICROS_PER_DAY + tod;
-    Some(from_wall(wall, zone).0)
+    let next = from_wall(wall, zone).0;
+    in_supported_range(next).then_some(next)
 }
 
 /// Number of grid points `start, step(start, 1), ...` up to and including `end`, computed
