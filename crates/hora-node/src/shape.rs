@@ -51,78 +51,45 @@ pub struct RequestShape {
     pub model_name: String,
 }
 
-/// The closed value lists of the cleaning report and the response parts, as the engine writes
-/// them: the service's report and response schemas are built from these, not from a copy.
-#[napi(object)]
-pub struct ReportShape {
-    /// A blocking entry's `code`, `kind` and `reason` values.
-    pub blocking_codes: Vec<String>,
-    pub blocking_kinds: Vec<String>,
-    pub blocking_reasons: Vec<String>,
-    /// A blocking entry's `status`: that of the decision needed and not applied.
-    pub blocking_statuses: Vec<String>,
-    /// `SERIES_TOO_LONG`'s `measured`.
-    pub measured: Vec<String>,
-    pub warning_codes: Vec<String>,
-    /// The codes a response's own `warnings[]` can carry (the report-only ones left out).
-    pub response_warning_codes: Vec<String>,
-    pub issue_codes: Vec<String>,
-    pub issue_levels: Vec<String>,
-    /// `series[].timezone.source` and `series[].freq.source`.
-    pub zone_sources: Vec<String>,
-    pub freq_sources: Vec<String>,
-    /// `data_quality.status`.
-    pub quality_statuses: Vec<String>,
-    /// `quantile_report.point_forecast.method`.
-    pub point_methods: Vec<String>,
-    /// `model_input[].covariates[]`: `reason` and `role`.
-    pub covariate_reasons: Vec<String>,
-    pub covariate_roles: Vec<String>,
-    /// A decision's `method`: the impute methods and the structural-zero fill.
-    pub fill_methods: Vec<String>,
+/// `ReportShape` and `report_shape()` from one list of the engine's vocabulary fields: the struct
+/// is `hora_core::vocabulary::ReportVocabulary` as JavaScript sees it (field meanings there), and
+/// the vocabulary is destructured whole (no `..`), so a list added to it fails to compile here
+/// until it is named.
+macro_rules! report_shape {
+    ($($field:ident),* $(,)?) => {
+        /// The closed value lists of the cleaning report and the response parts, as the engine
+        /// writes them: the service's report and response schemas are built from these.
+        #[napi(object)]
+        pub struct ReportShape {
+            $(pub $field: Vec<String>,)*
+        }
+
+        #[napi]
+        pub fn report_shape() -> ReportShape {
+            let hora_core::vocabulary::ReportVocabulary { $($field),* } = hora_core::vocabulary::report_vocabulary();
+            ReportShape { $($field),* }
+        }
+    };
 }
 
-#[napi]
-pub fn report_shape() -> ReportShape {
-    // Destructured whole (no `..`): a list added to the engine's vocabulary fails to compile here
-    // until it is handed on.
-    let hora_core::vocabulary::ReportVocabulary {
-        blocking_codes,
-        blocking_kinds,
-        blocking_reasons,
-        blocking_statuses,
-        measured,
-        warning_codes,
-        response_warning_codes,
-        issue_codes,
-        issue_levels,
-        zone_sources,
-        freq_sources,
-        quality_statuses,
-        point_methods,
-        covariate_reasons,
-        covariate_roles,
-        fill_methods,
-    } = hora_core::vocabulary::report_vocabulary();
-    ReportShape {
-        blocking_codes,
-        blocking_kinds,
-        blocking_reasons,
-        blocking_statuses,
-        measured,
-        warning_codes,
-        response_warning_codes,
-        issue_codes,
-        issue_levels,
-        zone_sources,
-        freq_sources,
-        quality_statuses,
-        point_methods,
-        covariate_reasons,
-        covariate_roles,
-        fill_methods,
-    }
-}
+report_shape!(
+    blocking_codes,
+    blocking_kinds,
+    blocking_reasons,
+    blocking_statuses,
+    measured,
+    warning_codes,
+    response_warning_codes,
+    issue_codes,
+    issue_levels,
+    zone_sources,
+    freq_sources,
+    quality_statuses,
+    point_methods,
+    covariate_reasons,
+    covariate_roles,
+    fill_methods,
+);
 
 #[napi]
 pub fn request_shape() -> RequestShape {
