@@ -146,9 +146,10 @@ export default fp(
     // Only JSON bodies are accepted: any other media type answers 400 VALIDATION_ERROR (Content-Type).
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/json', (req, payload, done) => {
-      // An unopened path answers its plain 404 at the headers, without reading the body (a
-      // caller without a key could otherwise make the server hold up to the body limit), and a
-      // client waiting for `100 Continue` is not asked to upload what nobody reads.
+      // An unopened path answers its plain 404 at the headers, as a 401 is: the body is never
+      // buffered (a caller without a key could otherwise make the server hold up to the body
+      // limit); Node discards what still arrives once the answer is sent, so the connection
+      // stays usable. A client waiting for `100 Continue` is not asked to upload it at all.
       if (req.is404) return done(null, undefined);
       const encoded = encodingHeader(req);
       readBody(req, payload as unknown as Readable, app.config.bodyLimitBytes, (err, body) => {

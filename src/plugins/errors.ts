@@ -18,9 +18,6 @@ async function envelopeBody(api: ApiError, requestId: string): Promise<string | 
 
 /** The plain 404 of every path the service does not open. */
 export function sendNotFound(reply: FastifyReply): FastifyReply {
-  // A body still arriving is never read: the connection closes after the answer, so its bytes
-  // are not taken for the next request's.
-  if (!reply.request.raw.complete) reply.header('Connection', 'close');
   return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
 }
 
