@@ -79,13 +79,17 @@ pub fn outliers(values: &[f64], observed: &[bool], z: f64, min_observed: usize) 
     if obs.len() < min_observed {
         return Vec::new();
     }
+    // A z-score does not depend on scale. Near f64's limit the values are quartered (exactly), so
+    // no sum or difference below passes the range and the verdict is the scaled-down series'.
+    let scale = if obs.iter().any(|v| v.abs() > f64::MAX / 4.0) { 0.25 } else { 1.0 };
+    obs.iter_mut().for_each(|v| *v *= scale);
     let median = median_in_place(&mut obs);
     let mut dev: Vec<f64> = obs.iter().map(|v| (v - median).abs()).collect();
     let mad = median_in_place(&mut dev) * 1.4826;
     if mad <= 0.0 || !mad.is_finite() {
         return Vec::new();
     }
-    (0..values.len()).filter(|&i| observed[i] && values[i].is_finite() && ((values[i] - median) / mad).abs() > z).collect()
+    (0..values.len()).filter(|&i| observed[i] && values[i].is_finite() && ((values[i] * scale - median) / mad).abs() > z).collect()
 }
 
 /// Median by selection (linear time; the order of `v` is lost).
@@ -97,9 +101,7 @@ fn median_in_place(v: &mut [f64]) -> f64 {
         mid
     } else {
         let below = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        // Halved first where the sum would pass f64's range (values near 1.8e308).
-        let sum = below + mid;
-        if sum.is_finite() { sum / 2.0 } else { below / 2.0 + mid / 2.0 }
+        (below + mid) / 2.0
     }
 }
 
@@ -169,14 +171,20 @@ mod tests {
     }
 
     #[test]
-    fn outliers_are_found_near_the_largest_double_with_an_even_count() {
-        // The even count's median is a mean of two values whose sum passes f64's range.
-        let mut v: Vec<f64> = (0..16).map(|i| 1.6e308 + i as f64 * 1e300).collect();
-        v[5] = -1.7e308;
-        let obs = vec![true; v.len()];
-        assert_eq!(outliers(&v, &obs, 6.0, 8), vec![5]);
-        // Scaled down, the same series flags the same row.
-        let small: Vec<f64> = v.iter().map(|x| x * 1e-300).collect();
-        assert_eq!(outliers(&small, &obs, 6.0, 8), vec![5]);
+    fn near_the_largest_double_a_series_flags_what_it_flags_scaled_down() {
+        // An even count's median adds two values near 1.6e308; a difference from the median
+        // passes the range for a value of the other sign.
+        let mut even: Vec<f64> = (0..16).map(|i| 1.6e308 + i as f64 * 1e300).collect();
+        even[5] = -1.7e308;
+        // Spread wide enough that a value 1.7e308 from the median is within z = 6 of it.
+        let odd: Vec<f64> = (0..17).map(|i| if i % 2 == 0 { 1.7e308 } else { -1.0e308 + i as f64 * 1e306 }).collect();
+        for v in [even, odd] {
+            let obs = vec![true; v.len()];
+            let small: Vec<f64> = v.iter().map(|x| x * 1e-300).collect();
+            assert_eq!(outliers(&v, &obs, 6.0, 8), outliers(&small, &obs, 6.0, 8), "{v:?}");
+        }
+        let mut even: Vec<f64> = (0..16).map(|i| 1.6e308 + i as f64 * 1e300).collect();
+        even[5] = -1.7e308;
+        assert_eq!(outliers(&even, &vec![true; 16], 6.0, 8), vec![5]);
     }
 }
