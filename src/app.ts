@@ -6,7 +6,7 @@ import bodyPlugin from './plugins/body.js';
 import authPlugin from './plugins/auth.js';
 import capacityPlugin from './plugins/capacity.js';
 import errorsPlugin from './plugins/errors.js';
-import idempotencyPlugin from './plugins/idempotency.js';
+import idempotencyPlugin, { markDeprecatedAlias } from './plugins/idempotency.js';
 import limitsPlugin from './plugins/limits.js';
 import requestIdPlugin, { newRequestId } from './plugins/request-id.js';
 import storePlugin from './plugins/store.js';
@@ -83,6 +83,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   trackConnections(app);
   requireHost(app);
   refuseHttp10Chunking(app);
+  markDeprecatedAlias(app);
   app.decorate('clock', overrides.clock ?? { now: () => Date.now() });
 
   await app.register(errorsPlugin);

@@ -1,8 +1,8 @@
 // Idempotency exactly as the contract's section: the header is checked in onRequest (step 1,
 // before the body is read), the record is claimed in preHandler once the body bytes are in, and
 // the outcome is stored (2xx, deterministic 4xx) or forgotten (everything else) in onSend.
-import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, headerValidationError } from '../errors.js';
 import { canonicalDigest } from '../native.js';
@@ -40,8 +40,29 @@ function headerValue(req: FastifyRequest, name: string): string | undefined {
 }
 
 /** Only the deprecated X-Idempotency-Key was sent (its responses carry `Deprecation`). */
-export function sentAliasAlone(headers: IncomingHttpHeaders): boolean {
+function sentAliasAlone(headers: IncomingHttpHeaders): boolean {
   return headers['idempotency-key'] === undefined && headers['x-idempotency-key'] !== undefined;
+}
+
+/** Marks a raw request whose answers carry `Deprecation`. */
+const DEPRECATED = Symbol('hora.deprecated');
+type Marked = IncomingMessage & { [DEPRECATED]?: boolean };
+
+/** Whether the answers to `raw` carry `Deprecation`: those written by Fastify and below it. */
+export function answersDeprecated(raw: IncomingMessage): boolean {
+  return (raw as Marked)[DEPRECATED] === true;
+}
+
+/**
+ * A root hook run synchronously when the router has matched the request, as `requireHost` is, so
+ * the mark is there before the parser reads the body: a malformed chunk in the same packet is
+ * refused below Fastify, by that packet's parse, before any asynchronous hook has run.
+ */
+export function markDeprecatedAlias(app: FastifyInstance): void {
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (routePolicy(req)?.idempotent && sentAliasAlone(req.headers)) (req.raw as Marked)[DEPRECATED] = true;
+    done();
+  });
 }
 
 /** The two headers that carry the key, as the contract spells them. */
@@ -116,7 +137,7 @@ export default fp(
     // On every response to a request that sent the deprecated alias alone, whatever refused it
     // (a 401 from step 1's key check runs before the header is read above).
     app.addHook('onSend', async (req, reply, payload) => {
-      if (routePolicy(req)?.idempotent && sentAliasAlone(req.headers)) {
+      if (answersDeprecated(req.raw)) {
         reply.header('Deprecation', DEPRECATION_HEADER_VALUE);
       }
       return payload;

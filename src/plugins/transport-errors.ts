@@ -9,8 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, envelopeJson, headerValidationError, hostRefusal, http10ChunkingRefusal } from '../errors.js';
 import { sendEnvelope, sendNotFound } from './errors.js';
 import { rawHeaderValues } from '../raw-headers.js';
-import { DEPRECATION_HEADER_VALUE, malformedKey, sentAliasAlone } from './idempotency.js';
-import { routePolicyOfRaw } from './types.js';
+import { answersDeprecated, DEPRECATION_HEADER_VALUE, malformedKey } from './idempotency.js';
 import { clientRequestId, newRequestId, setRequestIds } from './request-id.js';
 import { connectionsOf } from '../shutdown.js';
 
@@ -116,8 +115,7 @@ export function clientErrorHandler(err: { code?: string } & ParseErrorPlace, soc
   const receiving = connections?.receiving(socket);
   const clientId = clientRequestId(receiving?.headers['x-request-id']);
   // So is the `Deprecation` of a request that sent the idempotency key's alias alone.
-  const deprecated = receiving !== undefined && routePolicyOfRaw(receiving.method, receiving.url)?.idempotent === true && sentAliasAlone(receiving.headers);
-  const extra = deprecated ? [`Deprecation: ${DEPRECATION_HEADER_VALUE}`] : [];
+  const extra = receiving !== undefined && answersDeprecated(receiving) ? [`Deprecation: ${DEPRECATION_HEADER_VALUE}`] : [];
   afterEarlierAnswered(socket, () => refuse(code, header, clientId, socket, extra));
 }
 

@@ -65,19 +65,6 @@ const ROUTES: Record<string, RoutePolicy> = {
   '/v1/clean': { endpoint: 'clean', rpmPolicy: 'clean-rpm', idempotent: false },
 };
 
-/**
- * The built-in policy of a raw request line's path (query left out, percent-decoded as the router
- * decodes it), for answers written below Fastify, which never matched a route.
- */
-export function routePolicyOfRaw(method: string | undefined, url: string | undefined): RoutePolicy | null {
-  if (method !== 'POST' || url === undefined) return null;
-  try {
-    return ROUTES[decodeURIComponent(url.split('?')[0]!)] ?? null;
-  } catch {
-    return null;
-  }
-}
-
 /** The policy of the matched route, or null (unauthenticated routes, 404s). */
 export function routePolicy(req: FastifyRequest): RoutePolicy | null {
   if (req.is404) return null;
