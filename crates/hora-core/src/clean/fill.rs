@@ -185,6 +185,6 @@ mod tests {
         }
         let mut even: Vec<f64> = (0..16).map(|i| 1.6e308 + i as f64 * 1e300).collect();
         even[5] = -1.7e308;
-        assert_eq!(outliers(&even, &vec![true; 16], 6.0, 8), vec![5]);
+        assert_eq!(outliers(&even, &[true; 16], 6.0, 8), vec![5]);
     }
 }
