@@ -81,9 +81,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.server.on('connect', refuseConnect);
   ignoreUnknownExpectations(app);
   trackConnections(app);
+  // First, so every answer to the request carries it, the root hooks' refusals included.
+  markDeprecatedAlias(app);
   requireHost(app);
   refuseHttp10Chunking(app);
-  markDeprecatedAlias(app);
   app.decorate('clock', overrides.clock ?? { now: () => Date.now() });
 
   await app.register(errorsPlugin);

@@ -274,6 +274,10 @@ describe('bytes the HTTP parser refuses', () => {
     const primary = (await rawExchange(chunked('Idempotency-Key: k-chunk'))).split('\r\n\r\n')[0]!.toLowerCase();
     expect(primary.startsWith('http/1.1 400')).toBe(true);
     expect(primary).not.toContain('deprecation');
+    // So does the Host refusal, made by a root hook before any plugin's.
+    const hostless = (await rawExchange(chunked('X-Idempotency-Key: k-chunk').replace('Host: x\r\n', ''))).toLowerCase();
+    expect(hostless.startsWith('http/1.1 400')).toBe(true);
+    expect(hostless).toContain('deprecation: @1791417600');
   });
 
   it('a malformed Content-Length, chunk or header gets the envelope with a request id, never a bare 400', async () => {
