@@ -121,6 +121,8 @@ export const engineErrorCodes = addon.engineErrorCodes;
 export const parseDsColumn = addon.parseDsColumn;
 /** Why `options.timezone` names no zone the engine knows, in the engine's words; null when it does (validation order step 3). */
 export const timeZoneError = addon.timeZoneError;
+/** Why `options.cleaning.bounds` cannot be used, in the engine's words, or null (validation step 3). */
+export const boundsError = addon.boundsError;
 
 /**
  * The addon's regrid-plus-linear-impute kernel (benchmark and cross-check with src/clean/kernel.ts):

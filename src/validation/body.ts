@@ -3,7 +3,7 @@
 import { Compile } from 'typebox/compile';
 import { MAX_ROWS } from '../config.js';
 import { ApiError, fromEngineError, jsonPointerToPath } from '../errors.js';
-import { parseRequest, readStamps, REQUEST_SHAPE, type CleaningParams, type FieldError, type ParsedRequest, timeZoneError } from '../native.js';
+import { boundsError, parseRequest, readStamps, REQUEST_SHAPE, type CleaningParams, type FieldError, type ParsedRequest, timeZoneError } from '../native.js';
 import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
 import type { Endpoint } from '../store/store.js';
 
@@ -98,12 +98,9 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
   const cleaning = (top.options as Record<string, unknown> | undefined)?.cleaning as Record<string, unknown> | undefined;
   const bounds = cleaning?.bounds as { lower?: unknown; upper?: unknown } | undefined;
   if (typeof bounds?.lower === 'number' && typeof bounds.upper === 'number') {
-    const nonnegative = cleaning?.nonnegative === true || cleaning?.nonnegative === 'true';
-    if (bounds.lower > bounds.upper) {
-      errors.push({ field: 'options.cleaning.bounds', message: REQUEST_SHAPE.boundsOrderMessage });
-    } else if (nonnegative && bounds.upper < 0) {
-      errors.push({ field: 'options.cleaning.bounds', message: REQUEST_SHAPE.boundsBelowNonnegativeMessage });
-    }
+    const nonnegative = cleaning?.nonnegative === undefined ? undefined : String(cleaning.nonnegative);
+    const boundsFault = boundsError(bounds.lower, bounds.upper, nonnegative);
+    if (boundsFault) errors.push({ field: 'options.cleaning.bounds', message: boundsFault });
   }
   // Checked here for every preset: `raw` never reads the zone, but an unknown name is still invalid.
   const timezone = (top.options as Record<string, unknown> | undefined)?.timezone;

@@ -24,6 +24,18 @@ impl Choice for Nonnegative {
     }
 }
 
+impl Nonnegative {
+    /// Whether values are held at 0 or above; `auto` asks the data (`inferred`, evaluated only
+    /// then).
+    pub fn holds(self, inferred: impl FnOnce() -> bool) -> bool {
+        match self {
+            Nonnegative::Always => true,
+            Nonnegative::Never => false,
+            Nonnegative::Auto => inferred(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ use crate::body::{ParsedRequest, RequestRows};
 use crate::errors::EngineError;
 use crate::guard::{EngineTask, Guarded};
 use hora_core::choice::Choice;
-use hora_core::clean::options::Preset;
+use hora_core::clean::options::{self, Nonnegative, Preset};
 use hora_core::clean::{self, CleanOptions, CleanRequest, Purpose};
 use hora_core::HoraError;
 use napi::bindgen_prelude::*;
@@ -42,6 +42,15 @@ pub fn cleaning_policies() -> CleaningPolicies {
 pub fn check_cleaning_options(options: CleaningParams, dry_run: bool) -> Option<EngineError> {
     let purpose = if dry_run { Purpose::DryRun } else { Purpose::Forecast };
     CleanOptions::from(&options).resolve_for(purpose).err().map(Into::into)
+}
+
+/// Why `options.cleaning.bounds` of `lower` and `upper` cannot be used under `nonnegative` (its
+/// value as sent, boolean or string), in the engine's words, or `None`: the service checks it at
+/// validation step 3 with the body's other fields; an unreadable `nonnegative` is judged at step 5.
+#[napi]
+pub fn bounds_error(lower: f64, upper: f64, nonnegative: Option<String>) -> Option<String> {
+    let nonnegative = nonnegative.and_then(|v| Nonnegative::parse(&v));
+    options::bounds_fault(lower, upper, nonnegative).map(str::to_string)
 }
 
 #[napi(object)]

@@ -38,10 +38,6 @@ pub struct RequestShape {
     pub decision_statuses: Vec<String>,
     pub seasonal_period_min: u32,
     pub seasonal_period_max: u32,
-    /// What is wrong with `options.cleaning.bounds`: lower above upper; upper below 0 with
-    /// `nonnegative: true`.
-    pub bounds_order_message: String,
-    pub bounds_below_nonnegative_message: String,
     /// `accept` and `decline`: ids at most, and characters per id at most.
     pub max_decision_ids: u32,
     pub max_decision_id_chars: u32,
@@ -115,8 +111,6 @@ pub fn request_shape() -> RequestShape {
         decision_statuses: decisions::Status::ALL.iter().map(|s| s.as_str().to_string()).collect(),
         seasonal_period_min: options::SEASONAL_PERIOD_MIN,
         seasonal_period_max: options::SEASONAL_PERIOD_MAX,
-        bounds_order_message: options::BOUNDS_ORDER.to_string(),
-        bounds_below_nonnegative_message: options::BOUNDS_BELOW_NONNEGATIVE.to_string(),
         max_decision_ids: options::MAX_DECISION_IDS as u32,
         max_decision_id_chars: options::MAX_DECISION_ID_CHARS as u32,
         max_listed_stamps: hora_core::clean::policy::LISTED_MAX as u32,

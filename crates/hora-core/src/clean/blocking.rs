@@ -221,15 +221,8 @@ pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> 
             _ => Reason::SeriesDiscontinuous,
         };
         let block = Block { status: Some(d.status), ..Block::new(&d.unique_id, reason).caused_by(&[d.id]) };
-        match blocks.iter_mut().find(|b| std::mem::discriminant(&b.reason) == std::mem::discriminant(&block.reason)) {
-            Some(b) => {
-                b.caused_by.push(d.id);
-                // A declined cause outranks a proposed one: accepting the proposed ids will not
-                // unblock the entity while the decline stands.
-                if d.status == Status::Declined {
-                    b.status = Some(Status::Declined);
-                }
-            }
+        match same_reason(&mut blocks, &block) {
+            Some(b) => b.absorb(block, false),
             None => blocks.push(block),
         }
     }
@@ -243,17 +236,33 @@ pub fn unapplied(decisions: &[Decision], max_tail: Option<usize>) -> Vec<Block> 
 /// `declined`); another goes where [`unapplied`]'s blocks stand, before the length limits.
 pub fn join_earlier(blocks: &mut Vec<Block>, earlier: Vec<Block>) {
     for e in earlier {
-        match blocks.iter_mut().find(|b| std::mem::discriminant(&b.reason) == std::mem::discriminant(&e.reason)) {
-            Some(b) => {
-                b.caused_by.splice(0..0, e.caused_by);
-                if e.status == Some(Status::Declined) {
-                    b.status = e.status;
-                }
-            }
+        match same_reason(blocks, &e) {
+            Some(b) => b.absorb(e, true),
             None => {
                 let at = blocks.iter().position(|b| matches!(b.reason, Reason::TooShort { .. } | Reason::TooLong { .. })).unwrap_or(blocks.len());
                 blocks.insert(at, e);
             }
+        }
+    }
+}
+
+/// The entry of `blocks` with `block`'s reason (its figures aside), into which `block` is merged.
+fn same_reason<'a>(blocks: &'a mut [Block], block: &Block) -> Option<&'a mut Block> {
+    blocks.iter_mut().find(|b| std::mem::discriminant(&b.reason) == std::mem::discriminant(&block.reason))
+}
+
+impl Block {
+    /// Takes `other`'s causes (an entry of the same reason), ahead of its own when they come
+    /// earlier in the pipeline. A declined cause outranks a proposed one: accepting the proposed
+    /// ids will not unblock the entity while the decline stands.
+    fn absorb(&mut self, other: Block, earlier: bool) {
+        if earlier {
+            self.caused_by.splice(0..0, other.caused_by);
+        } else {
+            self.caused_by.extend(other.caused_by);
+        }
+        if other.status == Some(Status::Declined) {
+            self.status = other.status;
         }
     }
 }

@@ -269,12 +269,8 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
 /// within the bounds the knobs set; returns the method's name for the decision.
 fn impute(kept: &mut [f64], lo: usize, filled: &[(usize, usize)], ctx: &Ctx) -> &'static str {
     let knobs = &ctx.res.knobs;
-    let nonneg = match knobs.nonnegative {
-        Nonnegative::Always => true,
-        Nonnegative::Never => false,
-        // An inference from the data gives way to bounds the caller set below 0.
-        Nonnegative::Auto => super::all_nonnegative(kept) && knobs.bounds.and_then(|b| b.upper).is_none_or(|u| u >= 0.0),
-    };
+    // An inference from the data gives way to bounds the caller set below 0.
+    let nonneg = knobs.nonnegative.holds(|| super::all_nonnegative(kept) && knobs.bounds.and_then(|b| b.upper).is_none_or(|u| u >= 0.0));
     let lower = knobs.bounds.and_then(|b| b.lower).into_iter().chain(nonneg.then_some(0.0)).fold(f64::NEG_INFINITY, f64::max);
     let upper = knobs.bounds.and_then(|b| b.upper).unwrap_or(f64::INFINITY);
     for &(start, len) in filled {

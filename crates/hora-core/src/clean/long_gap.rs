@@ -104,12 +104,11 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
         decisions.push(Decision::new(DecisionId::TrimHead, &p.unique_id, first, ctx.res).with_stamps(p.ts[..first].iter().copied()));
     }
     let dropped = p.y[..start].iter().filter(|v| v.is_finite()).count();
-    if dropped == 0 {
-        // Nothing observed before the gap: step 8 would split nothing off.
-        return Some(Cut { kept, decisions, grid_slots, inserted_slots, cut_rows: 0, cut_observed: 0 });
+    // Nothing observed before the gap (then `first` is `start`): step 8 would split nothing off.
+    if dropped > 0 {
+        let gap_end = stamps::step(p.ts[start], -1, ctx.freq, ctx.zone).unwrap_or(p.ts[start]);
+        decisions.push(Decision::new(DecisionId::Split, &p.unique_id, dropped, ctx.res).with_ranges([(p.ts[first], gap_end)]));
     }
-    let gap_end = stamps::step(p.ts[start], -1, ctx.freq, ctx.zone).unwrap_or(p.ts[start]);
-    decisions.push(Decision::new(DecisionId::Split, &p.unique_id, dropped, ctx.res).with_ranges([(p.ts[first], gap_end)]));
     Some(Cut { kept, decisions, grid_slots, inserted_slots, cut_rows: start - first, cut_observed: dropped })
 }
 

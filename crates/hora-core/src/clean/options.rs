@@ -128,10 +128,23 @@ pub const SEASONAL_PERIOD_MAX: u32 = 10_000;
 /// `accept` and `decline`: at most this many decision ids, each at most this many characters.
 pub const MAX_DECISION_IDS: usize = 200;
 pub const MAX_DECISION_ID_CHARS: usize = 200;
-/// What is wrong with `bounds` whose lower is above upper, and whose upper is below 0 while
-/// `nonnegative` is `true` (no filled value could satisfy both).
-pub const BOUNDS_ORDER: &str = "must have lower at most upper";
-pub const BOUNDS_BELOW_NONNEGATIVE: &str = "must have upper at least 0 when nonnegative is true";
+const BOUNDS_ORDER: &str = "must have lower at most upper";
+const BOUNDS_BELOW_NONNEGATIVE: &str = "must have upper at least 0 when nonnegative is true";
+
+/// What is wrong with `bounds` of `lower` and `upper` under `nonnegative`, if anything: lower
+/// above upper (or either not finite), or upper below 0 while `nonnegative` is `true` (no filled
+/// value could satisfy both; `auto`'s inference gives way to such bounds, but an explicit `true`
+/// is the caller's own word too: neither can win silently). The service asks it at validation
+/// step 3, the cleaning's own check of the knobs at step 5.
+pub fn bounds_fault(lower: f64, upper: f64, nonnegative: Option<Nonnegative>) -> Option<&'static str> {
+    if !(lower.is_finite() && upper.is_finite() && lower <= upper) {
+        Some(BOUNDS_ORDER)
+    } else if nonnegative == Some(Nonnegative::Always) && upper < 0.0 {
+        Some(BOUNDS_BELOW_NONNEGATIVE)
+    } else {
+        None
+    }
+}
 
 /// The knobs after checking, with their defaults filled in.
 #[derive(Debug, Clone, PartialEq)]
@@ -328,15 +341,12 @@ impl CleanOptions {
         }
         if let Some(b) = self.bounds {
             // The contract: "an object with numeric lower and upper" (both; the schema requires them).
-            // The service checks both rules at step 3 already, with these messages (src/validation/body.ts).
-            let ok = matches!((b.lower, b.upper), (Some(l), Some(u)) if l.is_finite() && u.is_finite() && l <= u);
-            if !ok {
-                return Err(HoraError::field("options.cleaning.bounds", BOUNDS_ORDER));
-            }
-            // `auto`'s inference gives way to bounds below 0, but an explicit `true` is the
-            // caller's own word too: neither can win silently.
-            if nonnegative == Some(Nonnegative::Always) && b.upper.is_some_and(|u| u < 0.0) {
-                return Err(HoraError::field("options.cleaning.bounds", BOUNDS_BELOW_NONNEGATIVE));
+            let fault = match (b.lower, b.upper) {
+                (Some(lower), Some(upper)) => bounds_fault(lower, upper, nonnegative),
+                _ => Some(BOUNDS_ORDER),
+            };
+            if let Some(fault) = fault {
+                return Err(HoraError::field("options.cleaning.bounds", fault));
             }
         }
         let long_gap = self.long_gap.as_deref().map(|v| LongGap::read("options.cleaning.long_gap", v)).transpose()?;

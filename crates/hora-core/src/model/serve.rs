@@ -53,14 +53,7 @@ pub fn forecast(model: &ModelSession, entities: &[ModelContext], h: usize, famil
         work.push(c.iter().map(|v| scale_pow2(*v, k)).collect());
         exponents.push(k);
     }
-    let clips: Vec<bool> = entities
-        .iter()
-        .map(|c| match opts.nonnegative {
-            Nonnegative::Always => true,
-            Nonnegative::Never => false,
-            Nonnegative::Auto => c.history_nonnegative,
-        })
-        .collect();
+    let clips: Vec<bool> = entities.iter().map(|c| opts.nonnegative.holds(|| c.history_nonnegative)).collect();
     let mut out: Vec<Vec<f64>> = vec![Vec::with_capacity(h * q); entities.len()];
     let mut produced = 0;
     while produced < h {
