@@ -264,3 +264,23 @@ fn hourly_naive_stamps_after_a_half_hour_fall_back_are_off_the_grid_and_the_fore
     // The observed values are the model's, unchanged; the dropped row's value is not among them.
     assert_eq!(e.values, (0..26).map(|k| k as f64).collect::<Vec<_>>());
 }
+
+#[test]
+fn naive_stamps_at_local_times_the_zone_skipped_or_repeated_are_reported_as_info_issues() {
+    // Beirut's clocks skip midnight on 2024-03-31: that date names 01:00 local, read forward.
+    let dates = daily("2024-03-01", 40, |d| d.format("%Y-%m-%d").to_string());
+    let out = run(&table(&dates), Some("D"), 1, &opts(json!({"timezone": "Asia/Beirut"}))).unwrap();
+    assert_eq!(issue(&out, "nonexistent_local_times"), Some(json!({"code": "nonexistent_local_times", "count": 1, "level": "info"})));
+    assert_eq!(issue(&out, "ambiguous_local_times"), None);
+    // Berlin's 02:00 hour is repeated on 2024-10-27: a logger on local time writes it twice.
+    let walls: Vec<String> = (0..48).map(|k| format!("2024-10-26 {:02}:00", k % 24)).collect();
+    let mut walls: Vec<String> = walls.iter().enumerate().map(|(k, w)| if k < 24 { w.clone() } else { w.replace("10-26", "10-27") }).collect();
+    walls.insert(27, "2024-10-27 02:00".to_string());
+    let rows: Vec<Row> = walls.iter().enumerate().map(|(k, w)| ("a".to_string(), w.clone(), Some(k as f64))).collect();
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"timezone": "Europe/Berlin"}))).unwrap();
+    assert_eq!(issue(&out, "ambiguous_local_times"), Some(json!({"code": "ambiguous_local_times", "count": 2, "level": "info"})));
+    assert_eq!(issue(&out, "nonexistent_local_times"), None);
+    // In UTC, or with offsets written, no local time is skipped or repeated.
+    let out = run(&table(&dates), Some("D"), 1, &opts(json!({}))).unwrap();
+    assert!(issue(&out, "nonexistent_local_times").is_none() && issue(&out, "ambiguous_local_times").is_none());
+}

@@ -150,6 +150,27 @@ fn long_gap_mask_falls_back_to_the_split_when_the_context_would_be_too_long() {
 }
 
 #[test]
+fn the_mask_fits_the_context_it_keeps_not_the_trailing_null_rows_trimmed_before_2026_12() {
+    // Found by audit: 4,096 slots ending in 2 null rows were judged as 4,098 under 2026-11, which
+    // trims those rows, so the split replaced the mask and dropped 1,000 observed points.
+    let mut rows = drop_range(hourly("a", 4098), 1000..1060);
+    let n = rows.len();
+    rows[n - 2].2 = None;
+    rows[n - 1].2 = None;
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"version": "2026-11", "long_gap": "mask"}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 4096);
+    assert_eq!(json_of(&out.entities[0].model_input)["long_gap_handling"], "mask");
+    let report = report_value(&out);
+    assert!(decisions(&report, "gap.split").is_empty());
+    assert_eq!(decisions(&report, "gap.trim_tail")[0]["count"], 2);
+    assert!(warnings(&out).iter().all(|w| w["code"] != "long_gap_mask_unavailable"));
+    // From 2026-12 the same two slots are a masked tail inside the context: 4,098 slots do not fit.
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"version": "2026-12", "long_gap": "mask"}))).unwrap();
+    assert_eq!(decisions(&report_value(&out), "gap.split").len(), 1);
+    assert!(warnings(&out).contains(&json!({"code": "long_gap_mask_unavailable", "unique_id": "a"})));
+}
+
+#[test]
 fn up_to_three_trailing_nulls_are_kept_as_a_masked_tail() {
     let mut rows = hourly("a", 30);
     rows[28].2 = None;

@@ -168,6 +168,32 @@ fn a_mask_without_a_model_gives_way_to_the_grid_cap_cut_as_the_forecast_does() {
     }
 }
 
+#[test]
+fn under_the_deprecated_rule_a_grid_cap_cut_without_a_split_still_counts_the_slots_it_cut_away() {
+    // Found by audit: a null row years back, nothing observed before the gap, so no split. Uncut,
+    // the 10 % rule counts every empty slot from that row on and blocks; the cut counted only what
+    // it kept and passed, so a longer gap turned the 422 into a 200. With a value before the gap
+    // the split starts the series in both, and both pass.
+    let verdict = |rows: &[Row], version: &str| match run(&table(rows), Some("s"), 1, &opts(json!({"version": version}))) {
+        Ok(_) => vec![],
+        Err(err) => report_of(&err)["blocking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| (b["reason"].clone(), b["caused_by"].clone(), b["missing_share"].as_f64().is_some_and(|s| s > 0.99)))
+            .collect(),
+    };
+    for version in ["2026-10", "2026-11", "2026-12"] {
+        for (ys, blocked) in [(vec![None], true), (vec![None, None], true), (vec![None, Some(5.0)], false)] {
+            let near = verdict(&stray_rows_then_seconds("2023-12-31T00:00:00Z", &ys, 0, false), version);
+            let far = verdict(&stray_rows_then_seconds("1990-01-01T00:00:00Z", &ys, 0, false), version);
+            assert_eq!(near, far, "{version} {ys:?}");
+            assert_eq!(!far.is_empty(), blocked, "{version} {ys:?}: {far:?}");
+            assert!(far.iter().all(|b| b.0 == "missing_share_too_high" && b.2), "{version} {ys:?}: {far:?}");
+        }
+    }
+}
+
 /// One row from 1990, then `n` rows a second apart from 2024: a grid of about a billion slots.
 fn stray_row_before_seconds(n: i64) -> Vec<Row> {
     let start = 1_704_067_200i64; // 2024-01-01T00:00:00Z

@@ -106,12 +106,12 @@ impl OnGrid<'_> {
     }
 
     /// Long gaps from slot `lo`: kept as masked steps with `long_gap: mask` (when the whole
-    /// context fits the model), else the latest contiguous segment is kept (a split). Returns
-    /// the first slot kept and whether the mask applies.
-    fn long_gaps(&self, long: &[(usize, usize)], lo: usize, out: &mut Outcome, d: &mut Vec<Decision>) -> (usize, bool) {
+    /// context, up to slot `end`, fits the model), else the latest contiguous segment is kept (a
+    /// split). Returns the first slot kept and whether the mask applies.
+    fn long_gaps(&self, long: &[(usize, usize)], (lo, end): (usize, usize), out: &mut Outcome, d: &mut Vec<Decision>) -> (usize, bool) {
         let (res, name, grid) = (self.ctx.res, self.name, self.grid);
         let Some(&(s, len)) = long.last() else { return (lo, false) };
-        let fits = self.ctx.limits.is_none_or(|l| grid.len() - lo <= l.max_context);
+        let fits = self.ctx.limits.is_none_or(|l| end - lo <= l.max_context);
         if res.knobs.long_gap_mask && fits {
             out.long_gap_points = long.iter().map(|r| r.1).sum();
             out.long_gap_masked = true;
@@ -124,6 +124,16 @@ impl OnGrid<'_> {
         let dropped = self.observed[lo..s].iter().filter(|o| **o).count();
         d.push(Decision::new(DecisionId::Split, name, dropped, res).with_ranges([(grid[lo], grid[s + len - 1])]));
         (s + len, false)
+    }
+
+    /// Where the context ends when the trailing nulls after slot `last` do not block: at the last
+    /// value where they are trimmed (before 2026-12), at the grid's end where they are a masked
+    /// tail. The mask's fit is judged on it, not on the rows as sent.
+    fn context_end(&self, last: usize) -> usize {
+        match self.ctx.res.policy.masked_tail_max {
+            None => last + 1,
+            Some(_) => self.grid.len(),
+        }
     }
 
     /// Trailing nulls after slot `last`: a short masked tail from 2026-12 (a longer one blocks),
@@ -213,7 +223,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let threshold = split_threshold(ctx);
     let runs: Vec<(usize, usize)> = missing_runs(&values[first..=last]).into_iter().map(|(s, l)| (s + first, l)).collect();
     let long: Vec<(usize, usize)> = runs.iter().copied().filter(|r| r.1 >= threshold).collect();
-    let (lo, mask_long) = g.long_gaps(&long, first, &mut out, &mut d);
+    let (lo, mask_long) = g.long_gaps(&long, (first, g.context_end(last)), &mut out, &mut d);
     let (kept_tail, tail_masked) = g.trailing(last, &mut out, &mut d);
     let end = last + 1 + kept_tail;
 
@@ -234,10 +244,13 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     if tail_masked {
         gaps.push(((last + 1, kept_tail), DecisionId::MaskedTail));
     }
-    // The series as sent, from a split on when one cut it: the deprecated rule's "series".
-    let series = &g.observed[if lo > first { lo } else { 0 }..];
+    // The series as sent, from a split on when one cut it: the deprecated rule's "series", with
+    // the empty slots a grid-cap cut took off ahead of it when no split did.
+    let (from, lead) = if lo > first { (lo, 0) } else { (0, p.empty_before) };
+    let series = &g.observed[from..];
+    let series_empty = (series.iter().filter(|o| !**o).count().saturating_add(lead), series.len().saturating_add(lead));
     let core_end = if tail_masked { end } else { last + 1 };
-    health_rules(&mut out, name, &gaps, lo..core_end, series, inserted_count > 0, ctx);
+    health_rules(&mut out, name, &gaps, lo..core_end, series_empty, inserted_count > 0, ctx);
     flag_values(&mut out, &values[lo..end], &g.observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;
@@ -362,9 +375,9 @@ pub(super) fn runs_of(flags: &[bool], want: bool) -> Vec<(usize, usize)> {
 }
 
 /// The policy's blocking rule: the health rules over the context `core` (a masked tail
-/// included, as one of `gaps`), or the deprecated one over `series` (observed flags of the
-/// series as sent).
-fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), DecisionId)], core: std::ops::Range<usize>, series: &[bool], inserted: bool, ctx: &Ctx) {
+/// included, as one of `gaps`), or the deprecated one over the series as sent (`series_empty`:
+/// its empty slots, and all its slots).
+fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), DecisionId)], core: std::ops::Range<usize>, series_empty: (usize, usize), inserted: bool, ctx: &Ctx) {
     let mut causes: Vec<DecisionId> = inserted.then_some(DecisionId::Regrid).into_iter().collect();
     for handling in [DecisionId::Impute, DecisionId::MaskLongGap, DecisionId::MaskedTail] {
         if gaps.iter().any(|(_, h)| *h == handling) {
@@ -377,7 +390,7 @@ fn health_rules(out: &mut Outcome, name: &str, gaps: &[((usize, usize), Decision
     match ctx.res.policy.blocking {
         BlockingRule::GapsAndNulls { share: s } => {
             // "Gaps plus nulls of a series": every empty slot, trimmed ends and the tail included.
-            let series_share = series.iter().filter(|o| !**o).count() as f64 / series.len().max(1) as f64;
+            let series_share = series_empty.0 as f64 / series_empty.1.max(1) as f64;
             if series_share >= s {
                 out.blocks.push(too_high(series_share, s));
             }

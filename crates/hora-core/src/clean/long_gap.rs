@@ -86,6 +86,9 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
     let missing = |i: usize| stamps::grid_len(p.ts[i], p.ts[i + 1], ctx.freq, ctx.zone).saturating_sub(2);
     let gap = (0..p.ts.len().saturating_sub(1)).rev().find(|&i| missing(i) >= threshold as u64)? + 1;
     let start = gap + p.y[gap..].iter().position(|v| v.is_finite())?;
+    // Slots from the first stamp up to (not including) the kept part's first one.
+    let grid_slots = usize::try_from(stamps::grid_len(p.ts[0], p.ts[start], ctx.freq, ctx.zone).saturating_sub(1)).unwrap_or(usize::MAX);
+    let dropped = p.y[..start].iter().filter(|v| v.is_finite()).count();
     let kept = Prepared {
         unique_id: p.unique_id.clone(),
         input_rows: p.input_rows,
@@ -94,16 +97,15 @@ pub fn presplit(p: &Prepared, ctx: &Ctx) -> Option<Cut> {
         y: p.y[start..].to_vec(),
         rows: p.rows[start..].to_vec(),
         decisions: p.decisions.clone(),
+        // Without a split the part cut away stays in the series the deprecated rule counts.
+        empty_before: if dropped == 0 { grid_slots } else { 0 },
     };
-    // Slots from the first stamp up to (not including) the kept part's first one.
-    let grid_slots = usize::try_from(stamps::grid_len(p.ts[0], p.ts[start], ctx.freq, ctx.zone).saturating_sub(1)).unwrap_or(usize::MAX);
     let inserted_slots = grid_slots.saturating_sub(start);
     let first = p.y[..start].iter().position(|v| v.is_finite()).unwrap_or(start);
     let mut decisions = Vec::new();
     if first > 0 {
         decisions.push(Decision::new(DecisionId::TrimHead, &p.unique_id, first, ctx.res).with_stamps(p.ts[..first].iter().copied()));
     }
-    let dropped = p.y[..start].iter().filter(|v| v.is_finite()).count();
     // Nothing observed before the gap (then `first` is `start`): step 8 would split nothing off.
     if dropped > 0 {
         let gap_end = stamps::step(p.ts[start], -1, ctx.freq, ctx.zone).unwrap_or(p.ts[start]);

@@ -79,6 +79,10 @@ pub enum Issue {
     TimestampFormat { format: &'static str, level: Level },
     /// Stamps without an offset were read as UTC (no `options.timezone`).
     NaiveTimestampsAssumedUtc { count: usize, level: Level },
+    /// Naive stamps at a local time the zone skipped (a spring-forward), read forward by the gap.
+    NonexistentLocalTimes { count: usize, level: Level },
+    /// Naive stamps at a local time the zone repeated (a fall-back), read as one of its passes.
+    AmbiguousLocalTimes { count: usize, level: Level },
     OutliersFlagged { count: usize, level: Level, stamps: Vec<String> },
     ValuesOutOfBounds { count: usize, level: Level, stamps: Vec<String> },
     /// Negative observed values under `nonnegative: true`.
@@ -92,6 +96,14 @@ impl Issue {
 
     pub fn naive_timestamps_assumed_utc(count: usize) -> Self {
         Issue::NaiveTimestampsAssumedUtc { count, level: Level::Info }
+    }
+
+    pub fn nonexistent_local_times(count: usize) -> Self {
+        Issue::NonexistentLocalTimes { count, level: Level::Info }
+    }
+
+    pub fn ambiguous_local_times(count: usize) -> Self {
+        Issue::AmbiguousLocalTimes { count, level: Level::Info }
     }
 
     /// `outliers_flagged` for `count` values, `stamps` the first of them.
@@ -112,6 +124,8 @@ impl Issue {
         vec![
             Issue::timestamp_format(DsFormat::Iso8601),
             Issue::naive_timestamps_assumed_utc(0),
+            Issue::nonexistent_local_times(0),
+            Issue::ambiguous_local_times(0),
             Issue::outliers_flagged(0, Vec::new()),
             Issue::values_out_of_bounds(0, Vec::new()),
             Issue::negative_values(0, Vec::new()),
@@ -159,7 +173,7 @@ mod tests {
         distinct.dedup();
         assert_eq!(distinct.len(), codes.len());
         let issues = crate::choice::wire_names(&Issue::one_of_each());
-        assert_eq!(issues, ["timestamp_format", "naive_timestamps_assumed_utc", "outliers_flagged", "values_out_of_bounds", "negative_values"]);
+        assert_eq!(issues, ["timestamp_format", "naive_timestamps_assumed_utc", "nonexistent_local_times", "ambiguous_local_times", "outliers_flagged", "values_out_of_bounds", "negative_values"]);
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub struct Prepared {
     /// the table's columns, covariates included.
     pub rows: Vec<u32>,
     pub decisions: Vec<Decision>,
+    /// Grid slots before `ts[0]` that a grid-cap cut took away without a split, none of them
+    /// observed: the deprecated blocking rule's series starts there, as it would uncut.
+    pub empty_before: usize,
 }
 
 /// `parsed`: the entity's stamps when validation already read them in the same zone and order.
@@ -64,7 +67,7 @@ pub fn prepare(table: &RowTable, e: usize, zone: &Zone, ds_format: Option<DayMon
         listed.dedup();
         decisions.push(Decision::new(DecisionId::Dedupe, name, dropped.len(), res).with_stamps(listed));
     }
-    Ok(Prepared { unique_id: name.clone(), input_rows: rows.len(), parsed, ts, y, rows: kept_rows, decisions })
+    Ok(Prepared { unique_id: name.clone(), input_rows: rows.len(), parsed, ts, y, rows: kept_rows, decisions, empty_before: 0 })
 }
 
 impl Prepared {

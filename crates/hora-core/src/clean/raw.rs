@@ -221,7 +221,7 @@ fn entity_as_sent(req: &CleanRequest, e: usize, ts: Vec<i64>, ctx: &entity::Ctx,
 }
 
 fn raw_prepared(name: &str, ts: Vec<i64>, y: Vec<f64>, rows: Vec<u32>) -> Prepared {
-    Prepared { unique_id: name.to_string(), input_rows: ts.len(), parsed: EntityStamps::default(), ts, y, rows, decisions: Vec::new() }
+    Prepared { unique_id: name.to_string(), input_rows: ts.len(), parsed: EntityStamps::default(), ts, y, rows, decisions: Vec::new(), empty_before: 0 }
 }
 
 /// A frequency the contract knows whose steps are calendar ones (`B` included, which the raw

@@ -173,6 +173,14 @@ fn series_entry(r: &ReportInput, i: usize, p: &Prepared) -> SeriesEntry {
     if naive > 0 && !r.zone.from_option {
         issues.push(Issue::naive_timestamps_assumed_utc(naive));
     }
+    // A naive stamp the zone's clock skipped or repeated was read by the DST rule (docs/time.md):
+    // the value is untouched, but which instant it names was a choice, so the report says so.
+    if p.parsed.skipped_local_rows > 0 {
+        issues.push(Issue::nonexistent_local_times(p.parsed.skipped_local_rows));
+    }
+    if p.parsed.repeated_local_rows > 0 {
+        issues.push(Issue::ambiguous_local_times(p.parsed.repeated_local_rows));
+    }
     // An entity with no grid (no numeric y, or too far off the grid) has no counts, as when an
     // error stopped before it.
     let counted = r.outcomes.get(i).filter(|o| o.has_grid);

@@ -51,6 +51,9 @@ pub struct EntityStamps {
     /// The zone calendar steps run in: `options.timezone`; without it UTC, or the zone of the one
     /// offset every row carries (docs/time.md).
     pub zone: ZoneRule,
+    /// Naive rows at a local time the zone skipped or repeated (`time::ParsedStamps`).
+    pub skipped_local_rows: usize,
+    pub repeated_local_rows: usize,
     /// Repeated local times read (`time::ParsedStamps::repeated_walls`).
     pub repeated_walls: Vec<i64>,
 }
@@ -116,6 +119,8 @@ pub fn parse_entity_after(table: &RowTable, rows: StampRows, e: usize, zone: &Zo
         explicit_offsets: p.explicit_offsets,
         offset_off_utc: p.offset_off_utc,
         zone: p.zone,
+        skipped_local_rows: p.skipped_local_rows,
+        repeated_local_rows: p.repeated_local_rows,
         repeated_walls: p.repeated_walls,
     })
 }
