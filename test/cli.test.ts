@@ -1,11 +1,12 @@
-import { execFile } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { SqliteDb } from '../src/native.js';
 import { digestKey } from '../src/store/keys.js';
 import { DB_FILE_NAME } from '../src/store/sqlite.js';
 import { tempDataDir } from './helpers/app.js';
@@ -226,6 +227,37 @@ describe('npx hora', () => {
     const failed = await run(process.execPath, [BIN, 'org', 'create', 'prefix-org'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir, HORA_KEY_PREFIX: 'a_b' } }).catch((e) => e);
     expect(failed.code).toBe(2);
     expect(JSON.parse(failed.stderr).error).toMatchObject({ code: 'invalid_value', message: expect.stringMatching(/HORA_KEY_PREFIX/) });
+  });
+
+  it('an answer that cannot be written is an error on stderr, and a key nobody saw is revoked', async () => {
+    // stdout on a full disk: the command is done, but its answer is lost.
+    const full = openSync('/dev/full', 'w');
+    const lost = (...args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir }, stdio: ['ignore', full, 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+    try {
+      const org = await lost('org', 'create', 'unseen-org');
+      expect(org.code).toBe(1);
+      expect(JSON.parse(org.stderr)).toEqual({ error: { code: 'failed', message: expect.stringMatching(/^the answer could not be written to stdout \(ENOSPC.*\); the command was done$/) } });
+      expect((await hora('org', 'create', 'unseen-org')).err.error.code).toBe('conflict');
+      await hora('account', 'create', 'unseen-acct', '--org', 'unseen-org');
+      const key = await lost('key', 'create', '--account', 'unseen-acct', '--name', 'k');
+      expect(key.code).toBe(1);
+      const keyId = /the new key (key_[0-9a-f]+) was never shown, so it was revoked$/.exec(JSON.parse(key.stderr).error.message)?.[1];
+      expect(keyId).toBeDefined();
+      const db = new SqliteDb(join(dataDir, DB_FILE_NAME));
+      try {
+        expect(db.query('SELECT revoked FROM api_keys WHERE key_id = ?', [keyId])).toEqual([{ revoked: 1 }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      closeSync(full);
+    }
   });
 
   it('`npx hora` run from the repository root resolves to this package bin', async () => {

@@ -26,6 +26,35 @@ async function mintingPrefix(store: SqliteStore, configured: string, setHere: bo
   };
 }
 
+/** Writes the answer and waits until it is handed over: a full disk or a closed pipe is an error
+ * the command must report, not an unhandled stream error with a stack trace. */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // The stream reports a failed write twice, to the callback and then as an 'error' event: the
+    // listener stays for that event, else it would be unhandled.
+    process.stdout.once('error', reject);
+    process.stdout.write(text, (err) => {
+      if (err) return reject(err);
+      process.stdout.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * The failure of an answer that could not be written, after the command was done. A key is shown
+ * only in that answer, so a key nobody saw is revoked rather than left live; any other change
+ * stays, and the message says so, since a retry would find it done.
+ */
+async function unseen(out: object, err: unknown, opened: Promise<{ store: SqliteStore }> | undefined): Promise<Error> {
+  const why = err instanceof Error ? err.message : String(err);
+  if ('key' in out && 'key_id' in out && opened) {
+    await (await opened).store.revokeKey(String(out.key_id));
+    return new Error(`the answer could not be written to stdout (${why}); the new key ${String(out.key_id)} was never shown, so it was revoked`);
+  }
+  return new Error(`the answer could not be written to stdout (${why}); the command was done`);
+}
+
 async function main(argv: string[]): Promise<number> {
   const session: { opened?: Promise<{ store: SqliteStore; keyPrefix: () => Promise<string> }> } = {};
   // The environment is read and the store opened only when a command needs them (after its
@@ -44,7 +73,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     try {
       const out = await runCommand({ store: async () => (await open()).store, keyPrefix: async () => (await open()).keyPrefix() }, argv);
-      process.stdout.write(`${JSON.stringify(out)}\n`);
+      try {
+        await writeOut(`${JSON.stringify(out)}\n`);
+      } catch (err) {
+        throw await unseen(out, err, session.opened);
+      }
       return 0;
     } finally {
       await (await session.opened?.catch(() => undefined))?.store.close();
