@@ -304,6 +304,35 @@ describe('validation order steps 3 to 6', () => {
     expectError(await post({ ...base({}, seven), future_covariates: [{ unique_id: 'a', ds, promo: 1 }] }), 422, 'COVARIATE_COLUMN_MISMATCH');
   });
 
+  it('of nine columns on one future row, the error names the future-only one, wherever it stands among the keys', async () => {
+    // Found by audit: the future rows' own cap fired on the ninth key in the row (c7 here), a
+    // column of the history, and never named the one past the request's 8.
+    const eight = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, 1]));
+    const series = seasonalRows('a', 24).map((r) => ({ ...r, ...eight }));
+    const ds = (d: number) => isoZ(Date.UTC(2024, 0, 2, d));
+    const future = [0, 1].map((d) => ({ unique_id: 'a', ds: ds(d), z: 1, ...eight }));
+    for (const body of [{ ...base({}, series), future_covariates: future }, { future_covariates: future, ...base({}, series) }]) {
+      const r = await post(body);
+      expectError(r, 422, 'VALIDATION_ERROR');
+      expect(r.json.error.details.errors).toEqual([{ field: 'future_covariates[0].z', message: 'is a covariate column past the 8 allowed in total' }]);
+    }
+  });
+
+  it('a covariate column name past 256 characters is a VALIDATION_ERROR naming its row, since every entity would repeat it', async () => {
+    // Found by audit: one 1 MB name on one row of 3,000 entities made an answer of 3 GB.
+    const long = 'x'.repeat(257);
+    const series = [...seasonalRows('a', 24), ...seasonalRows('b', 24)];
+    series[30] = { ...series[30]!, [long]: 1 };
+    const r = await post(base({}, series));
+    expectError(r, 422, 'VALIDATION_ERROR');
+    expect(r.json.error.details.errors).toEqual([{ field: 'series[30]', message: `has a covariate column name of 257 characters ("${'x'.repeat(32)}..."); at most 256 are allowed` }]);
+    // 256 characters, counted as characters, not bytes, is a column like any other.
+    const fits = series.map((row, i) => (i === 30 ? { ...seasonalRows('b', 24)[6]!, ['é'.repeat(256)]: 1 } : row));
+    const ok = await post(base({}, fits));
+    expect(ok.res.statusCode).toBe(200);
+    expect(ok.json.model_input[0].covariates[0].name).toBe('é'.repeat(256));
+  });
+
   it('future rows of an entity without history are FUTURE_COVARIATES_INVALID at step 3, before a model or horizon fault', async () => {
     const series = seasonalRows('a', 24).map((r) => ({ ...r, temp: 1 }));
     const future = [

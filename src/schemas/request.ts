@@ -6,6 +6,8 @@ import { REQUEST_SHAPE } from '../native.js';
 import { DEFAULT_VERSION, POLICY_VERSIONS, PRESETS } from '../policy/table.js';
 
 const MAX_COVARIATES = REQUEST_SHAPE.maxCovariateColumns;
+// Every entity's model_input repeats each column's name (docs/decisions.md).
+const MAX_NAME = REQUEST_SHAPE.maxColumnNameChars;
 
 const Scalar = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]);
 
@@ -19,8 +21,9 @@ export const SeriesRow = Type.Object(
   {
     additionalProperties: Scalar,
     maxProperties: 3 + MAX_COVARIATES,
+    propertyNames: { maxLength: MAX_NAME },
     // The cap is on the columns of all rows together, which JSON Schema cannot count: said in words.
-    description: `Other keys are past covariates: at most ${MAX_COVARIATES} columns over all series rows (one more is 422 VALIDATION_ERROR).`,
+    description: `Other keys are past covariates: at most ${MAX_COVARIATES} columns over all series rows (one more is 422 VALIDATION_ERROR), each name at most ${MAX_NAME} characters.`,
   },
 );
 
@@ -30,6 +33,7 @@ export const FutureCovariateRow = Type.Object(
   {
     additionalProperties: Scalar,
     maxProperties: 2 + MAX_COVARIATES,
+    propertyNames: { maxLength: MAX_NAME },
     description: `Future-known covariate values; \`y\` is forbidden. Other keys are covariates: at most ${MAX_COVARIATES} columns over all future rows (one more is 422 VALIDATION_ERROR), each also a column of the series rows (else 422 COVARIATE_COLUMN_MISMATCH).`,
   },
 );

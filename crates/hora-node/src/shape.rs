@@ -18,6 +18,8 @@ pub struct RequestShape {
     pub bounds_fields: Vec<String>,
     pub model_options_fields: Vec<String>,
     pub max_covariate_columns: u32,
+    /// Characters in a covariate column's name at most.
+    pub max_column_name_chars: u32,
     /// Entries of `details.errors[]` at most.
     pub max_listed_errors: u32,
     /// The message of an unknown field.
@@ -97,6 +99,7 @@ pub fn request_shape() -> RequestShape {
         bounds_fields: strings(hora_core::ingest::BOUNDS_FIELDS),
         model_options_fields: strings(hora_core::ingest::MODEL_OPTIONS_FIELDS),
         max_covariate_columns: hora_core::ingest::MAX_COVARIATE_COLUMNS as u32,
+        max_column_name_chars: hora_core::ingest::MAX_COLUMN_NAME_CHARS as u32,
         max_listed_errors: hora_core::ingest::MAX_LISTED_ERRORS as u32,
         unknown_field_message: hora_core::ingest::UNKNOWN_FIELD.to_string(),
         invalid_body_message: hora_core::error::INVALID_BODY.to_string(),

@@ -114,10 +114,15 @@ where
 }
 
 /// The warning for an entity's future rows whose stamp is no forecast stamp (past the horizon,
-/// inside the history, or off the grid): they are ignored, and the caller is told so rather
-/// than left to think they were used. `None` when every future row has a forecast stamp.
+/// inside the history, or off the grid), or that a later row for the same stamp supersedes (the
+/// last one sent counts, as in `series`): they are ignored, and the caller is told so rather
+/// than left to think they were used. `None` when every future row counts.
 pub fn unused_future_rows(unique_id: &str, forecast_stamps: &[i64], future_stamps: Option<&FutureRows>) -> Option<Warning> {
-    let unused: Vec<i64> = future_stamps?.instants.iter().copied().filter(|t| forecast_stamps.binary_search(t).is_err()).collect();
+    let instants = &future_stamps?.instants;
+    let mut later = std::collections::HashSet::with_capacity(instants.len());
+    let superseded: Vec<bool> = instants.iter().rev().map(|t| !later.insert(*t)).collect::<Vec<_>>().into_iter().rev().collect();
+    let ignored = |(t, s): (&i64, &bool)| *s || forecast_stamps.binary_search(t).is_err();
+    let unused: Vec<i64> = instants.iter().zip(&superseded).filter(|&row| ignored(row)).map(|(t, _)| *t).collect();
     if unused.is_empty() {
         return None;
     }

@@ -2,7 +2,7 @@
 //! entity's rows grouped at the end.
 
 use super::table::{columns_missing, CovariateColumn, RowTable, StrColumn};
-use super::MAX_COVARIATE_COLUMNS;
+use super::{MAX_COLUMN_NAME_CHARS, MAX_COVARIATE_COLUMNS};
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
@@ -52,6 +52,18 @@ pub(crate) struct TableBuilder {
     /// not an object): their own FUTURE_COVARIATES_INVALID, with no entity or no stamp to read,
     /// never an unreadable stamp.
     pub unread_rows: Vec<u32>,
+    /// Future rows: names past this array's own cap, with the row where each first appeared. The
+    /// cap counts the request's columns, so which of them is past it is known only against the
+    /// series rows' columns, which may come later in the body (`columns_missing_from`).
+    overflow: Vec<(u32, String)>,
+}
+
+/// Why a covariate column is not taken.
+pub(super) enum ColumnRefused {
+    /// Past `MAX_COVARIATE_COLUMNS` in this array.
+    PastCap,
+    /// A name of more than `MAX_COLUMN_NAME_CHARS` characters (its length).
+    NameTooLong(usize),
 }
 
 impl TableBuilder {
@@ -70,6 +82,7 @@ impl TableBuilder {
             column_first_rows: Vec::new(),
             future_invalid: None,
             unread_rows: Vec::new(),
+            overflow: Vec::new(),
         }
     }
 
@@ -129,25 +142,38 @@ impl TableBuilder {
         self.last_entity = self.entity_of_row.last().copied();
     }
 
-    /// The index of covariate column `name`, added if new; None past the columns allowed.
-    pub(super) fn column(&mut self, name: &str) -> Option<usize> {
+    /// The index of covariate column `name`, added if new.
+    pub(super) fn column(&mut self, name: &str) -> Result<usize, ColumnRefused> {
         if let Some(i) = self.covariates.iter().position(|c| c.name == name) {
-            return Some(i);
+            return Ok(i);
+        }
+        let chars = name.chars().count();
+        if chars > MAX_COLUMN_NAME_CHARS {
+            return Err(ColumnRefused::NameTooLong(chars));
         }
         if self.covariates.len() >= MAX_COVARIATE_COLUMNS {
-            return None;
+            // Enough names to find every one the request's error lists: the series rows hold at
+            // most the cap's worth of them, the rest are future-only.
+            let listed = MAX_COVARIATE_COLUMNS + crate::error::MAX_LISTED_ERRORS;
+            if self.kind == RowKind::Future && self.overflow.len() < listed && self.overflow.iter().all(|(_, n)| n != name) {
+                self.overflow.push((self.row_count() as u32, name.to_owned()));
+            }
+            return Err(ColumnRefused::PastCap);
         }
         self.covariates.push(CovariateColumn { name: name.to_owned(), values: Vec::new(), non_numeric: Vec::new() });
         self.column_first_rows.push(self.row_count() as u32);
-        Some(self.covariates.len() - 1)
+        Ok(self.covariates.len() - 1)
     }
 
     /// The columns of these future rows that the series rows lack (COVARIATE_COLUMN_MISMATCH),
-    /// each with the body row where it first appeared, in that order.
+    /// each with the body row where it first appeared, in that order: those past this array's
+    /// own cap too, all of which appeared after the columns it took.
     pub(super) fn columns_missing_from(&self, series: Option<&TableBuilder>) -> Vec<(u32, &str)> {
         let known = series.map_or(&[][..], |s| &s.covariates[..]);
         let missing = columns_missing(&self.covariates, known).into_iter();
-        missing.map(|i| (self.column_first_rows[i], self.covariates[i].name.as_str())).collect()
+        let taken = missing.map(|i| (self.column_first_rows[i], self.covariates[i].name.as_str()));
+        let past_cap = self.overflow.iter().filter(|(_, n)| known.iter().all(|c| c.name != *n)).map(|(row, n)| (*row, n.as_str()));
+        taken.chain(past_cap).collect()
     }
 
     /// Keeps the first reason `future_covariates` is invalid.

@@ -1,9 +1,9 @@
 //! `series[]` and `future_covariates[]` rows, read straight into columns.
 
-use super::builder::{RowKind, TableBuilder};
+use super::builder::{ColumnRefused, RowKind, TableBuilder};
 use super::cell::{Cell, CellSeed, KeySeed};
 use crate::error::FieldErrors;
-use super::COLUMN_PAST_TOTAL;
+use super::{COLUMN_PAST_TOTAL, MAX_COLUMN_NAME_CHARS};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -190,9 +190,22 @@ impl<'de, 'a> Visitor<'de> for RowVisitor<'a> {
                     }
                 }
                 name => {
-                    let Some(c) = b.column(name) else {
-                        self.errors.push(|| path(name), COLUMN_PAST_TOTAL);
-                        continue;
+                    let c = match b.column(name) {
+                        Ok(c) => c,
+                        // A future row's column past its array's cap is judged with the series
+                        // rows' columns once both are read (`columns_missing_from`).
+                        Err(ColumnRefused::PastCap) if kind == RowKind::Future => continue,
+                        Err(ColumnRefused::PastCap) => {
+                            self.errors.push(|| path(name), COLUMN_PAST_TOTAL);
+                            continue;
+                        }
+                        // The row, not the name, locates it: the name is what is too long to echo.
+                        Err(ColumnRefused::NameTooLong(chars)) => {
+                            let start: String = name.chars().take(32).collect();
+                            let message = format!("has a covariate column name of {chars} characters (\"{start}...\"); at most {MAX_COLUMN_NAME_CHARS} are allowed");
+                            self.errors.push(|| format!("{}[{}]", kind.name(), row), message);
+                            continue;
+                        }
                     };
                     if set_columns.contains(&c) {
                         self.errors.push(|| path(name), "duplicate key");
