@@ -69,7 +69,7 @@ describe('idempotency', () => {
     expect(first.rawPayload.length).toBe(size);
     const scope = { keyId: t.keyId, route: TEST_FORECAST, idempotencyKey: 'k-large' };
     const digest = await canonicalDigest(Buffer.from(JSON.stringify(body)));
-    const found = await t.store.idempotencyBegin(scope, digest, t.clock.now(), 1000);
+    const found = await t.store.idempotencyBegin(scope, digest, 'req_probe', t.clock.now(), 1000);
     expect(found.state).toBe('completed');
     if (found.state !== 'completed') return;
     expect(found.storedBytes).toBeLessThan(size / 10);
@@ -208,7 +208,7 @@ describe('idempotency', () => {
     await t.hora('key', 'revoke', String(revoked.key_id));
     expect((await post({ 'idempotency-key': 'k-401' }, { n: 1 }, String(revoked.key))).statusCode).toBe(401);
     const scope = { keyId: String(revoked.key_id), route: TEST_FORECAST, idempotencyKey: 'k-401' };
-    const found = await t.store.idempotencyBegin(scope, await canonicalDigest(Buffer.from('{"n":1}')), t.clock.now(), 1000);
+    const found = await t.store.idempotencyBegin(scope, await canonicalDigest(Buffer.from('{"n":1}')), 'req_probe', t.clock.now(), 1000);
     expect(found.state).toBe('started');
 
     await t.hora('account', 'update', 'acct', '--suspended', 'true');

@@ -132,28 +132,44 @@ describe('sqlite store', () => {
   it('idempotency: one claim wins, a completed record replays until it expires, an abandoned one frees the key', async () => {
     const { store } = await open();
     const scope = { keyId: 'k', route: '/v1/forecast', idempotencyKey: 'x' };
-    expect(await store.idempotencyBegin(scope, 'd1', 1000, 500)).toEqual({ state: 'started' });
-    expect(await store.idempotencyBegin(scope, 'd1', 1100, 500)).toEqual({ state: 'in_progress', bodyDigest: 'd1' });
-    expect(await store.idempotencyBegin(scope, 'other', 1100, 500)).toEqual({ state: 'in_progress', bodyDigest: 'd1' });
+    expect(await store.idempotencyBegin(scope, 'd1', 'req_0', 1000, 500)).toEqual({ state: 'started' });
+    expect(await store.idempotencyBegin(scope, 'd1', 'req_x', 1100, 500)).toEqual({ state: 'in_progress', bodyDigest: 'd1' });
+    expect(await store.idempotencyBegin(scope, 'other', 'req_y', 1100, 500)).toEqual({ state: 'in_progress', bodyDigest: 'd1' });
     // A running record past its lease (a dead process) is taken over.
-    expect(await store.idempotencyBegin(scope, 'd2', 1600, 500)).toEqual({ state: 'started' });
+    expect(await store.idempotencyBegin(scope, 'd2', 'req_1', 1600, 500)).toEqual({ state: 'started' });
     const response = { status: 200, contentType: 'application/json', body: Buffer.from('{"ok":1}'), requestId: 'req_1' };
     await store.idempotencyComplete(scope, response, 1700, 10_000);
-    expect(await store.idempotencyBegin(scope, 'd2', 2000, 500)).toEqual({ state: 'completed', bodyDigest: 'd2', response, storedBytes: 8 });
+    expect(await store.idempotencyBegin(scope, 'd2', 'req_2', 2000, 500)).toEqual({ state: 'completed', bodyDigest: 'd2', response, storedBytes: 8 });
     // Another body is refused on the digest alone: the stored answer is not read for it.
-    expect(await store.idempotencyBegin(scope, 'd-other', 2000, 500)).toEqual({ state: 'reused' });
-    expect(await store.idempotencyBegin(scope, 'd3', 11_701, 500)).toEqual({ state: 'started' });
-    await store.idempotencyAbandon(scope);
-    expect(await store.idempotencyBegin(scope, 'd4', 11_800, 500)).toEqual({ state: 'started' });
+    expect(await store.idempotencyBegin(scope, 'd-other', 'req_2', 2000, 500)).toEqual({ state: 'reused' });
+    expect(await store.idempotencyBegin(scope, 'd3', 'req_3', 11_701, 500)).toEqual({ state: 'started' });
+    await store.idempotencyAbandon(scope, 'req_3');
+    expect(await store.idempotencyBegin(scope, 'd4', 'req_4', 11_800, 500)).toEqual({ state: 'started' });
+  });
+
+  it('a request that outlived its lease neither completes, abandons nor withdraws the record another request claimed', async () => {
+    // Found by audit: A's completion landed on B's record, so B's retries replayed A's answer,
+    // and A's failure deleted B's running record, so a retry of B ran (and was billed) twice.
+    const { store } = await open();
+    const scope = { keyId: 'k', route: '/v1/forecast', idempotencyKey: 'late' };
+    const answer = (requestId: string) => ({ status: 200, contentType: 'application/json', body: Buffer.from(`{"by":"${requestId}"}`), requestId });
+    expect(await store.idempotencyBegin(scope, 'dA', 'req_A', 0, 500)).toEqual({ state: 'started' });
+    expect(await store.idempotencyBegin(scope, 'dB', 'req_B', 600, 500)).toEqual({ state: 'started' });
+    await store.idempotencyComplete(scope, answer('req_A'), 700, 10_000);
+    await store.idempotencyAbandon(scope, 'req_A');
+    await store.idempotencyWithdraw(scope, 'req_A');
+    expect(await store.idempotencyBegin(scope, 'dB', 'req_C', 800, 500)).toEqual({ state: 'in_progress', bodyDigest: 'dB' });
+    await store.idempotencyComplete(scope, answer('req_B'), 900, 10_000);
+    expect(await store.idempotencyBegin(scope, 'dB', 'req_D', 1000, 500)).toEqual({ state: 'completed', bodyDigest: 'dB', response: answer('req_B'), storedBytes: 14 });
   });
 
   it('a stored body larger than one chunk comes back byte for byte; incompressible bytes are stored as they are', async () => {
     const { store } = await open();
     const scope = { keyId: 'k', route: '/v1/forecast', idempotencyKey: 'big' };
     const body = randomBytes(CHUNK_BYTES * 2 + 12_345);
-    await store.idempotencyBegin(scope, 'd', 0, 1000);
+    await store.idempotencyBegin(scope, 'd', 'req_big', 0, 1000);
     await store.idempotencyComplete(scope, { status: 200, contentType: 'application/octet-stream', body, requestId: 'req_big' }, 10, 10_000);
-    const found = await store.idempotencyBegin(scope, 'd', 20, 1000);
+    const found = await store.idempotencyBegin(scope, 'd', 'req_again', 20, 1000);
     expect(found.state).toBe('completed');
     if (found.state !== 'completed') return;
     expect(found.response.body.equals(body)).toBe(true);
@@ -165,9 +181,9 @@ describe('sqlite store', () => {
     const scope = { keyId: 'k', route: '/v1/forecast', idempotencyKey: 'zip' };
     const body = Buffer.from(JSON.stringify({ values: Array.from({ length: 50_000 }, (_, i) => i % 100) }));
     expect(body.length).toBeGreaterThan(COMPRESS_MIN_BYTES);
-    await store.idempotencyBegin(scope, 'd', 0, 1000);
+    await store.idempotencyBegin(scope, 'd', 'req_zip', 0, 1000);
     await store.idempotencyComplete(scope, { status: 200, contentType: 'application/json', body, requestId: 'req_zip' }, 10, 10_000);
-    const found = await store.idempotencyBegin(scope, 'd', 20, 1000);
+    const found = await store.idempotencyBegin(scope, 'd', 'req_again', 20, 1000);
     if (found.state !== 'completed') throw new Error(found.state);
     expect(found.storedBytes).toBeLessThan(body.length / 5);
     expect(found.response.body.equals(body)).toBe(true);
@@ -188,7 +204,7 @@ describe('sqlite store', () => {
       ['{"error":"é"}'],
     );
     const { store } = await open(dir);
-    const found = await store.idempotencyBegin({ keyId: 'k', route: '/v1/forecast', idempotencyKey: 'legacy' }, 'd', 1000, 500);
+    const found = await store.idempotencyBegin({ keyId: 'k', route: '/v1/forecast', idempotencyKey: 'legacy' }, 'd', 'req_new', 1000, 500);
     expect(found).toEqual({
       state: 'completed',
       bodyDigest: 'd',
@@ -203,9 +219,9 @@ describe('sqlite store', () => {
     // Settled: only the day's own sweep can take these points away, not an ended lease.
     const { hold } = await store.quotaReserve('a', '2020-01-01', 5, 10, 0, 1000);
     await store.quotaSettle(hold!, 5);
-    await store.idempotencyBegin({ keyId: 'k', route: 'r', idempotencyKey: 'i' }, 'd', 0, 10);
+    await store.idempotencyBegin({ keyId: 'k', route: 'r', idempotencyKey: 'i' }, 'd', 'req_i', 0, 10);
     const done = { keyId: 'k', route: 'r', idempotencyKey: 'done' };
-    await store.idempotencyBegin(done, 'd', 0, 10);
+    await store.idempotencyBegin(done, 'd', 'req_x', 0, 10);
     await store.idempotencyComplete(done, { status: 200, contentType: 'text/plain', body: Buffer.from('x'), requestId: 'req_x' }, 0, 100);
     expect(rowsIn(store, 'idempotency')).toBe(2);
     // The day itself is kept while it is the oldest day kept.
@@ -225,11 +241,11 @@ describe('sqlite store', () => {
     await store.rpmConsume('a', 'p', window, 5);
     await store.quotaReserve('a', '2020-01-02', 5, 10, now, 60_000);
     const live = { keyId: 'k', route: 'r', idempotencyKey: 'live' };
-    await store.idempotencyBegin(live, 'd', now, 10);
+    await store.idempotencyBegin(live, 'd', 'req_x', now, 10);
     await store.idempotencyComplete(live, { status: 200, contentType: 'text/plain', body: Buffer.from('x'), requestId: 'req_x' }, now, 86_400_000);
     await store.sweep(now, '2020-01-02');
     expect(await store.rpmPeek('a', 'p', window)).toBe(1);
     expect(await store.quotaUsed('a', '2020-01-02')).toBe(5);
-    expect(await store.idempotencyBegin(live, 'd', now + 1, 10)).toMatchObject({ state: 'completed' });
+    expect(await store.idempotencyBegin(live, 'd', 'req_y', now + 1, 10)).toMatchObject({ state: 'completed' });
   });
 });

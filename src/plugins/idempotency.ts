@@ -117,7 +117,7 @@ export default fp(
       if (!state?.scope || state.finished) return;
       state.finished = true;
       const scope = state.scope;
-      await quietly(req, 'idempotency record could not be released', () => app.store.idempotencyAbandon(scope));
+      await quietly(req, 'idempotency record could not be released', () => app.store.idempotencyAbandon(scope, req.id));
     }
 
     /** Withdraws the outcome this request stored, when its answer is not delivered as stored. */
@@ -148,7 +148,7 @@ export default fp(
       if (!state || !req.tenant) return;
       const scope: IdempotencyScope = { keyId: req.tenant.keyId, route: req.routeOptions.url ?? req.url, idempotencyKey: state.key };
       const digest = await canonicalDigest(req.rawBody);
-      const found = await app.store.idempotencyBegin(scope, digest, app.clock.now(), leaseMs);
+      const found = await app.store.idempotencyBegin(scope, digest, req.id, app.clock.now(), leaseMs);
       if (found.state === 'started') {
         state.scope = scope;
         return;

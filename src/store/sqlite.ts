@@ -166,8 +166,8 @@ export class SqliteStore implements Store {
 
   // ---- idempotency ----
 
-  idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin> {
-    return this.idempotency.begin(scope, bodyDigest, nowMs, leaseMs);
+  idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, requestId: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin> {
+    return this.idempotency.begin(scope, bodyDigest, requestId, nowMs, leaseMs);
   }
 
   idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void> {
@@ -178,8 +178,8 @@ export class SqliteStore implements Store {
     return this.idempotency.prepare(scope, response, nowMs, retentionMs);
   }
 
-  idempotencyAbandon(scope: IdempotencyScope): Promise<void> {
-    return this.idempotency.abandon(scope);
+  idempotencyAbandon(scope: IdempotencyScope, requestId: string): Promise<void> {
+    return this.idempotency.abandon(scope, requestId);
   }
 
   idempotencyWithdraw(scope: IdempotencyScope, requestId: string): Promise<void> {

@@ -188,13 +188,14 @@ export interface Store {
   setEndpointPaused(endpoint: Endpoint, paused: boolean): Promise<void>;
   isEndpointPaused(endpoint: Endpoint): Promise<boolean>;
 
-  // Idempotency. `begin` is atomic: of two concurrent requests with one key, one starts.
-  idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin>;
+  // Idempotency. `begin` is atomic: of two concurrent requests with one key, one starts, and the
+  // record it claims is its own (`requestId`) until it completes, abandons or withdraws it.
+  idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, requestId: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin>;
   idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void>;
   /** Stores the body of an outcome whose record `quotaSettle` completes with the bill. */
   idempotencyPrepare(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<PreparedOutcome>;
-  /** Forgets a started record whose outcome is not stored, so the key may be retried. */
-  idempotencyAbandon(scope: IdempotencyScope): Promise<void>;
+  /** Forgets the record `requestId` started whose outcome is not stored, so the key may be retried. */
+  idempotencyAbandon(scope: IdempotencyScope, requestId: string): Promise<void>;
   /**
    * Forgets the outcome `requestId` stored (running or completed) when that request's answer
    * could not be delivered as stored (its billing failed): the key may be retried.

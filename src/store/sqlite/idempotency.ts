@@ -12,7 +12,7 @@ const chunkOwner = (scope: IdempotencyScope, requestId: string): string[] => [sc
 export class SqliteIdempotency {
   constructor(private readonly db: SqliteDb) {}
 
-  async begin(scope: IdempotencyScope, bodyDigest: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin> {
+  async begin(scope: IdempotencyScope, bodyDigest: string, requestId: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin> {
     const pk = [scope.keyId, scope.route, scope.idempotencyKey];
     const found = transaction(this.db, (): IdempotencyBegin | { state: 'stored'; row: Row } => {
       const row = one(this.db, 'SELECT * FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ?', pk);
@@ -24,23 +24,26 @@ export class SqliteIdempotency {
         if (text(row.body_digest) !== bodyDigest) return { state: 'reused' };
         return { state: 'stored', row };
       }
+      // A running record names the request that claimed it: only that one completes, abandons or
+      // withdraws it. One that outlived its lease (a clock jump, a stalled process) finds the
+      // record claimed by another and leaves it alone.
       this.db.run(
-        `INSERT INTO idempotency (key_id, route, idem_key, body_digest, state, expires_at) VALUES (?, ?, ?, ?, 'running', ?)
+        `INSERT INTO idempotency (key_id, route, idem_key, body_digest, state, request_id, expires_at) VALUES (?, ?, ?, ?, 'running', ?, ?)
          ON CONFLICT(key_id, route, idem_key) DO UPDATE SET body_digest = excluded.body_digest, state = 'running',
-           status = NULL, content_type = NULL, body = NULL, body_encoding = NULL, stored_bytes = NULL, request_id = NULL,
+           status = NULL, content_type = NULL, body = NULL, body_encoding = NULL, stored_bytes = NULL, request_id = excluded.request_id,
            expires_at = excluded.expires_at`,
-        [...pk, bodyDigest, nowMs + leaseMs],
+        [...pk, bodyDigest, requestId, nowMs + leaseMs],
       );
       return { state: 'started' };
     });
     if (found.state !== 'stored') return found;
     const row = found.row;
-    const requestId = text(row.request_id);
+    const storedBy = text(row.request_id);
     const stored = await this.storedBody(scope, row);
     return {
       state: 'completed',
       bodyDigest: text(row.body_digest),
-      response: { status: num(row.status), contentType: text(row.content_type), body: await decodeBody(stored.encoding, stored.bytes), requestId },
+      response: { status: num(row.status), contentType: text(row.content_type), body: await decodeBody(stored.encoding, stored.bytes), requestId: storedBy },
       storedBytes: stored.bytes.length,
     };
   }
@@ -108,10 +111,11 @@ export class SqliteIdempotency {
       const out = this.db.run(
         `UPDATE idempotency SET state = 'completed', status = ?, content_type = ?, body = NULL, body_encoding = ?, stored_bytes = ?,
            request_id = ?, expires_at = ?
-         WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running'`,
-        [p.status, p.contentType, p.encoding, p.storedBytes, p.requestId, p.expiresAt, p.scope.keyId, p.scope.route, p.scope.idempotencyKey],
+         WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running' AND request_id = ?`,
+        [p.status, p.contentType, p.encoding, p.storedBytes, p.requestId, p.expiresAt, p.scope.keyId, p.scope.route, p.scope.idempotencyKey, p.requestId],
       );
-      // The record was forgotten meanwhile: nothing would ever read these chunks.
+      // The record was forgotten meanwhile, or claimed by another request once this one's lease
+      // ended: nothing would ever read these chunks.
       if (out.changes === 0) this.dropChunks(p.scope, p.requestId);
     } catch (err) {
       this.dropChunks(p.scope, p.requestId);
@@ -132,14 +136,19 @@ export class SqliteIdempotency {
     }
   }
 
-  async abandon(scope: IdempotencyScope): Promise<void> {
-    this.db.run("DELETE FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running'", [scope.keyId, scope.route, scope.idempotencyKey]);
+  async abandon(scope: IdempotencyScope, requestId: string): Promise<void> {
+    this.db.run("DELETE FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running' AND request_id = ?", [
+      scope.keyId,
+      scope.route,
+      scope.idempotencyKey,
+      requestId,
+    ]);
   }
 
   async withdraw(scope: IdempotencyScope, requestId: string): Promise<void> {
     transaction(this.db, () => {
       this.db.run(
-        "DELETE FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ? AND (state = 'running' OR request_id = ?)",
+        'DELETE FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ? AND request_id = ?',
         [scope.keyId, scope.route, scope.idempotencyKey, requestId],
       );
       this.deleteChunks(scope, requestId);
