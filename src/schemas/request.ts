@@ -68,7 +68,11 @@ export const CleaningOptions = Type.Object(
         description: `${POLICY_VERSIONS.map((v) => (v === DEFAULT_VERSION ? `${v} (default)` : v)).join(', ')}; another value is 422 CLEANING_OPTION_UNSUPPORTED.`,
       }),
     ),
-    impute_method: Type.Optional(Type.Enum([...REQUEST_SHAPE.imputeMethods], { default: REQUEST_SHAPE.imputeMethods[0], description: 'docs/cleaning-policy.md.' })),
+    // No `default`: sending the value the engine uses when it is omitted is refused under `raw` and
+    // 2026-10, so a client filling defaults in from the document would break working requests.
+    impute_method: Type.Optional(
+      Type.Enum([...REQUEST_SHAPE.imputeMethods], { description: `${REQUEST_SHAPE.imputeMethods[0]} when omitted (2026-11 and later); docs/cleaning-policy.md.` }),
+    ),
     seasonal_period: Type.Optional(
       Type.Integer({ minimum: REQUEST_SHAPE.seasonalPeriodMin, maximum: REQUEST_SHAPE.seasonalPeriodMax, description: 'Steps; the default is the frequency\'s own period.' }),
     ),
@@ -158,6 +162,11 @@ export const ForecastRequest = Type.Object(
 export const CleanRequest = Type.Object(
   {
     ...TopLevelFields.properties,
+    // No `default` here: a dry run without a model judges no model limit, which naming the
+    // default model would change (SERIES_TOO_LONG, HORIZON_EXCEEDS_MODEL).
+    model: Type.Optional(
+      Type.String({ description: `${MODEL_IDS.join(' or its alias ')}; another value is 422 MODEL_NOT_AVAILABLE. Without it, no model's limits are judged (docs/decisions.md).` }),
+    ),
     h: Type.Optional(Type.Integer({ minimum: 1, maximum: H_FIELD_MAX, description: `${HORIZON_RULE} Without \`model\`, above ${H_FIELD_MAX} is VALIDATION_ERROR.` })),
     series: Type.Array(SeriesRow, { minItems: 1 }),
     future_covariates: Type.Optional(Type.Array(FutureCovariateRow)),

@@ -19,6 +19,10 @@ export const ErrorEnvelope = Type.Object({
   }),
 });
 
+/** A response value list: open, since the contract lets responses gain values ("clients should
+ * tolerate new values"), as the report's lists are in the OpenAPI document. */
+const known = (values: readonly string[]) => Type.String({ description: `Known values: ${values.join(', ')}; new ones may be added.` });
+
 const Interval = Type.Object({ lo: Type.Number(), hi: Type.Number() });
 
 export const ForecastRow = Type.Object({
@@ -37,7 +41,7 @@ export const ForecastRow = Type.Object({
 
 /** Outside `raw` the contract lists every field, and the engine always sends all seven. */
 export const DataQualityFull = Type.Object({
-  status: Type.Enum([...REPORT_SHAPE.qualityStatuses]),
+  status: known(REPORT_SHAPE.qualityStatuses),
   inferred_freq: Type.Union([Type.String(), Type.Null()], { description: 'null when freq was sent.' }),
   missing_ratio: Type.Number({ minimum: 0, maximum: 1 }),
   imputed_points: Type.Integer({ minimum: 0 }),
@@ -63,9 +67,9 @@ export const Usage = Type.Object({
 
 export const EffectivePolicy = Type.Object({
   id: Type.String(),
-  preset: Type.Enum([...PRESETS]),
+  preset: known(PRESETS),
   version: Type.String(),
-  source: Type.Enum([...POLICY_SOURCES]),
+  source: known(POLICY_SOURCES),
 });
 
 export const CovariateUse = Type.Object({
@@ -86,21 +90,21 @@ export const ModelInput = Type.Object(
     covariates: Type.Optional(Type.Array(CovariateUse)),
     // Only when they apply (contract: model_input[]).
     masked_tail: Type.Optional(Type.Integer({ minimum: 1, description: 'Trailing empty steps kept, masked (policy 2026-12 and later).' })),
-    tail_handling: Type.Optional(Type.Literal('mask')),
+    tail_handling: Type.Optional(known(['mask'])),
     long_gap_points: Type.Optional(Type.Integer({ minimum: 0, description: 'Only with options.cleaning.long_gap: mask.' })),
-    long_gap_handling: Type.Optional(Type.Literal('mask')),
+    long_gap_handling: Type.Optional(known(['mask'])),
     long_gap_reason: Type.Optional(Type.String()),
   },
   { additionalProperties: true },
 );
 
 export const QuantileReport = Type.Object({
-  policy: Type.Enum([...REQUEST_SHAPE.quantilePolicies]),
+  policy: known(REQUEST_SHAPE.quantilePolicies),
   requested: Type.Array(Type.Number()),
   used: Type.Array(Type.Number()),
   substitutions: Type.Array(Type.Object({ requested: Type.Number(), used: Type.Number() })),
   point_forecast: Type.Optional(
-    Type.Object({ requested: Type.Number(), used: Type.Number(), method: Type.Enum([...REPORT_SHAPE.pointMethods]) }),
+    Type.Object({ requested: Type.Number(), used: Type.Number(), method: known(REPORT_SHAPE.pointMethods) }),
   ),
 });
 
