@@ -17,6 +17,25 @@ fn an_entity_without_numeric_y_is_series_empty() {
 }
 
 #[test]
+fn an_entity_a_dedupe_left_without_numeric_y_reports_that_dedupe_alone_as_among_others() {
+    // Found by audit: with no other entity the run stopped before the stamps' decisions reached
+    // the report, so the dedupe that dropped the only number was not listed.
+    let emptied: Vec<Row> = vec![("a".into(), hour_stamp(0), Some(5.0)), ("a".into(), hour_stamp(0), None), ("a".into(), hour_stamp(1), None)];
+    let summary = |rows: &[Row], options: Value| {
+        let err = run(&table(rows), Some("h"), 1, &opts(options)).unwrap_err();
+        let report = report_of(&err);
+        let of_a = |list: &Value| -> Vec<Value> { list.as_array().unwrap().iter().filter(|x| x["unique_id"] == "a").cloned().collect() };
+        (err.code, of_a(&report["decisions"]), of_a(&report["blocking"]))
+    };
+    for options in [json!({}), json!({"preset": "strict"})] {
+        let alone = summary(&emptied, options.clone());
+        let among = summary(&[emptied.clone(), hourly("b", 20)].concat(), options.clone());
+        assert_eq!(alone, among, "{options}");
+        assert_eq!(alone.1.iter().map(|d| d["id"].clone()).collect::<Vec<_>>(), [json!("ds.dedupe")], "{options}");
+    }
+}
+
+#[test]
 fn entities_without_numeric_y_are_listed_among_the_others_and_the_first_blocked_decides() {
     let empty = |id: &str| (0..20).map(|k| (id.to_string(), hour_stamp(k), None)).collect::<Vec<Row>>();
     // Found by audit: the first empty entity used to stop cleaning, hiding every other block.

@@ -40,7 +40,13 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // its own cleaning below, so the report lists every blocked entity and the first in the order
     // sent decides the code. With nothing but such entities there is no frequency to find.
     if prepared.iter().all(|p| !p.has_values()) {
-        st.blocks.extend(prepared.iter().map(|p| Block::no_numeric_values(&p.unique_id)));
+        // As each would be listed among other entities (`merge`): its stamp repairs, a block
+        // for any that does not apply, then the empty series.
+        for p in &prepared {
+            st.blocks.extend(blocking::unapplied(&p.decisions, None));
+            st.blocks.push(Block::no_numeric_values(&p.unique_id));
+        }
+        st.stamp_decisions();
         return Err(st.error(None, &[]));
     }
     // Each entity's grid steps in its own zone (the request's, or its fixed offset).
@@ -255,6 +261,7 @@ impl<'a> State<'a> {
     fn attach_freq(&mut self, failure: FreqFailure) -> HoraError {
         let FreqFailure { error: err, blocks } = failure;
         self.blocks.extend(blocks);
+        self.stamp_decisions();
         self.blocks.extend(self.prepared.iter().filter(|p| !p.has_values()).map(|p| Block::no_numeric_values(&p.unique_id)));
         // Entities in the order sent; each entity's entries keep their order (a stable sort).
         let order: std::collections::HashMap<&str, usize> = self.prepared.iter().enumerate().map(|(e, p)| (p.unique_id.as_str(), e)).collect();
@@ -263,6 +270,13 @@ impl<'a> State<'a> {
             return self.error(None, &[]);
         }
         self.attach(err, None, &[])
+    }
+
+    /// The stamps' own decisions (`ds.sort`, `ds.dedupe`), made before any frequency, for a report
+    /// that ends the run before the entities are cleaned: a dedupe can be what left an entity
+    /// with no numeric `y`.
+    fn stamp_decisions(&mut self) {
+        self.decisions.extend(self.prepared.iter().flat_map(|p| p.decisions.iter().cloned()));
     }
 
     /// The first blocking entry decides the code, with the report attached.
