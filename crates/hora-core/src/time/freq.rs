@@ -33,6 +33,11 @@ pub struct Freq {
 /// Largest multiple accepted; keeps every step computation far from overflow.
 pub const MAX_MULTIPLE: u32 = 1_000_000;
 
+/// Digits a multiple is written in at most, leading zeros included: every entity's report entry
+/// echoes `freq` as sent, so a multiple of a million leading zeros made an answer of entities x
+/// a megabyte.
+const MAX_MULTIPLE_DIGITS: usize = MAX_MULTIPLE.ilog10() as usize + 1;
+
 fn unsupported(s: &str, why: &str) -> HoraError {
     HoraError::new(ErrorCode::FreqUnsupported, format!("freq {} is not supported: {why}", super::quoted(s))).with("freq", s)
 }
@@ -51,8 +56,8 @@ impl Freq {
             1
         } else {
             match num.parse::<u32>() {
-                Ok(v) if (1..=MAX_MULTIPLE).contains(&v) => v,
-                _ => return Err(unsupported(s, "the multiple must be an integer from 1 to 1000000")),
+                Ok(v) if (1..=MAX_MULTIPLE).contains(&v) && digits <= MAX_MULTIPLE_DIGITS => v,
+                _ => return Err(unsupported(s, "the multiple must be an integer from 1 to 1000000, in at most 7 digits")),
             }
         };
         let unit = match token {
