@@ -12,7 +12,7 @@ use super::prepare::{prepare, Prepared};
 use super::report::{self, ReportInput};
 use super::stamps::{self, AsHistory, FreqSpec, Zone};
 use super::covariates::{self, FutureRows};
-use super::{grid, raw, CleanEntity, CleanRequest, Cleaned};
+use super::{grid, raw, CleanEntity, CleanRequest, Cleaned, Purpose};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
 use crate::time::DayMonthOrder;
@@ -178,6 +178,11 @@ fn clean_entity(req: &CleanRequest, p: &Prepared, cut: Option<&long_gap::Cut>, f
     }
     let (columns, exog) = covariates::assess(req, p, &o, &ctx, future);
     o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future));
+    if req.purpose != Purpose::Forecast {
+        // Listed only to check the future rows: a dry run of 100,000 entities with future rows at
+        // h = 2048 held them all at once (1.6 GB), and two such runs aborted the process.
+        o.forecast_stamps = Vec::new();
+    }
     (pre, o, columns, exog)
 }
 
