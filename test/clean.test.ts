@@ -341,6 +341,18 @@ describe('versions and knobs through HTTP', () => {
     expect(JSON.parse(engine!.detailsJson.toString())).toEqual({ errors: [{ field: 'options.cleaning.bounds', message }] });
   });
 
+  it('bounds without 0 under structural_zero is a VALIDATION_ERROR at step 3: the slots it fills are zeros', async () => {
+    const message = 'must include 0 when structural_zero is true: the slots it fills are zeros';
+    for (const bounds of [{ lower: 5, upper: 100 }, { lower: -10, upper: -1 }]) {
+      const r = await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning: { bounds, structural_zero: true } } });
+      expectError(r, 422, 'VALIDATION_ERROR');
+      expect(r.json.error.details.errors).toEqual([{ field: 'options.cleaning.bounds', message }]);
+    }
+    for (const cleaning of [{ bounds: { lower: 0, upper: 100 }, structural_zero: true }, { bounds: { lower: 5, upper: 100 }, structural_zero: false }]) {
+      expect((await clean({ series: seasonalRows('a', 40), freq: 'h', options: { cleaning } })).res.statusCode).toBe(200);
+    }
+  });
+
   it('nonnegative sent as a boolean cleans as its string form: true flags negative values, false does not', async () => {
     const rows = seasonalRows('a', 40).map((r, i) => (i === 7 ? { ...r, y: -3 } : r));
     const body = (nonnegative: unknown) => ({ series: rows, freq: 'h', options: { cleaning: { nonnegative } } });

@@ -99,7 +99,7 @@ export async function parseAndValidate(raw: Buffer, forecast: boolean): Promise<
   const bounds = cleaning?.bounds as { lower?: unknown; upper?: unknown } | undefined;
   if (typeof bounds?.lower === 'number' && typeof bounds.upper === 'number') {
     const nonnegative = cleaning?.nonnegative === undefined ? undefined : String(cleaning.nonnegative);
-    const boundsFault = boundsError(bounds.lower, bounds.upper, nonnegative);
+    const boundsFault = boundsError(bounds.lower, bounds.upper, nonnegative, cleaning?.structural_zero === true);
     if (boundsFault) errors.push({ field: 'options.cleaning.bounds', message: boundsFault });
   }
   // Checked here for every preset: `raw` never reads the zone, but an unknown name is still invalid.

@@ -107,6 +107,37 @@ fn structural_zero_fills_missing_slots_with_zero() {
 }
 
 #[test]
+fn structural_zeros_are_not_missing_data_for_the_blocking_rules_or_the_split() {
+    // Found by audit: intermittent demand sent as its nonzero days (every second day of 60, a
+    // 30-day run of zeros near the start) was refused missing_share_too_high, or split, though
+    // the knob says the days left out are zeros.
+    let days: Vec<i64> = (0..60).filter(|d| d % 2 == 0 && !(4..34).contains(d)).chain([59]).collect();
+    let day = |d: i64| (chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + chrono::Days::new(d as u64)).format("%Y-%m-%d").to_string();
+    let rows: Vec<Row> = days.iter().map(|&d| ("a".to_string(), day(d), Some(3.0))).collect();
+    for version in ["2026-13", "2026-12", "2026-11"] {
+        let out = run(&table(&rows), Some("D"), 1, &opts(json!({"version": version, "structural_zero": true}))).unwrap_or_else(|e| panic!("{version}: {e:?}"));
+        let e = &out.entities[0];
+        assert_eq!(e.values.len(), 60, "{version}: no split");
+        assert_eq!(e.values.iter().filter(|v| **v == 0.0).count(), 60 - days.len(), "{version}");
+        assert!(decisions(&report_value(&out), "gap.split").is_empty(), "{version}");
+        // Without the knob the same rows are missing data.
+        assert!(run(&table(&rows), Some("D"), 1, &opts(json!({"version": version}))).is_err_and(|e| e.code == ErrorCode::SeriesDiscontinuous), "{version}");
+    }
+    // An explicit split threshold still splits: the caller asked for it.
+    let out = run(&table(&rows), Some("D"), 1, &opts(json!({"structural_zero": true, "gap_split_min_steps": 20}))).unwrap();
+    assert_eq!(decisions(&report_value(&out), "gap.split").len(), 1);
+}
+
+#[test]
+fn structural_zero_with_bounds_that_exclude_zero_is_refused() {
+    let err = run(&table(&gapped()), Some("h"), 1, &opts(json!({"structural_zero": true, "bounds": {"lower": 5, "upper": 100}}))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::ValidationError);
+    assert_eq!(err.details["errors"][0]["field"], "options.cleaning.bounds");
+    assert!(run(&table(&gapped()), Some("h"), 1, &opts(json!({"structural_zero": true, "bounds": {"lower": 0, "upper": 100}}))).is_ok());
+    assert!(run(&table(&gapped()), Some("h"), 1, &opts(json!({"structural_zero": false, "bounds": {"lower": 5, "upper": 100}}))).is_ok());
+}
+
+#[test]
 fn locf_and_seasonal_impute_methods_fill_as_named() {
     let t = table(&gapped());
     let locf = run(&t, Some("h"), 1, &opts(json!({"impute_method": "locf"}))).unwrap();

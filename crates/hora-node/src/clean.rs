@@ -45,12 +45,13 @@ pub fn check_cleaning_options(options: CleaningParams, dry_run: bool) -> Option<
 }
 
 /// Why `options.cleaning.bounds` of `lower` and `upper` cannot be used under `nonnegative` (its
-/// value as sent, boolean or string), in the engine's words, or `None`: the service checks it at
-/// validation step 3 with the body's other fields; an unreadable `nonnegative` is judged at step 5.
+/// value as sent, boolean or string) and `structural_zero`, in the engine's words, or `None`: the
+/// service checks it at validation step 3 with the body's other fields; an unreadable
+/// `nonnegative` is judged at step 5.
 #[napi]
-pub fn bounds_error(lower: f64, upper: f64, nonnegative: Option<String>) -> Option<String> {
+pub fn bounds_error(lower: f64, upper: f64, nonnegative: Option<String>, structural_zero: bool) -> Option<String> {
     let nonnegative = nonnegative.and_then(|v| Nonnegative::parse(&v));
-    options::bounds_fault(lower, upper, nonnegative).map(str::to_string)
+    options::bounds_fault(lower, upper, nonnegative, structural_zero).map(str::to_string)
 }
 
 #[napi(object)]

@@ -235,10 +235,12 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
 
     // Every gap of the kept context, with the decision that handles it: masked long gaps are gaps
     // too, and the contract's recent-gap and missing-share rules count them. So is a masked
-    // tail: the gap nearest the forecast origin (the contract calls it a trailing gap).
+    // tail: the gap nearest the forecast origin (the contract calls it a trailing gap). Under
+    // `structural_zero` the runs it fills are zeros the caller left out, not missing data.
+    let zeros = res.knobs.structural_zero;
     let mut gaps: Vec<((usize, usize), DecisionId)> = runs
         .iter()
-        .filter(|r| r.0 >= lo)
+        .filter(|r| r.0 >= lo && (masked(r) || !zeros))
         .map(|r| (*r, if masked(r) { DecisionId::MaskLongGap } else { DecisionId::Impute }))
         .collect();
     if tail_masked {
@@ -248,7 +250,8 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     // the empty slots a grid-cap cut took off ahead of it when no split did.
     let (from, lead) = if lo > first { (lo, 0) } else { (0, p.empty_before) };
     let series = &g.observed[from..];
-    let series_empty = (series.iter().filter(|o| !**o).count().saturating_add(lead), series.len().saturating_add(lead));
+    let zero_slots: usize = if zeros { fill.iter().map(|r| r.1).sum() } else { 0 };
+    let series_empty = (series.iter().filter(|o| !**o).count().saturating_add(lead) - zero_slots, series.len().saturating_add(lead));
     let core_end = if tail_masked { end } else { last + 1 };
     health_rules(&mut out, name, &gaps, lo..core_end, series_empty, inserted_count > 0, ctx);
     flag_values(&mut out, &values[lo..end], &g.observed[lo..end], &grid[lo..end], ctx);

@@ -14,11 +14,13 @@ pub fn auto_split_steps(period: usize) -> usize {
     (2 * period).max(16)
 }
 
-/// Missing steps from which a gap is long (`options.gap_split_min_steps`, 0 = never).
+/// Missing steps from which a gap is long (`options.gap_split_min_steps`, 0 = never). Under
+/// `structural_zero` a missing run is a run of zeros, not an outage: no automatic threshold.
 pub(super) fn split_threshold(ctx: &Ctx) -> usize {
     match ctx.res.gap_split_min_steps {
         Some(0) => usize::MAX,
         Some(k) => usize::try_from(k).unwrap_or(usize::MAX),
+        None if ctx.res.knobs.structural_zero => usize::MAX,
         None => auto_split_steps(ctx.period),
     }
 }

@@ -130,17 +130,21 @@ pub const MAX_DECISION_IDS: usize = 200;
 pub const MAX_DECISION_ID_CHARS: usize = 200;
 const BOUNDS_ORDER: &str = "must have lower at most upper";
 const BOUNDS_BELOW_NONNEGATIVE: &str = "must have upper at least 0 when nonnegative is true";
+const BOUNDS_WITHOUT_ZERO: &str = "must include 0 when structural_zero is true: the slots it fills are zeros";
 
-/// What is wrong with `bounds` of `lower` and `upper` under `nonnegative`, if anything: lower
-/// above upper (or either not finite), or upper below 0 while `nonnegative` is `true` (no filled
-/// value could satisfy both; `auto`'s inference gives way to such bounds, but an explicit `true`
-/// is the caller's own word too: neither can win silently). The service asks it at validation
-/// step 3, the cleaning's own check of the knobs at step 5.
-pub fn bounds_fault(lower: f64, upper: f64, nonnegative: Option<Nonnegative>) -> Option<&'static str> {
+/// What is wrong with `bounds` of `lower` and `upper` under `nonnegative` and `structural_zero`,
+/// if anything: lower above upper (or either not finite), upper below 0 while `nonnegative` is
+/// `true`, or 0 outside the bounds while `structural_zero` is true (no filled value could satisfy
+/// both; `auto`'s inference gives way to such bounds, but an explicit `true` is the caller's own
+/// word too: neither can win silently). The service asks it at validation step 3, the cleaning's
+/// own check of the knobs at step 5.
+pub fn bounds_fault(lower: f64, upper: f64, nonnegative: Option<Nonnegative>, structural_zero: bool) -> Option<&'static str> {
     if !(lower.is_finite() && upper.is_finite() && lower <= upper) {
         Some(BOUNDS_ORDER)
     } else if nonnegative == Some(Nonnegative::Always) && upper < 0.0 {
         Some(BOUNDS_BELOW_NONNEGATIVE)
+    } else if structural_zero && !(lower <= 0.0 && 0.0 <= upper) {
+        Some(BOUNDS_WITHOUT_ZERO)
     } else {
         None
     }
@@ -342,7 +346,7 @@ impl CleanOptions {
         if let Some(b) = self.bounds {
             // The contract: "an object with numeric lower and upper" (both; the schema requires them).
             let fault = match (b.lower, b.upper) {
-                (Some(lower), Some(upper)) => bounds_fault(lower, upper, nonnegative),
+                (Some(lower), Some(upper)) => bounds_fault(lower, upper, nonnegative, self.structural_zero == Some(true)),
                 _ => Some(BOUNDS_ORDER),
             };
             if let Some(fault) = fault {
