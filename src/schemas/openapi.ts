@@ -109,7 +109,14 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Forecast one or more entities (billed).',
           parameters: [
             ...trace,
-            { name: 'Idempotency-Key', in: 'header', required: false, schema: idempotencyKey },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: idempotencyKey,
+              // HTTP strips a header value's leading and trailing whitespace before any server sees it.
+              description: 'Leading and trailing spaces are not part of the value (HTTP strips them): "k " is the key "k", and a key of spaces alone is empty (400).',
+            },
             {
               name: 'X-Idempotency-Key',
               in: 'header',
