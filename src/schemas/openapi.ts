@@ -123,7 +123,7 @@ export function openApiDocument(): Record<string, unknown> {
               required: false,
               deprecated: true,
               schema: idempotencyKey,
-              description: 'Deprecated alias of Idempotency-Key; if both are sent they must be equal.',
+              description: 'Deprecated alias of Idempotency-Key; if both are sent they must be equal. Its leading and trailing spaces are stripped too.',
             },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ForecastRequest' } } } },

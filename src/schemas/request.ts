@@ -82,7 +82,10 @@ export const CleaningOptions = Type.Object(
       // fields, so the order is said in words.
       Type.Object(
         { lower: Type.Number(), upper: Type.Number() },
-        { additionalProperties: false, description: 'lower must be at most upper, else 422 VALIDATION_ERROR.' },
+        {
+          additionalProperties: false,
+          description: 'lower must be at most upper, upper at least 0 with nonnegative true, and 0 within the bounds with structural_zero true, else 422 VALIDATION_ERROR.',
+        },
       ),
     ),
     structural_zero: Type.Optional(Type.Boolean()),

@@ -36,6 +36,21 @@ fn an_entity_a_dedupe_left_without_numeric_y_reports_that_dedupe_alone_as_among_
 }
 
 #[test]
+fn a_split_proposed_or_declined_exempts_the_entity_from_the_count_of_stamps_in_the_report_too() {
+    // Found by audit: validation exempted it, but the report still listed SERIES_TOO_LONG on the
+    // 4,200 stamps, though accepting the split answers 200 with 3,000 points.
+    let rows = drop_range(hourly("a", 4700), 1200..1700);
+    for options in [json!({"preset": "strict"}), json!({"decline": ["gap.split"]}), json!({"clean_series": false})] {
+        let err = run(&table(&rows), Some("h"), 1, &opts(options.clone())).unwrap_err();
+        assert_eq!(err.code, ErrorCode::SeriesDiscontinuous, "{options}");
+        let reasons: Vec<Value> = report_of(&err)["blocking"].as_array().unwrap().iter().map(|b| b["reason"].clone()).collect();
+        assert!(!reasons.contains(&json!("too_long")), "{options}: {reasons:?}");
+    }
+    let out = run(&table(&rows), Some("h"), 1, &opts(json!({"preset": "strict", "accept": ["gap.split"]}))).unwrap();
+    assert_eq!(out.entities[0].values.len(), 3000);
+}
+
+#[test]
 fn entities_without_numeric_y_are_listed_among_the_others_and_the_first_blocked_decides() {
     let empty = |id: &str| (0..20).map(|k| (id.to_string(), hour_stamp(k), None)).collect::<Vec<Row>>();
     // Found by audit: the first empty entity used to stop cleaning, hiding every other block.

@@ -129,6 +129,18 @@ fn structural_zeros_are_not_missing_data_for_the_blocking_rules_or_the_split() {
 }
 
 #[test]
+fn a_slot_that_became_a_structural_zero_is_no_cause_of_a_block() {
+    // Found by audit: under the deprecated rule a block from the masked tail alone also named
+    // grid.regrid, for a day the knob had filled with a zero the rule does not count.
+    let day = |d: u64| (chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + chrono::Days::new(d)).format("%Y-%m-%d").to_string();
+    let rows: Vec<Row> = (0..21).filter(|&d| d != 8).map(|d| ("a".to_string(), day(d), (d < 18).then_some(1.0 + d as f64))).collect();
+    let err = run(&table(&rows), Some("D"), 1, &opts(json!({"version": "2026-12", "structural_zero": true}))).unwrap_err();
+    let blocking = report_of(&err)["blocking"].clone();
+    assert_eq!(blocking[0]["reason"], "missing_share_too_high", "{blocking}");
+    assert_eq!(blocking[0]["caused_by"], json!(["gap.masked_tail"]), "{blocking}");
+}
+
+#[test]
 fn structural_zero_with_bounds_that_exclude_zero_is_refused() {
     let err = run(&table(&gapped()), Some("h"), 1, &opts(json!({"structural_zero": true, "bounds": {"lower": 5, "upper": 100}}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::ValidationError);

@@ -253,7 +253,9 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let zero_slots: usize = if zeros { fill.iter().map(|r| r.1).sum() } else { 0 };
     let series_empty = (series.iter().filter(|o| !**o).count().saturating_add(lead) - zero_slots, series.len().saturating_add(lead));
     let core_end = if tail_masked { end } else { last + 1 };
-    health_rules(&mut out, name, &gaps, lo..core_end, series_empty, inserted_count > 0, ctx);
+    // The regrid takes part only through slots the rules count: not those that became zeros.
+    let inserted_counted = if zeros { gaps.iter().map(|&((s, l), _)| from_row[s..s + l].iter().filter(|r| !**r).count()).sum() } else { inserted_count };
+    health_rules(&mut out, name, &gaps, lo..core_end, series_empty, inserted_counted > 0, ctx);
     flag_values(&mut out, &values[lo..end], &g.observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;
@@ -273,7 +275,11 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     out.output_points = rows(from..lo) + if regrid_unapplied { rows(lo..end) } else { end - lo };
     out.grid = grid[lo..end].to_vec();
     out.values = values[lo..end].to_vec();
-    limits(&mut out, name, p.ts.len(), split, ctx);
+    // The gap's length exempts the entity from the count of stamps, not consent: a split proposed
+    // or declined exempts it too, as at validation (docs/decisions.md), and the grid it would
+    // keep is what is measured.
+    let split_found = d.iter().any(|x| x.id == DecisionId::Split);
+    limits(&mut out, name, p.ts.len(), split_found, ctx);
     if end > lo {
         (out.forecast_stamps, out.horizon_short) = horizon(&grid, end - 1, ctx);
     }
@@ -439,7 +445,8 @@ fn flag_values(out: &mut Outcome, values: &[f64], observed: &[bool], grid: &[i64
 }
 
 /// Context length against the model, when one is named: `SERIES_TOO_LONG` measured on the
-/// distinct stamps (unless a split cut the entity) or on the cleaned grid, and `SERIES_TOO_SHORT`.
+/// distinct stamps (unless the entity has a split, whatever its status) or on the cleaned grid,
+/// and `SERIES_TOO_SHORT`.
 /// Without a model (`/clean` without `model`) there is no context to measure against.
 fn limits(out: &mut Outcome, name: &str, timestamps: usize, split: bool, ctx: &Ctx) {
     let Some(l) = ctx.limits else { return };
