@@ -332,6 +332,11 @@ fn a_dry_run_reports_as_the_forecast_does_and_keeps_no_forecast_stamps_once_the_
     assert!(dry.entities.iter().all(|e| e.forecast_stamps.is_empty()));
     assert_eq!(forecast.entities[0].forecast_stamps, vec![micros(30), micros(31), micros(32)]);
     assert_eq!(forecast.entities[1].forecast_stamps.len(), 3);
+    // The engine's raw path, which the service's /v1/clean refuses, keeps none either.
+    let raw = opts(json!({"preset": "raw"}));
+    let dry = run_for(Purpose::DryRun, &t, Some(&f), Some("h"), 3, &raw).unwrap();
+    assert!(dry.entities.iter().all(|e| e.forecast_stamps.is_empty()));
+    assert_eq!(run_for(Purpose::Forecast, &t, Some(&f), Some("h"), 3, &raw).unwrap().entities[0].forecast_stamps.len(), 3);
 }
 
 

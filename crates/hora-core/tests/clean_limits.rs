@@ -36,6 +36,22 @@ fn an_entity_a_dedupe_left_without_numeric_y_reports_that_dedupe_alone_as_among_
 }
 
 #[test]
+fn a_report_that_ends_before_the_grid_stages_lists_the_stamps_decisions_made_so_far() {
+    // a: hourly with one stamp sent twice. b: slash dates whose day/month order nothing proves.
+    let mut a = hourly("a", 30);
+    a.push(a[5].clone());
+    let b: Vec<Row> = (1..=12).map(|d| ("b".to_string(), format!("{d}/{}/2024", d % 12 + 1), Some(1.0))).collect();
+    let ambiguous = run(&table(&[a.clone(), b].concat()), None, 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(ambiguous.code, ErrorCode::AmbiguousDateFormat);
+    assert_eq!(decisions(&report_of(&ambiguous), "ds.dedupe").len(), 1);
+    // Stamps no frequency fits: the frequency's failure, with a's dedupe listed.
+    let irregular: Vec<Row> = [0, 1, 3, 7, 15, 31, 63, 64].iter().map(|&k| ("c".to_string(), hour_stamp(k), Some(1.0))).chain([("c".to_string(), hour_stamp(0), Some(2.0))]).collect();
+    let failed = run(&table(&irregular), None, 1, &opts(json!({}))).unwrap_err();
+    assert_eq!(failed.code, ErrorCode::FreqInferenceFailed);
+    assert_eq!(decisions(&report_of(&failed), "ds.dedupe").len(), 1);
+}
+
+#[test]
 fn a_split_proposed_or_declined_exempts_the_entity_from_the_count_of_stamps_in_the_report_too() {
     // Found by audit: validation exempted it, but the report still listed SERIES_TOO_LONG on the
     // 4,200 stamps, though accepting the split answers 200 with 3,000 points.

@@ -12,7 +12,7 @@ use super::prepare::{prepare, Prepared};
 use super::report::{self, ReportInput};
 use super::stamps::{self, AsHistory, FreqSpec, Zone};
 use super::covariates::{self, FutureRows};
-use super::{grid, raw, CleanEntity, CleanRequest, Cleaned, Purpose};
+use super::{grid, raw, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::par;
 use crate::time::DayMonthOrder;
@@ -144,6 +144,7 @@ fn unread_stamps_error(req: &CleanRequest, res: &Resolved, zone: &Zone, each: Ve
     let read: Vec<Prepared> = each.into_iter().flatten().collect();
     let mut st = State::new(res, zone, &read, req.series.row_count());
     st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&req.series.entities[e])));
+    st.stamp_decisions();
     st.attach(first, None, &[])
 }
 
@@ -178,9 +179,7 @@ fn clean_entity(req: &CleanRequest, p: &Prepared, cut: Option<&long_gap::Cut>, f
     }
     let (columns, exog) = covariates::assess(req, p, &o, &ctx, future);
     o.warnings.extend(covariates::unused_future_rows(&p.unique_id, &o.forecast_stamps, future));
-    if req.purpose != Purpose::Forecast {
-        // Listed only to check the future rows: a dry run of 100,000 entities with future rows at
-        // h = 2048 held them all at once (1.6 GB), and two such runs aborted the process.
+    if !req.purpose.keeps_forecast_stamps() {
         o.forecast_stamps = Vec::new();
     }
     (pre, o, columns, exog)
@@ -278,8 +277,9 @@ impl<'a> State<'a> {
     }
 
     /// The stamps' own decisions (`ds.sort`, `ds.dedupe`), made before any frequency, for a report
-    /// that ends the run before the entities are cleaned: a dedupe can be what left an entity
-    /// with no numeric `y`.
+    /// that ends the run before the entities are cleaned (no numeric `y` anywhere, the frequency,
+    /// the day/month order): a dedupe can be what left an entity with no numeric `y`. Only the
+    /// first of these adds their blocks: the others' error is their own stage's.
     fn stamp_decisions(&mut self) {
         self.decisions.extend(self.prepared.iter().flat_map(|p| p.decisions.iter().cloned()));
     }

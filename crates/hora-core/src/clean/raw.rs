@@ -214,7 +214,7 @@ fn entity_as_sent(req: &CleanRequest, e: usize, ts: Vec<i64>, ctx: &entity::Ctx,
         unique_id: p.unique_id,
         values: o.values,
         stamps: o.grid,
-        forecast_stamps: o.forecast_stamps,
+        forecast_stamps: if req.purpose.keeps_forecast_stamps() { o.forecast_stamps } else { Vec::new() },
         history_nonnegative,
     };
     Ok((entity, unused))

@@ -57,7 +57,7 @@ impl Freq {
         } else {
             match num.parse::<u32>() {
                 Ok(v) if (1..=MAX_MULTIPLE).contains(&v) && digits <= MAX_MULTIPLE_DIGITS => v,
-                _ => return Err(unsupported(s, "the multiple must be an integer from 1 to 1000000, in at most 7 digits")),
+                _ => return Err(unsupported(s, &format!("the multiple must be an integer from 1 to {MAX_MULTIPLE}, in at most {MAX_MULTIPLE_DIGITS} digits"))),
             }
         };
         let unit = match token {
