@@ -11,6 +11,7 @@ mod entity;
 mod fill;
 mod freq;
 mod grid;
+mod horizon;
 pub mod kernels;
 mod long_gap;
 pub mod notices;

@@ -11,7 +11,7 @@ use super::covariates::FutureRows;
 use super::notices::Warning;
 use super::stamps::{self, AsHistory, EntityStamps, FreqSpec};
 use super::blocking::{self, Block, Measured};
-use super::{covariates, entity, grid, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
+use super::{covariates, entity, grid, horizon, prepare::Prepared, CleanEntity, CleanRequest, Cleaned};
 use crate::error::{ErrorCode, HoraError, Result};
 use crate::ingest::RowTable;
 use crate::time::{self, DsFormat};
@@ -192,7 +192,7 @@ fn entity_as_sent(req: &CleanRequest, e: usize, ts: Vec<i64>, ctx: &entity::Ctx,
     let rows: Vec<u32> = table.entity_range(e).map(|k| k as u32).collect();
     let values = table.entity_y(e).to_vec();
     let ctx = entity::Ctx { list_forecast_stamps: req.purpose.lists_forecast_stamps(future.is_some()), ..*ctx };
-    let (forecast_stamps, short) = entity::horizon(&ts, ts.len() - 1, &ctx);
+    let (forecast_stamps, short) = horizon::horizon(&ts, ts.len() - 1, &ctx);
     if short {
         return Err(grid::horizon_past_calendar(name));
     }
