@@ -52,6 +52,21 @@ fn a_report_that_ends_before_the_grid_stages_lists_the_stamps_decisions_made_so_
 }
 
 #[test]
+fn an_empty_entity_sent_first_decides_the_code_as_alone_when_the_others_give_no_frequency() {
+    // Found by review: under strict its proposed dedupe made TIMESTAMP_IRREGULAR alone or beside
+    // a regular entity, but SERIES_EMPTY beside one whose frequency could not be inferred.
+    let empty: Vec<Row> = vec![("e".into(), hour_stamp(0), None), ("e".into(), hour_stamp(0), None), ("e".into(), hour_stamp(1), None)];
+    let irregular: Vec<Row> = [0, 1, 3, 7, 15, 31, 63, 64].iter().map(|&k| ("c".to_string(), hour_stamp(k), Some(1.0))).collect();
+    let strict = opts(json!({"preset": "strict"}));
+    let code = |rows: &[Row]| run(&table(rows), None, 1, &strict).unwrap_err().code;
+    assert_eq!(code(&empty), ErrorCode::TimestampIrregular);
+    assert_eq!(code(&[empty.clone(), hourly("b", 30)].concat()), ErrorCode::TimestampIrregular);
+    assert_eq!(code(&[empty.clone(), irregular.clone()].concat()), ErrorCode::TimestampIrregular);
+    // Sent after the entity that gives no frequency, the frequency's failure decides.
+    assert_eq!(code(&[irregular, empty].concat()), ErrorCode::FreqInferenceFailed);
+}
+
+#[test]
 fn a_split_proposed_or_declined_exempts_the_entity_from_the_count_of_stamps_in_the_report_too() {
     // Found by audit: validation exempted it, but the report still listed SERIES_TOO_LONG on the
     // 4,200 stamps, though accepting the split answers 200 with 3,000 points.
@@ -318,6 +333,26 @@ fn a_stray_old_row_before_more_stamps_than_the_context_is_cut_not_allocated() {
     for err in [clean::check_length(&req).unwrap_err(), clean::run(&req).unwrap_err()] {
         assert_eq!(err.code, ErrorCode::SeriesTooLong);
         assert_eq!(err.details["series"], json!([{"unique_id": "a", "points": 5000}]));
+    }
+}
+
+#[test]
+fn a_grid_cap_cut_proposed_or_declined_exempts_the_entity_from_the_count_of_stamps_as_a_split_does() {
+    // Found by review: 2,000 seconds in 1990 and 3,000 in 2024 (5,000 stamps, over the context)
+    // got SERIES_TOO_LONG with no report unless every decision of the cut applied.
+    let second = |from: &str, k: i64| (from.parse::<chrono::DateTime<chrono::Utc>>().unwrap() + chrono::Duration::seconds(k)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let rows = |lead_nulls: i64| -> Vec<Row> {
+        let old = (0..2000).map(|k| ("a".to_string(), second("1990-01-01T00:00:00Z", k), (k >= lead_nulls).then_some(1.0)));
+        old.chain((0..3000).map(|k| ("a".to_string(), second("2024-01-01T00:00:00Z", k), Some((k as f64 / 10.0).sin())))).collect()
+    };
+    let cases = [(0, json!({"preset": "strict"})), (0, json!({"decline": ["gap.split"]})), (0, json!({"clean_series": false})), (3, json!({"preset": "strict", "accept": ["gap.split"]}))];
+    for (lead_nulls, options) in cases {
+        let (t, o) = (table(&rows(lead_nulls)), opts(options.clone()));
+        let req = CleanRequest { series: &t, future: None, freq: Some("s"), h: 1, options: &o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast };
+        assert!(clean::check_length(&req).is_ok(), "{options}");
+        let err = clean::run(&req).unwrap_err();
+        assert_eq!(err.code, ErrorCode::SeriesDiscontinuous, "{options}");
+        assert!(report_of(&err)["blocking"].as_array().unwrap().iter().all(|b| b["reason"] != "too_long"), "{options}");
     }
 }
 

@@ -141,6 +141,21 @@ fn a_slot_that_became_a_structural_zero_is_no_cause_of_a_block() {
 }
 
 #[test]
+fn a_regrid_the_knob_filled_nothing_of_is_still_a_cause_under_structural_zero() {
+    // Found by review: a trailing gap too long to mask, with absent days among its null rows, is
+    // counted by the deprecated rule; the knob filled none of it, yet grid.regrid left caused_by.
+    let day = |d: u64| (chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + chrono::Days::new(d)).format("%Y-%m-%d").to_string();
+    let rows: Vec<Row> = (0..27).filter(|d| d < &20 || d % 2 == 0).map(|d| ("a".to_string(), day(d), (d < 20).then_some(1.0 + d as f64))).collect();
+    let caused_by = |knob: bool| {
+        let err = run(&table(&rows), Some("D"), 1, &opts(json!({"version": "2026-12", "structural_zero": knob}))).unwrap_err();
+        let report = report_of(&err);
+        report["blocking"].as_array().unwrap().iter().find(|b| b["reason"] == "missing_share_too_high").map(|b| b["caused_by"].clone())
+    };
+    assert_eq!(caused_by(true), caused_by(false));
+    assert!(caused_by(true).is_some_and(|c| c.as_array().unwrap().contains(&json!("grid.regrid"))));
+}
+
+#[test]
 fn structural_zero_with_bounds_that_exclude_zero_is_refused() {
     let err = run(&table(&gapped()), Some("h"), 1, &opts(json!({"structural_zero": true, "bounds": {"lower": 5, "upper": 100}}))).unwrap_err();
     assert_eq!(err.code, ErrorCode::ValidationError);

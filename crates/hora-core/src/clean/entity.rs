@@ -254,9 +254,9 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     let zero_slots: usize = if zeros { fill.iter().map(|r| r.1).sum() } else { 0 };
     let series_empty = (series.iter().filter(|o| !**o).count().saturating_add(lead) - zero_slots, series.len().saturating_add(lead));
     let core_end = if tail_masked { end } else { last + 1 };
-    // The regrid takes part only through slots the rules count: not those that became zeros.
-    let inserted_counted = if zeros { gaps.iter().map(|&((s, l), _)| from_row[s..s + l].iter().filter(|r| !**r).count()).sum() } else { inserted_count };
-    health_rules(&mut out, name, &gaps, lo..core_end, series_empty, inserted_counted > 0, ctx);
+    // The regrid takes part through the slots it inserted, less those that became zeros.
+    let inserted_zeros: usize = if zeros { fill.iter().map(|&(s, l)| from_row[s..s + l].iter().filter(|r| !**r).count()).sum() } else { 0 };
+    health_rules(&mut out, name, &gaps, lo..core_end, series_empty, inserted_count > inserted_zeros, ctx);
     flag_values(&mut out, &values[lo..end], &g.observed[lo..end], &grid[lo..end], ctx);
 
     out.masked_tail = kept_tail;

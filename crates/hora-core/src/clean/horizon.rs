@@ -9,7 +9,7 @@ use super::stamps::{self, Zone};
 /// (docs/time.md). A step that lands on an instant already passed (a local day the zone skipped
 /// whole) is skipped, as in the grid; a slot's step index is at least its position, so the search
 /// starts there. Stamps past year 9999 end the list short; the pipeline refuses that.
-pub(super) fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> {
+fn forecast_stamps(grid: &[i64], last: usize, ctx: &Ctx) -> Vec<i64> {
     let mut out = Vec::with_capacity(ctx.h);
     let mut prev = grid[last];
     let base = step_base(grid, last, ctx.zone);

@@ -43,9 +43,9 @@ pub struct Cut {
 }
 
 impl Cut {
-    /// Whether every decision of the cut applies, so that what is kept is what goes on.
-    pub fn applied(&self) -> bool {
-        self.decisions.iter().all(Decision::applied)
+    /// Whether the cut records a `gap.split` (values lay before the gap), whatever its status.
+    pub fn splits(&self) -> bool {
+        self.decisions.iter().any(|d| d.id == DecisionId::Split)
     }
 
     /// Adds the cut to the kept part's cleaning outcome as if one cleaning had run on the whole

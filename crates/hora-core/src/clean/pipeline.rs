@@ -260,26 +260,30 @@ impl<'a> State<'a> {
 
     /// A frequency the request cannot resolve, which stops every entity before any is cleaned:
     /// the entities it stops are added to `blocking`, and the entities with no numeric y (which
-    /// took no part in the frequency) are listed `SERIES_EMPTY` in their place; when one of them
-    /// comes first it decides the code.
+    /// took no part in the frequency) are listed in their place as among others (their stamp
+    /// repairs that do not apply, then `SERIES_EMPTY`); when one of them comes first it decides
+    /// the code.
     fn attach_freq(&mut self, failure: FreqFailure) -> HoraError {
         let FreqFailure { error: err, blocks } = failure;
         self.blocks.extend(blocks);
         self.stamp_decisions();
-        self.blocks.extend(self.prepared.iter().filter(|p| !p.has_values()).map(|p| Block::no_numeric_values(&p.unique_id)));
+        for p in self.prepared.iter().filter(|p| !p.has_values()) {
+            self.blocks.extend(blocking::unapplied(&p.decisions, None));
+            self.blocks.push(Block::no_numeric_values(&p.unique_id));
+        }
         // Entities in the order sent; each entity's entries keep their order (a stable sort).
         let order: std::collections::HashMap<&str, usize> = self.prepared.iter().enumerate().map(|(e, p)| (p.unique_id.as_str(), e)).collect();
         self.blocks.sort_by_key(|b| order.get(b.unique_id.as_str()).copied().unwrap_or(usize::MAX));
-        if self.blocks.first().is_some_and(|b| b.code() == ErrorCode::SeriesEmpty) {
+        let empty_first = self.blocks.first().and_then(|b| self.prepared.iter().find(|p| p.unique_id == b.unique_id)).is_some_and(|p| !p.has_values());
+        if empty_first {
             return self.error(None, &[]);
         }
         self.attach(err, None, &[])
     }
 
     /// The stamps' own decisions (`ds.sort`, `ds.dedupe`), made before any frequency, for a report
-    /// that ends the run before the entities are cleaned (no numeric `y` anywhere, the frequency,
-    /// the day/month order): a dedupe can be what left an entity with no numeric `y`. Only the
-    /// first of these adds their blocks: the others' error is their own stage's.
+    /// that ends the run before the entities are cleaned: a dedupe can be what left an entity with
+    /// no numeric `y`.
     fn stamp_decisions(&mut self) {
         self.decisions.extend(self.prepared.iter().flat_map(|p| p.decisions.iter().cloned()));
     }

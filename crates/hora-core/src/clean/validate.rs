@@ -121,13 +121,15 @@ fn measured_lengths(req: &CleanRequest, res: &Resolved, prepared: &[Prepared], z
 fn measured_length(p: &Prepared, cut: Option<&long_gap::Cut>, ctx: &entity::Ctx, max_context: usize) -> Option<usize> {
     let split_by_cleaning = |p: &Prepared| grid::place(p, ctx.freq, ctx.zone).is_ok_and(|placed| entity::clean(p, placed, ctx).split_found());
     match cut {
-        // Cut ahead of the grid: what is kept is measured.
-        Some(c) if c.applied() => {
+        // Cut ahead of the grid at a long gap with values before it: the gap's length exempts the
+        // entity whatever the split's status, as for the step-8 split (docs/decisions.md), and
+        // what is kept is measured.
+        Some(c) if c.splits() => {
             (c.kept.ts.len() > max_context && !split_by_cleaning(&c.kept)).then_some(c.kept.ts.len())
         }
-        // A cut only proposed (`strict`) is not applied: the whole entity is measured, without
-        // building its grid.
-        Some(_) => Some(p.ts.len()),
+        // Only null rows before the gap: no split, so the entity is measured as sent, unless the
+        // cleaning of what is kept splits it (the whole grid is never built).
+        Some(c) => (!split_by_cleaning(&c.kept)).then_some(p.ts.len()),
         None => (!split_by_cleaning(p)).then_some(p.ts.len()),
     }
 }
