@@ -62,8 +62,10 @@ fn an_empty_entity_sent_first_decides_the_code_as_alone_when_the_others_give_no_
     assert_eq!(code(&empty), ErrorCode::TimestampIrregular);
     assert_eq!(code(&[empty.clone(), hourly("b", 30)].concat()), ErrorCode::TimestampIrregular);
     assert_eq!(code(&[empty.clone(), irregular.clone()].concat()), ErrorCode::TimestampIrregular);
-    // Sent after the entity that gives no frequency, the frequency's failure decides.
-    assert_eq!(code(&[irregular, empty].concat()), ErrorCode::FreqInferenceFailed);
+    // Sent after the entity that gives no frequency, the frequency's failure decides; so it does
+    // after a regular entity the failure does not list.
+    assert_eq!(code(&[irregular.clone(), empty.clone()].concat()), ErrorCode::FreqInferenceFailed);
+    assert_eq!(code(&[hourly("b", 30), empty, irregular].concat()), ErrorCode::FreqInferenceFailed);
 }
 
 #[test]
@@ -354,6 +356,21 @@ fn a_grid_cap_cut_proposed_or_declined_exempts_the_entity_from_the_count_of_stam
         assert_eq!(err.code, ErrorCode::SeriesDiscontinuous, "{options}");
         assert!(report_of(&err)["blocking"].as_array().unwrap().iter().all(|b| b["reason"] != "too_long"), "{options}");
     }
+}
+
+#[test]
+fn an_empty_entity_beside_a_long_one_takes_no_part_in_the_frequency_the_length_check_infers() {
+    // Found by audit: its daily stamps made step 6's inference fail, so the long hourly entity was
+    // measured as sent and refused SERIES_TOO_LONG with no report, its split never offered.
+    let long = drop_range(hourly("a", 4700), 1200..1700);
+    let empty: Vec<Row> = (0..20).map(|d| ("e".to_string(), format!("2025-03-{:02}", d + 1), None)).collect();
+    let t = table(&[long, empty].concat());
+    let o = opts(json!({"preset": "strict"}));
+    let req = CleanRequest { series: &t, future: None, freq: None, h: 1, options: &o, model_limits: Some(LIMITS), stamps: None, purpose: Purpose::Forecast };
+    assert!(clean::check_length(&req).is_ok());
+    let err = clean::run(&req).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SeriesDiscontinuous);
+    assert_eq!(decisions(&report_of(&err), "gap.split")[0]["status"], "proposed");
 }
 
 #[test]

@@ -261,7 +261,7 @@ impl<'a> State<'a> {
     /// A frequency the request cannot resolve, which stops every entity before any is cleaned:
     /// the entities it stops are added to `blocking`, and the entities with no numeric y (which
     /// took no part in the frequency) are listed in their place as among others (their stamp
-    /// repairs that do not apply, then `SERIES_EMPTY`); when one of them comes first it decides
+    /// repairs that do not apply, then `SERIES_EMPTY`); when one of them was sent first it decides
     /// the code.
     fn attach_freq(&mut self, failure: FreqFailure) -> HoraError {
         let FreqFailure { error: err, blocks } = failure;
@@ -274,8 +274,8 @@ impl<'a> State<'a> {
         // Entities in the order sent; each entity's entries keep their order (a stable sort).
         let order: std::collections::HashMap<&str, usize> = self.prepared.iter().enumerate().map(|(e, p)| (p.unique_id.as_str(), e)).collect();
         self.blocks.sort_by_key(|b| order.get(b.unique_id.as_str()).copied().unwrap_or(usize::MAX));
-        let empty_first = self.blocks.first().and_then(|b| self.prepared.iter().find(|p| p.unique_id == b.unique_id)).is_some_and(|p| !p.has_values());
-        if empty_first {
+        // The entity sent first, not the first listed: the failure need not list every entity.
+        if self.prepared.first().is_some_and(|p| !p.has_values()) {
             return self.error(None, &[]);
         }
         self.attach(err, None, &[])

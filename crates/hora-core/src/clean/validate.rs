@@ -67,8 +67,8 @@ fn read_with<T: Send>(
 
 /// Validation order step 6, before the quota and the cleaning: `SERIES_TOO_LONG` when an entity
 /// has more distinct timestamps (rows under `raw`) than the maximum context, unless it has a gap
-/// long enough for the cleaning's long-gap split to keep only its latest segment (applied, or
-/// proposed for the caller to accept). Only the entities over the limit are cleaned to
+/// long enough for the cleaning's long-gap split to keep only its latest segment (applied,
+/// proposed for the caller to accept, or declined: the gap's length decides, not consent). Only the entities over the limit are cleaned to
 /// decide, and any other finding is left to the cleaning step; an entity that cannot be cleaned
 /// (its stamps give no frequency, say) is not exempt.
 pub fn check_length(req: &CleanRequest) -> Result<()> {
@@ -105,7 +105,8 @@ pub fn check_length(req: &CleanRequest) -> Result<()> {
 /// with a grid too large to build (not built here), an entity is measured as it is.
 fn measured_lengths(req: &CleanRequest, res: &Resolved, prepared: &[Prepared], zones: &[Zone], zone: &Zone, long: &[usize], max_context: usize) -> Vec<Option<usize>> {
     let as_sent = || long.iter().map(|&e| Some(prepared[e].ts.len())).collect();
-    let Ok(choice) = freq::resolve(req.freq, prepared, zones, res) else { return as_sent() };
+    // As the cleaning infers it: entities with no numeric y take no part (docs/cleaning-policy.md, step 4).
+    let Ok(choice) = freq::resolve_over_valued(req.freq, prepared, zones, res) else { return as_sent() };
     let ctx = entity_ctx(req, res, &choice.spec, zone);
     let Ok(cut) = fit_grid(prepared, zones, &ctx) else { return as_sent() };
     long.iter()
