@@ -36,14 +36,17 @@ fn an_entity_a_dedupe_left_without_numeric_y_reports_that_dedupe_alone_as_among_
 }
 
 #[test]
-fn a_report_that_ends_before_the_grid_stages_lists_the_stamps_decisions_made_so_far() {
+fn a_report_that_ends_before_the_grid_stages_lists_the_stamps_decisions_made_so_far_and_counts_what_it_lists() {
     // a: hourly with one stamp sent twice. b: slash dates whose day/month order nothing proves.
     let mut a = hourly("a", 30);
     a.push(a[5].clone());
     let b: Vec<Row> = (1..=12).map(|d| ("b".to_string(), format!("{d}/{}/2024", d % 12 + 1), Some(1.0))).collect();
     let ambiguous = run(&table(&[a.clone(), b].concat()), None, 1, &opts(json!({}))).unwrap_err();
     assert_eq!(ambiguous.code, ErrorCode::AmbiguousDateFormat);
-    assert_eq!(decisions(&report_of(&ambiguous), "ds.dedupe").len(), 1);
+    let report = report_of(&ambiguous);
+    assert_eq!(decisions(&report, "ds.dedupe").len(), 1);
+    // Only a is listed, and only its 31 rows are counted.
+    assert_eq!((report["overall"]["series_count"].clone(), report["overall"]["input_points"].clone()), (json!(1), json!(31)));
     // Stamps no frequency fits: the frequency's failure, with a's dedupe listed.
     let irregular: Vec<Row> = [0, 1, 3, 7, 15, 31, 63, 64].iter().map(|&k| ("c".to_string(), hour_stamp(k), Some(1.0))).chain([("c".to_string(), hour_stamp(0), Some(2.0))]).collect();
     let failed = run(&table(&irregular), None, 1, &opts(json!({}))).unwrap_err();

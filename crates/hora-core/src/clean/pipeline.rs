@@ -142,7 +142,8 @@ fn unread_stamps_error(req: &CleanRequest, res: &Resolved, zone: &Zone, each: Ve
         return first;
     }
     let read: Vec<Prepared> = each.into_iter().flatten().collect();
-    let mut st = State::new(res, zone, &read, req.series.row_count());
+    // The report lists the entities that could be read, and counts their rows.
+    let mut st = State::new(res, zone, &read, read.iter().map(|p| p.input_rows).sum());
     st.blocks.extend(unproven.into_iter().map(|e| Block::ambiguous_date_format(&req.series.entities[e])));
     st.stamp_decisions();
     st.attach(first, None, &[])
