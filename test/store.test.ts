@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteDb, UNIQUE_VIOLATION } from '../src/native.js';
@@ -26,6 +26,24 @@ function rowsIn(store: SqliteStore, table: 'idempotency' | 'idempotency_chunks')
 }
 
 describe('sqlite store', () => {
+  it('a data directory it creates, and the database with its journal files, are its owner\'s alone', async () => {
+    // Found by audit: under umask 022 another user could copy the file and read tenants' stored
+    // answers and key digests.
+    const root = tempDataDir();
+    const dir = join(root, 'data');
+    const { store } = await open(dir);
+    dirs.push(root);
+    await store.createOrg('o', { preset: null, version: null });
+    const mode = (p: string) => statSync(p).mode & 0o777;
+    expect(mode(dir)).toBe(0o700);
+    const files = readdirSync(dir);
+    expect(files).toContain(DB_FILE_NAME);
+    // The database and the -wal / -shm files SQLite keeps beside it while open.
+    expect(files.filter((f) => f.startsWith(DB_FILE_NAME)).length).toBeGreaterThan(1);
+    for (const f of files) expect([f, mode(join(dir, f))]).toEqual([f, 0o600]);
+    await store.close();
+  });
+
   it('creates HORA_DATA_DIR when absent and migrates once; reopening keeps the data', async () => {
     const dir = join(tempDataDir(), 'nested', 'data');
     const { store } = await open(dir);

@@ -3,7 +3,7 @@
 // shared by all. Calls are synchronous and sub-millisecond (a stored outcome's body, which can be
 // hundreds of MB, is written and read a chunk per call); a multi-statement change runs inside
 // BEGIN IMMEDIATE (./sqlite/sql.ts).
-import { mkdirSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SqliteDb } from './addon.js';
 import { MIGRATIONS } from './migrations.js';
@@ -53,7 +53,9 @@ function makeDirectory(dir: string): void {
   }
   for (const d of missing.reverse()) {
     try {
-      mkdirSync(d);
+      // The store holds key digests and tenants' stored answers: the directory it is created in
+      // is the owner's alone (its parents, if made here, get the usual mode).
+      mkdirSync(d, d === dir ? { mode: 0o700 } : undefined);
     } catch (err) {
       // Another process (the CLI, a second server) may create it first, as recursive mkdir allowed.
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw err;
@@ -80,7 +82,10 @@ export class SqliteStore implements Store {
     let store: SqliteStore | undefined;
     try {
       makeDirectory(dir);
-      store = new SqliteStore(new SqliteDb(join(dir, DB_FILE_NAME)));
+      const file = join(dir, DB_FILE_NAME);
+      // Created owner-only before SQLite opens it, which gives its -wal and -shm files the same mode.
+      closeSync(openSync(file, 'a', 0o600));
+      store = new SqliteStore(new SqliteDb(file));
       store.migrate();
     } catch (err) {
       await store?.close();
