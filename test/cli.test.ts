@@ -244,6 +244,10 @@ describe('npx hora', () => {
       expect(org.code).toBe(1);
       expect(JSON.parse(org.stderr)).toEqual({ error: { code: 'failed', message: expect.stringMatching(/^the answer could not be written to stdout \(ENOSPC.*\); the command was done$/) } });
       expect((await hora('org', 'create', 'unseen-org')).err.error.code).toBe('conflict');
+      // Help changes nothing, and says nothing was done.
+      const help = await lost('--help');
+      expect(help.code).toBe(1);
+      expect(JSON.parse(help.stderr).error.message).toMatch(/^the answer could not be written to stdout \(ENOSPC[^)]*\)$/);
       await hora('account', 'create', 'unseen-acct', '--org', 'unseen-org');
       const key = await lost('key', 'create', '--account', 'unseen-acct', '--name', 'k');
       expect(key.code).toBe(1);

@@ -285,10 +285,19 @@ function isOptionAwaitingValue(arg: string | undefined): boolean {
   return arg !== undefined && arg.startsWith('--') && arg.length > 2 && !arg.includes('=') && arg !== '--help';
 }
 
+function isHelp(argv: string[]): boolean {
+  return argv.length === 0 || argv[0] === 'help' || asksForHelp(argv);
+}
+
+/** Whether a command line, once run, has changed the store: every command but help and `usage`. */
+export function changesState(argv: string[]): boolean {
+  return !isHelp(argv) && argv[0] !== 'usage';
+}
+
 /** Runs one command line (without the program name) and returns the JSON object to print. */
 export async function runCommand(ctx: CliContext, argv: string[]): Promise<Json> {
   // Help is an answer like any other: one JSON object on stdout, exit 0.
-  if (argv.length === 0 || argv[0] === 'help' || asksForHelp(argv)) return { usage: [...USAGE] };
+  if (isHelp(argv)) return { usage: [...USAGE] };
   const [group, verb, ...rest] = argv;
   switch (group) {
     case 'org':

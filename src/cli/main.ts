@@ -2,7 +2,7 @@
 // stderr and a non-zero exit.
 import { ConfigError, loadStoreConfig } from '../config.js';
 import { SqliteStore } from '../store/sqlite.js';
-import { CliError, runCommand } from './commands.js';
+import { changesState, CliError, runCommand } from './commands.js';
 
 /**
  * The prefix new keys get: the one the server last started with on this HORA_DATA_DIR, so that
@@ -42,17 +42,24 @@ function writeOut(text: string): Promise<void> {
 }
 
 /**
- * The failure of an answer that could not be written, after the command was done. A key is shown
- * only in that answer, so a key nobody saw is revoked rather than left live; any other change
- * stays, and the message says so, since a retry would find it done.
+ * The failure of an answer that could not be written, after the command ran. A key is shown only
+ * in that answer, so a key nobody saw is revoked rather than left live; any other change stays,
+ * and the message says so, since a retry would find it done (help and `usage` change nothing).
  */
-async function unseen(out: object, err: unknown, opened: Promise<{ store: SqliteStore }> | undefined): Promise<Error> {
-  const why = err instanceof Error ? err.message : String(err);
+async function unseen(out: object, err: unknown, opened: Promise<{ store: SqliteStore }> | undefined, changed: boolean): Promise<Error> {
+  const lost = `the answer could not be written to stdout (${err instanceof Error ? err.message : String(err)})`;
   if ('key' in out && 'key_id' in out && opened) {
-    await (await opened).store.revokeKey(String(out.key_id));
-    return new Error(`the answer could not be written to stdout (${why}); the new key ${String(out.key_id)} was never shown, so it was revoked`);
+    const keyId = String(out.key_id);
+    try {
+      await (await opened).store.revokeKey(keyId);
+    } catch (revoking) {
+      // A full disk can refuse the revocation too: the operator must learn which key is live.
+      const why = revoking instanceof Error ? revoking.message : String(revoking);
+      return new Error(`${lost}; the new key ${keyId} was never shown and could not be revoked (${why}): revoke it with \`hora key revoke ${keyId}\``);
+    }
+    return new Error(`${lost}; the new key ${keyId} was never shown, so it was revoked`);
   }
-  return new Error(`the answer could not be written to stdout (${why}); the command was done`);
+  return new Error(changed ? `${lost}; the command was done` : lost);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -76,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
       try {
         await writeOut(`${JSON.stringify(out)}\n`);
       } catch (err) {
-        throw await unseen(out, err, session.opened);
+        throw await unseen(out, err, changesState(argv) ? session.opened : undefined, changesState(argv));
       }
       return 0;
     } finally {

@@ -126,7 +126,9 @@ pub fn unused_future_rows(unique_id: &str, forecast_stamps: &[i64], future_stamp
     if unused.is_empty() {
         return None;
     }
-    let listed: Vec<String> = unused.iter().take(LISTED_MAX).map(|t| format_utc(*t)).collect();
+    // Each stamp listed once, as `ds.dedupe` lists its stamps; `count` counts the rows.
+    let mut seen = std::collections::HashSet::new();
+    let listed: Vec<String> = unused.iter().filter(|t| seen.insert(**t)).take(LISTED_MAX).map(|t| format_utc(*t)).collect();
     Some(Warning::FutureRowsUnused { count: unused.len(), stamps: listed, unique_id: unique_id.to_string() })
 }
 

@@ -175,6 +175,12 @@ impl Decision {
     }
 }
 
+/// Whether `decisions` hold a `gap.split`, whatever its status: the gap's length, not consent,
+/// exempts an entity from the count of its stamps (docs/decisions.md).
+pub fn has_split(decisions: &[Decision]) -> bool {
+    decisions.iter().any(|d| d.id == DecisionId::Split)
+}
+
 /// A decision record of the report, written straight to JSON with its keys in name order (the
 /// order a JSON map writes them in; the report's tests hold the bytes to that).
 impl Serialize for Decision {

@@ -64,7 +64,7 @@ impl Outcome {
     /// segment, whether the split was applied, proposed (`strict`, `clean_series: false`) or
     /// declined: the cleaning then answers for the entity, with its report.
     pub fn split_found(&self) -> bool {
-        self.decisions.iter().any(|x| x.id == DecisionId::Split)
+        super::decisions::has_split(&self.decisions)
     }
 
     /// Whether forecast stamps follow this entity's context (`h` > 0 and a context to step
@@ -279,8 +279,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     // The gap's length exempts the entity from the count of stamps, not consent: a split proposed
     // or declined exempts it too, as at validation (docs/decisions.md), and the grid it would
     // keep is what is measured.
-    let split_found = d.iter().any(|x| x.id == DecisionId::Split);
-    limits(&mut out, name, p.ts.len(), split_found, ctx);
+    limits(&mut out, name, p.ts.len(), super::decisions::has_split(&d), ctx);
     if end > lo {
         (out.forecast_stamps, out.horizon_short) = horizon::horizon(&grid, end - 1, ctx);
     }

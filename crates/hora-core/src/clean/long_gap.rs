@@ -45,7 +45,7 @@ pub struct Cut {
 impl Cut {
     /// Whether the cut records a `gap.split` (values lay before the gap), whatever its status.
     pub fn splits(&self) -> bool {
-        self.decisions.iter().any(|d| d.id == DecisionId::Split)
+        super::decisions::has_split(&self.decisions)
     }
 
     /// Adds the cut to the kept part's cleaning outcome as if one cleaning had run on the whole

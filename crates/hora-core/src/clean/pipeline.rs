@@ -40,12 +40,7 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
     // its own cleaning below, so the report lists every blocked entity and the first in the order
     // sent decides the code. With nothing but such entities there is no frequency to find.
     if prepared.iter().all(|p| !p.has_values()) {
-        // As each would be listed among other entities (`merge`): its stamp repairs, a block
-        // for any that does not apply, then the empty series.
-        for p in &prepared {
-            st.blocks.extend(blocking::unapplied(&p.decisions, None));
-            st.blocks.push(Block::no_numeric_values(&p.unique_id));
-        }
+        st.blocks.extend(prepared.iter().flat_map(empty_entity_blocks));
         st.stamp_decisions();
         return Err(st.error(None, &[]));
     }
@@ -73,6 +68,14 @@ fn run_on(req: &CleanRequest, threads: usize) -> Result<Cleaned> {
         input_data_points: outcomes.iter().map(|o| o.fed_points as u64).sum(),
         entities,
     })
+}
+
+/// The blocking entries of an entity with no numeric y, as it is listed among others (`merge`):
+/// its stamp repairs that do not apply, then the empty series.
+fn empty_entity_blocks(p: &Prepared) -> Vec<Block> {
+    let mut blocks = blocking::unapplied(&p.decisions, None);
+    blocks.push(Block::no_numeric_values(&p.unique_id));
+    blocks
 }
 
 /// Every entity prepared, or the error of the first whose stamps could not be read.
@@ -268,10 +271,7 @@ impl<'a> State<'a> {
         let FreqFailure { error: err, blocks } = failure;
         self.blocks.extend(blocks);
         self.stamp_decisions();
-        for p in self.prepared.iter().filter(|p| !p.has_values()) {
-            self.blocks.extend(blocking::unapplied(&p.decisions, None));
-            self.blocks.push(Block::no_numeric_values(&p.unique_id));
-        }
+        self.blocks.extend(self.prepared.iter().filter(|p| !p.has_values()).flat_map(empty_entity_blocks));
         // Entities in the order sent; each entity's entries keep their order (a stable sort).
         let order: std::collections::HashMap<&str, usize> = self.prepared.iter().enumerate().map(|(e, p)| (p.unique_id.as_str(), e)).collect();
         self.blocks.sort_by_key(|b| order.get(b.unique_id.as_str()).copied().unwrap_or(usize::MAX));
