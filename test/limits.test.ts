@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { ApiError } from '../src/errors.js';
 import { Capacity } from '../src/plugins/capacity.js';
+import { handleForecast, type QuotaSettlement } from '../src/forecast/handle.js';
 import { requestLeaseMs } from '../src/plugins/lease.js';
 import { bearer, makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_CLEAN, TEST_FORECAST } from './helpers/routes.js';
@@ -458,6 +459,21 @@ describe('capacity', () => {
     // Any other failure of the run is its own answer, and the slot is free again.
     const other = new ApiError('SERVICE_UNAVAILABLE', 'The model is unavailable.');
     expect(await capacity.runInference(() => Promise.reject(other)).catch((err) => err)).toBe(other);
+    expect(capacity.inference.running).toBe(0);
+  });
+
+  it('a forecast the model stops at its own deadline answers the budget timer\'s 504, not the engine\'s wording', async () => {
+    // Found by audit: the engine reports its stop as a resolved result carrying the error, which
+    // passed runInference by and reached the caller as "The model run passed the request budget."
+    // with details.stage, about one time in ten at a 150 ms budget.
+    const capacity = new Capacity({ inferenceSlots: 1, inferenceQueue: 0, inferenceWaitMs: 0, cleanCapacity: 1 }, 60_000);
+    const series = Array.from({ length: 3000 * 16 }, (_, i) => ({ unique_id: `e${Math.floor(i / 16)}`, ds: new Date(Date.UTC(2024, 0, 1, i % 16)).toISOString(), y: i % 5 }));
+    const input = { raw: Buffer.from(JSON.stringify({ series, h: 1024, freq: 'h' })), requestId: 'req_test', defaults: { key: { preset: null, version: null }, org: { preset: null, version: null } }, elapsedMs: () => 0 };
+    const settle: QuotaSettlement = { settle: () => {} };
+    // The model is given a budget already spent, while the service's timer has a minute to go.
+    const deps = { reserveQuota: async () => settle, runInference: <T>(task: (budgetMs: number) => Promise<T>) => capacity.runInference(() => task(0)) };
+    const stopped: ApiError = await handleForecast(input, deps).catch((err) => err);
+    expect([stopped.code, stopped.message, stopped.details]).toEqual(['GATEWAY_TIMEOUT', 'Inference did not finish within 60000 ms.', { budget_ms: 60_000 }]);
     expect(capacity.inference.running).toBe(0);
   });
 

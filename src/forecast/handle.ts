@@ -61,9 +61,13 @@ export async function handleForecast(input: ForecastInput, deps: ForecastDeps): 
   const cleaned = await runForecastCleaning(parsed, params);
   const refused = cleaned.error;
   if (refused) throw fromEngineError(refused);
-  const outcome = await deps.runInference((budgetMs) => runForecast(cleaned, { ...params, budgetMs }));
-  if (outcome.error) throw fromEngineError(outcome.error);
-  const parts = outcome.parts!;
+  // The engine's error is thrown inside the task, so the model's own stop at the budget reaches
+  // runInference as the same GATEWAY_TIMEOUT its timer gives, whichever comes first.
+  const parts = await deps.runInference(async (budgetMs) => {
+    const outcome = await runForecast(cleaned, { ...params, budgetMs });
+    if (outcome.error) throw fromEngineError(outcome.error);
+    return outcome.parts!;
+  });
   settlement.settle({ inputDataPoints: parts.inputDataPoints, forecastDataPoints: parts.forecastDataPoints });
   const assembling = performance.now();
   const body = await forecastBody(parts, { requestId: input.requestId, modelUsed: model.name, policy, latencyMs: input.elapsedMs() });
