@@ -264,6 +264,21 @@ describe('npx hora', () => {
     }
   });
 
+  it('a database path that is a named pipe is refused at once, not waited on', async () => {
+    // Found by audit: creating the file owner-only opened what was there, and a FIFO with no
+    // reader blocked the CLI (and the server) for ever. A child process, so a hang is a timeout.
+    const dir = tempDataDir();
+    try {
+      await run('mkfifo', [join(dir, DB_FILE_NAME)]);
+      const failed = await run(process.execPath, [BIN, 'org', 'create', 'o'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dir }, timeout: 10_000 }).catch((e) => e);
+      expect(failed.killed).toBe(false);
+      expect(failed.code).toBe(1);
+      expect(JSON.parse(failed.stderr).error.message).toMatch(/could not be opened/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('`npx hora` run from the repository root resolves to this package bin', async () => {
     const { stdout } = await run('npx', ['--no-install', 'hora', 'endpoint', 'resume', 'forecast'], { cwd: ROOT, env: { ...process.env, HORA_DATA_DIR: dataDir } });
     expect(JSON.parse(stdout)).toEqual({ endpoint: 'forecast', paused: false });

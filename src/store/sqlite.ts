@@ -63,6 +63,14 @@ function makeDirectory(dir: string): void {
   }
 }
 
+function createIfMissing(file: string, mode: number): void {
+  try {
+    closeSync(openSync(file, 'wx', mode));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+}
+
 export class SqliteStore implements Store {
   private readonly tenants: SqliteTenants;
   private readonly settings: SqliteSettings;
@@ -84,7 +92,8 @@ export class SqliteStore implements Store {
       makeDirectory(dir);
       const file = join(dir, DB_FILE_NAME);
       // Created owner-only before SQLite opens it, which gives its -wal and -shm files the same mode.
-      closeSync(openSync(file, 'a', 0o600));
+      // Only when missing (O_EXCL): opening what is there could block (a FIFO), and SQLite judges it.
+      createIfMissing(file, 0o600);
       store = new SqliteStore(new SqliteDb(file));
       store.migrate();
     } catch (err) {
