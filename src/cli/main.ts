@@ -83,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
       try {
         await writeOut(`${JSON.stringify(out)}\n`);
       } catch (err) {
-        throw await unseen(out, err, changesState(argv) ? session.opened : undefined, changesState(argv));
+        throw await unseen(out, err, session.opened, changesState(argv));
       }
       return 0;
     } finally {

@@ -193,7 +193,9 @@ export class SqliteStore implements Store {
   }
 
   idempotencyAbandon(scope: IdempotencyScope, requestId: string): Promise<void> {
-    return this.idempotency.abandon(scope, requestId);
+    // Now that a record names the request that claimed it, releasing it unstored is withdrawing
+    // what that request holds (a running record, and any chunks it prepared).
+    return this.idempotency.withdraw(scope, requestId);
   }
 
   idempotencyWithdraw(scope: IdempotencyScope, requestId: string): Promise<void> {

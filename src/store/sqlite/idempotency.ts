@@ -136,15 +136,6 @@ export class SqliteIdempotency {
     }
   }
 
-  async abandon(scope: IdempotencyScope, requestId: string): Promise<void> {
-    this.db.run("DELETE FROM idempotency WHERE key_id = ? AND route = ? AND idem_key = ? AND state = 'running' AND request_id = ?", [
-      scope.keyId,
-      scope.route,
-      scope.idempotencyKey,
-      requestId,
-    ]);
-  }
-
   async withdraw(scope: IdempotencyScope, requestId: string): Promise<void> {
     transaction(this.db, () => {
       this.db.run(

@@ -119,10 +119,9 @@ where
 /// than left to think they were used. `None` when every future row counts.
 pub fn unused_future_rows(unique_id: &str, forecast_stamps: &[i64], future_stamps: Option<&FutureRows>) -> Option<Warning> {
     let instants = &future_stamps?.instants;
-    let mut later = std::collections::HashSet::with_capacity(instants.len());
-    let superseded: Vec<bool> = instants.iter().rev().map(|t| !later.insert(*t)).collect::<Vec<_>>().into_iter().rev().collect();
-    let ignored = |(t, s): (&i64, &bool)| *s || forecast_stamps.binary_search(t).is_err();
-    let unused: Vec<i64> = instants.iter().zip(&superseded).filter(|&row| ignored(row)).map(|(t, _)| *t).collect();
+    // The row of each stamp's last copy, the one that counts.
+    let last: HashMap<i64, usize> = instants.iter().enumerate().map(|(i, &t)| (t, i)).collect();
+    let unused: Vec<i64> = instants.iter().enumerate().filter(|&(i, t)| last[t] != i || forecast_stamps.binary_search(t).is_err()).map(|(_, &t)| t).collect();
     if unused.is_empty() {
         return None;
     }

@@ -237,7 +237,7 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     // Every gap of the kept context, with the decision that handles it: masked long gaps are gaps
     // too, and the contract's recent-gap and missing-share rules count them. So is a masked
     // tail: the gap nearest the forecast origin (the contract calls it a trailing gap). Under
-    // `structural_zero` the runs it fills are zeros the caller left out, not missing data.
+    // `structural_zero` the runs it fills (`fill`) are declared zeros, not missing data.
     let zeros = res.knobs.structural_zero;
     let mut gaps: Vec<((usize, usize), DecisionId)> = runs
         .iter()
@@ -251,11 +251,14 @@ pub fn clean(p: &Prepared, placed: Placed, ctx: &Ctx) -> Outcome {
     // the empty slots a grid-cap cut took off ahead of it when no split did.
     let (from, lead) = if lo > first { (lo, 0) } else { (0, p.empty_before) };
     let series = &g.observed[from..];
-    let zero_slots: usize = if zeros { fill.iter().map(|r| r.1).sum() } else { 0 };
+    // The zeros' slots, and those of them the regrid inserted (it takes part through the others).
+    let (zero_slots, inserted_zeros) = if !zeros {
+        (0, 0)
+    } else {
+        fill.iter().fold((0, 0), |(n, i), &(s, l)| (n + l, i + from_row[s..s + l].iter().filter(|r| !**r).count()))
+    };
     let series_empty = (series.iter().filter(|o| !**o).count().saturating_add(lead) - zero_slots, series.len().saturating_add(lead));
     let core_end = if tail_masked { end } else { last + 1 };
-    // The regrid takes part through the slots it inserted, less those that became zeros.
-    let inserted_zeros: usize = if zeros { fill.iter().map(|&(s, l)| from_row[s..s + l].iter().filter(|r| !**r).count()).sum() } else { 0 };
     health_rules(&mut out, name, &gaps, lo..core_end, series_empty, inserted_count > inserted_zeros, ctx);
     flag_values(&mut out, &values[lo..end], &g.observed[lo..end], &grid[lo..end], ctx);
 

@@ -68,9 +68,10 @@ fn read_with<T: Send>(
 /// Validation order step 6, before the quota and the cleaning: `SERIES_TOO_LONG` when an entity
 /// has more distinct timestamps (rows under `raw`) than the maximum context, unless it has a gap
 /// long enough for the cleaning's long-gap split to keep only its latest segment (applied,
-/// proposed for the caller to accept, or declined: the gap's length decides, not consent). Only the entities over the limit are cleaned to
-/// decide, and any other finding is left to the cleaning step; an entity that cannot be cleaned
-/// (its stamps give no frequency, say) is not exempt.
+/// proposed for the caller to accept, or declined: the gap's length decides, not consent). Only
+/// the entities over the limit are cleaned to decide, and any other finding is left to the
+/// cleaning step; an entity that cannot be cleaned (its stamps give no frequency, say) is not
+/// exempt.
 pub fn check_length(req: &CleanRequest) -> Result<()> {
     // Options, zone and format were judged at earlier steps; only the length verdict is given here.
     let Some(limits) = req.model_limits else { return Ok(()) };
@@ -128,9 +129,8 @@ fn measured_length(p: &Prepared, cut: Option<&long_gap::Cut>, ctx: &entity::Ctx,
         Some(c) if c.splits() => {
             (c.kept.ts.len() > max_context && !split_by_cleaning(&c.kept)).then_some(c.kept.ts.len())
         }
-        // Only null rows before the gap: no split, so the entity is measured as sent, unless the
-        // cleaning of what is kept splits it (the whole grid is never built).
-        Some(c) => (!split_by_cleaning(&c.kept)).then_some(p.ts.len()),
-        None => (!split_by_cleaning(p)).then_some(p.ts.len()),
+        // No cut, or one with only null rows before the gap (no split): the entity is measured as
+        // sent, unless its cleaning splits it (a cut entity's whole grid is never built).
+        _ => (!split_by_cleaning(cut.map_or(p, |c| &c.kept))).then_some(p.ts.len()),
     }
 }
