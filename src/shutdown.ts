@@ -1,7 +1,7 @@
 // Graceful shutdown (SIGTERM, SIGINT): stop listening, let requests in flight finish, and close
 // whatever is still open after a grace period. Without the deadline a client that stopped
 // mid-body kept the process alive until it left, and an orchestrator's SIGKILL followed.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { MAX_TIMER_MS, type Config } from './config.js';
@@ -27,10 +27,20 @@ export function shutdownGraceMs(config: Pick<Config, 'inferenceWaitMs' | 'reques
  * (server.closeIdleConnections, which server.close() also runs) counts a connection idle as soon
  * as its response has ended, while a large body may still be queued in the socket: destroying it
  * then cut a 34 MB forecast at 4 MB, and the request was billed.
+ *
+ * A request also outlives its connection: a client that resets it after sending its whole body
+ * leaves the handler running to its end (billed, its outcome stored; docs/service.md). A shutdown
+ * waits for it too, or the process exit drops the run and holds its key and quota for their leases.
  */
 export class Connections {
   /** The requests in flight on each open connection. */
   private readonly inFlight = new Map<Socket, Set<IncomingMessage>>();
+  /**
+   * Every request not yet done, whatever became of its connection: it is done at onResponse or,
+   * its connection gone (Fastify runs no onResponse then), once its response has ended, which
+   * comes after every onSend hook (the billing, the stored outcome).
+   */
+  private readonly running = new Map<IncomingMessage, ServerResponse>();
   /** Work waiting for some of a connection's requests to be answered (one per connection). */
   private readonly waiters = new Map<Socket, { waitFor: Set<IncomingMessage>; run: () => void }>();
   /** The last request answered on each connection (its body may still be arriving). */
@@ -56,12 +66,15 @@ export class Connections {
     });
   }
 
-  begin(socket: Socket, req: IncomingMessage): void {
+  begin(socket: Socket, req: IncomingMessage, res: ServerResponse): void {
     this.inFlight.get(socket)?.add(req);
+    this.forgetOrphansDone();
+    this.running.set(req, res);
   }
 
   end(socket: Socket, req: IncomingMessage): void {
     this.inFlight.get(socket)?.delete(req);
+    this.running.delete(req);
     this.lastAnswered.set(socket, req);
     const waiting = this.waiters.get(socket);
     if (!waiting?.waitFor.delete(req) || waiting.waitFor.size > 0) return;
@@ -71,8 +84,13 @@ export class Connections {
 
   /** Whether some request is still being received, run or sent. */
   get busy(): boolean {
-    for (const reqs of this.inFlight.values()) if (reqs.size > 0) return true;
-    return false;
+    this.forgetOrphansDone();
+    return this.running.size > 0;
+  }
+
+  /** Drops the requests whose connection is gone and whose response has ended (no onResponse comes). */
+  private forgetOrphansDone(): void {
+    for (const [req, res] of this.running) if (req.socket.destroyed && res.writableEnded) this.running.delete(req);
   }
 
   /** The request whose bytes are still arriving on `socket`, if any (headers read, body not). */
@@ -152,7 +170,7 @@ export function trackConnections(app: FastifyInstance): void {
       done();
       return;
     }
-    connections.begin(socket, req.raw);
+    connections.begin(socket, req.raw, reply.raw);
     done();
   });
   app.addHook('onSend', (req, reply, payload, done) => {
@@ -188,14 +206,17 @@ export async function closeGracefully(app: FastifyInstance, graceMs: number): Pr
   const connections = app.connections;
   connections.closing = true;
   stopListening(app);
+  let expired = false;
   const deadline = setTimeout(() => {
     app.log.warn(`shutdown: closing the connections still open after ${graceMs} ms`);
+    expired = true;
     app.server.closeAllConnections();
   }, graceMs);
   try {
     // server.close() (in app.close) destroys connections whose response has ended but may not
     // have been sent: it runs only once every response has been handed to the OS.
-    while (connections.busy) {
+    // Past the deadline a request still running (its connection now closed) is not waited for.
+    while (connections.busy && !expired) {
       connections.endIdle();
       await new Promise((resolve) => setTimeout(resolve, IDLE_CHECK_MS));
     }

@@ -3,7 +3,9 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REQUEST_TIMEOUT_MS } from '../src/app.js';
+import { utcDay } from '../src/plugins/limits.js';
 import { closeGracefully, shutdownGraceMs } from '../src/shutdown.js';
+import { SqliteStore } from '../src/store/sqlite.js';
 import { makeTestApp, waitFor, type TestApp } from './helpers/app.js';
 import { TEST_FORECAST } from './helpers/routes.js';
 
@@ -213,6 +215,55 @@ describe('request timeout and shutdown', () => {
     expect(client.received().split('HTTP/1.1 ').length - 1).toBe(1);
     expect(client.received().toLowerCase()).toContain('connection: close');
   }, 30_000);
+
+  it('a shutdown waits for a keyed request whose client reset its connection: it runs to its end and is billed', async () => {
+    const { app, port } = await listening(60_000);
+    const client = rawClient(port);
+    const body = JSON.stringify({ gate: 'reset', reserve: 10, settle: { input: 4, forecast: 2 } });
+    client.socket.write(rawPost(app.key, body).replace('\r\n\r\n', '\r\nIdempotency-Key: reset-1\r\n\r\n'));
+    await waitFor(() => app.control.runs === 1);
+    // A reset, not a FIN (a half-closed client is still reading): the connection is gone at once.
+    client.socket.resetAndDestroy();
+    await waitFor(client.closed, 1000);
+    let closed = false;
+    const closing = closeGracefully(app.app, 20_000).then(() => (closed = true));
+    // Longer than the shutdown's idle check: a close that counted requests per connection ended
+    // here, and its process exit dropped the run, its billing and its stored outcome.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(closed).toBe(false);
+    app.control.open('reset');
+    await closing;
+    const store = await SqliteStore.open(app.config.dataDir);
+    try {
+      const usage = await store.usageForDay('acct', utcDay(app.clock.now()));
+      expect([usage.billedPoints, usage.requests.forecast]).toEqual([6, 1]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a shutdown stops waiting at its deadline for a request whose client reset its connection', async () => {
+    const { app, port } = await listening(60_000);
+    const client = rawClient(port);
+    client.socket.write(rawPost(app.key, JSON.stringify({ gate: 'never' })));
+    await waitFor(() => app.control.runs === 1);
+    client.socket.resetAndDestroy();
+    await waitFor(client.closed, 1000);
+    // A close held past its 300 ms grace would show as this test's own timeout.
+    await closeGracefully(app.app, 300);
+    app.control.open('never');
+  });
+
+  it('a shutdown does not wait for a request whose client reset its connection mid-body', async () => {
+    const { app, port } = await listening(60_000);
+    const client = rawClient(port);
+    stallMidBody(client.socket, app.key);
+    await new Promise((r) => setTimeout(r, 50));
+    client.socket.resetAndDestroy();
+    await waitFor(client.closed, 1000);
+    // A grace longer than this test's timeout: the close must end because nothing is left to run.
+    await closeGracefully(app.app, 120_000);
+  });
 
   it('the grace period is the model wait plus the request budget plus 10 s, as docs/service.md states (45 s with the defaults)', () => {
     expect(shutdownGraceMs({ inferenceWaitMs: 5_000, requestBudgetMs: 30_000 })).toBe(45_000);
