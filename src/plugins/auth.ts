@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
 import { rawHeaderValues } from '../raw-headers.js';
 import { digestKey, digestsEqual, REQUIRED_SCOPE } from '../store/keys.js';
-import { routePolicy } from './types.js';
+import { routePolicy } from './route-policy.js';
 
 /** Seconds a caller is told to wait while an endpoint is paused (docs/service.md). */
 export const PAUSED_RETRY_AFTER_S = 30;

@@ -8,7 +8,7 @@ import { ApiError, headerValidationError } from '../errors.js';
 import { canonicalDigest } from '../native.js';
 import type { IdempotencyScope } from '../store/store.js';
 import { requestLeaseMs } from './lease.js';
-import { routePolicy } from './types.js';
+import { routePolicy } from './route-policy.js';
 
 /** RFC 9745 value: deprecated since 2026-10-08T00:00:00Z. */
 export const DEPRECATION_HEADER_VALUE = '@1791417600';

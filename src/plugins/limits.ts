@@ -7,7 +7,8 @@ import { ApiError } from '../errors.js';
 import { refusedByHeaders } from './body.js';
 import type { PreparedOutcome, QuotaHold, Store, UsageRow } from '../store/store.js';
 import { requestLeaseMs } from './lease.js';
-import { requireTenant, routePolicy, type Clock } from './types.js';
+import { requireTenant, routePolicy } from './route-policy.js';
+import type { Clock } from './types.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;

@@ -2,11 +2,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { CleaningDefaultsByLevel } from '../policy/effective.js';
-import type { Endpoint, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { Capacity } from './capacity.js';
 import type { IdempotencyState } from './idempotency.js';
-import type { Limits, QuotaReservation, RateLimitState, RpmPolicy } from './limits.js';
+import type { Limits, QuotaReservation, RateLimitState } from './limits.js';
 import type { Connections } from '../shutdown.js';
+import type { RoutePolicy } from './route-policy.js';
 
 /** Who is calling, set by the auth plugin on every authenticated request. */
 export interface Tenant {
@@ -15,13 +16,6 @@ export interface Tenant {
   orgId: string;
   scopes: string[];
   defaults: CleaningDefaultsByLevel;
-}
-
-/** What the plugins do for a route: its endpoint name, rpm policy and idempotency support. */
-export interface RoutePolicy {
-  endpoint: Endpoint;
-  rpmPolicy: RpmPolicy;
-  idempotent: boolean;
 }
 
 export interface Clock {
@@ -58,24 +52,4 @@ declare module 'fastify' {
     /** Overrides the built-in route table (test routes). */
     hora?: RoutePolicy;
   }
-}
-
-const ROUTES: Record<string, RoutePolicy> = {
-  '/v1/forecast': { endpoint: 'forecast', rpmPolicy: 'forecast-rpm', idempotent: true },
-  '/v1/clean': { endpoint: 'clean', rpmPolicy: 'clean-rpm', idempotent: false },
-};
-
-/** The policy of the matched route, or null (unauthenticated routes, 404s). */
-export function routePolicy(req: FastifyRequest): RoutePolicy | null {
-  if (req.is404) return null;
-  const own = req.routeOptions.config?.hora;
-  if (own) return own;
-  const url = req.routeOptions.url;
-  return url !== undefined ? (ROUTES[url] ?? null) : null;
-}
-
-/** The tenant of an authenticated request; a handler on a policy route can rely on it. */
-export function requireTenant(req: FastifyRequest): Tenant {
-  if (!req.tenant) throw new Error('route has no authenticated tenant (missing route policy?)');
-  return req.tenant;
 }

@@ -5,7 +5,7 @@ import { fromEngineError } from '../../errors.js';
 import { serverTiming } from '../../forecast/handle.js';
 import { checkForecastModel, forecastParams } from '../../forecast/params.js';
 import { loadModel, runClean } from '../../native.js';
-import { requireTenant } from '../../plugins/types.js';
+import { requireTenant } from '../../plugins/route-policy.js';
 import { spliceObject, type JsonMember } from '../../serialize.js';
 import { validateRequest } from '../../validation/request.js';
 

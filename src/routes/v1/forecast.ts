@@ -2,7 +2,7 @@
 // does steps 3 to 10 (src/forecast/handle.ts).
 import type { FastifyInstance } from 'fastify';
 import { handleForecast, serverTiming } from '../../forecast/handle.js';
-import { requireTenant } from '../../plugins/types.js';
+import { requireTenant } from '../../plugins/route-policy.js';
 
 export default async function forecastRoute(app: FastifyInstance): Promise<void> {
   app.post('/v1/forecast', async (req, reply) => {
