@@ -154,12 +154,21 @@ impl<'de> Visitor<'de> for Canonical<'_> {
         self.bytes(if v { b"true" } else { b"false" })
     }
 
+    /// Past 2^53 the service reads an integer as the f64 nearest to it, as it reads `1e16`: it is
+    /// written as that float, so `10000000000000000` (JavaScript's spelling) and `1e+16` (Python's)
+    /// are one body, as are two integers that round to one f64.
     fn visit_i64<E: Error>(mut self, v: i64) -> Result<(), E> {
-        self.write(&v)
+        if v.unsigned_abs() <= EXACT_INTEGER as u64 {
+            return self.write(&v);
+        }
+        self.visit_f64(v as f64)
     }
 
     fn visit_u64<E: Error>(mut self, v: u64) -> Result<(), E> {
-        self.write(&v)
+        if v <= EXACT_INTEGER as u64 {
+            return self.write(&v);
+        }
+        self.visit_f64(v as f64)
     }
 
     /// One spelling per number: `2`, `2.0`, `2e0` and `20e-1` all read as 2 (serde keeps the first
@@ -226,11 +235,16 @@ mod tests {
     use serde_json::Value;
 
     /// The digest as it was computed from a tree of values (before it was streamed): stored
-    /// idempotency records must keep matching their retries across the change.
+    /// idempotency records must keep matching their retries across the change. (Integers past
+    /// 2^53 were written as sent until 2026-11-25; the tree form here reads them as f64 too.)
     fn tree_digest(bytes: &[u8]) -> String {
         fn canonical_numbers(value: &mut Value) {
             match value {
                 Value::Number(n) => {
+                    let exact = n.as_u64().map(|u| u <= EXACT_INTEGER as u64).or(n.as_i64().map(|i| i.unsigned_abs() <= EXACT_INTEGER as u64));
+                    if exact == Some(false) {
+                        *n = Number::from_f64(n.as_f64().unwrap()).unwrap();
+                    }
                     if let Some(f) = n.as_f64().filter(|_| n.is_f64()) {
                         if f.fract() == 0.0 && f.abs() <= EXACT_INTEGER {
                             *n = Number::from(f as i64);
@@ -326,9 +340,20 @@ mod tests {
             assert_eq!(canonical_digest(same), two, "{}", String::from_utf8_lossy(same));
         }
         assert_eq!(canonical_digest(b"[-0.0]"), canonical_digest(b"[0]"));
-        // Past 2^53 a float is not rewritten as an integer (nor an integer as a float).
         assert_ne!(canonical_digest(b"[1e300]"), canonical_digest(b"[1]"));
-        assert_ne!(canonical_digest(b"[18446744073709551615]"), canonical_digest(b"[1.8446744073709552e19]"));
+    }
+
+    #[test]
+    fn integers_past_2_pow_53_share_a_digest_with_the_float_the_service_reads() {
+        // JavaScript writes 1e16 as an integer, Python as `1e+16`: a retry re-serialised by the other still matches.
+        for (int, float) in [("10000000000000000", "1e+16"), ("-1000000000000000000", "-1e18"), ("18446744073709551615", "1.8446744073709552e19"), ("9007199254740993", "9007199254740993.0")] {
+            let (a, b) = (format!(r#"{{"y":[{int}]}}"#), format!(r#"{{"y":[{float}]}}"#));
+            assert_eq!(canonical_digest(a.as_bytes()), canonical_digest(b.as_bytes()), "{int} and {float}");
+        }
+        // Two integers the service reads as one f64 are one body; up to 2^53 every integer is its own.
+        assert_eq!(canonical_digest(b"[9007199254740993]"), canonical_digest(b"[9007199254740992]"));
+        assert_ne!(canonical_digest(b"[9007199254740991]"), canonical_digest(b"[9007199254740992]"));
+        assert_ne!(canonical_digest(b"[-9007199254740991]"), canonical_digest(b"[-9007199254740992]"));
     }
 
     #[test]
