@@ -98,3 +98,16 @@ fn stamps_written_in_utc_are_not_timezone_normalized() {
         assert_eq!(quality(&out)["timezone_normalized"], false, "{suffix}");
     }
 }
+
+#[test]
+fn forecast_stamps_keep_a_fraction_of_a_second_and_are_written_with_it_cut() {
+    // Every stamp .5 s past the hour: the grid and the forecast stamps keep the half second, and
+    // a response writes each to the second it falls in (docs/time.md), 23:59:59.5 staying on its day.
+    let rows: Vec<Row> = (0..20).map(|k| ("a".to_string(), format!("2026-01-01T{:02}:59:59.500Z", k + 2), Some(k as f64))).collect();
+    let out = run(&table(&rows), Some("h"), 2, &opts(json!({}))).unwrap();
+    let half = 500_000;
+    // The last row is 21:59:59.5.
+    assert_eq!(out.entities[0].forecast_stamps, vec![micros(23) - half, micros(24) - half]);
+    let got: Vec<String> = out.entities[0].forecast_stamps.iter().map(|&t| hora_core::time::format_utc(t)).collect();
+    assert_eq!(got, ["2026-01-01T22:59:59Z", "2026-01-01T23:59:59Z"]);
+}
