@@ -242,6 +242,29 @@ describe('request timeout and shutdown', () => {
     }
   });
 
+  it('a request whose client resets its connection during a shutdown still runs to its end and is billed', async () => {
+    const { app, port } = await listening(60_000);
+    const client = rawClient(port);
+    const body = JSON.stringify({ gate: 'reset-late', reserve: 10, settle: { input: 4, forecast: 2 } });
+    client.socket.write(rawPost(app.key, body));
+    await waitFor(() => app.control.runs === 1);
+    let closed = false;
+    const closing = closeGracefully(app.app, 20_000).then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 100));
+    client.socket.resetAndDestroy();
+    await waitFor(client.closed, 1000);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(closed).toBe(false);
+    app.control.open('reset-late');
+    await closing;
+    const store = await SqliteStore.open(app.config.dataDir);
+    try {
+      expect((await store.usageForDay('acct', utcDay(app.clock.now()))).billedPoints).toBe(6);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a shutdown stops waiting at its deadline for a request whose client reset its connection', async () => {
     const { app, port } = await listening(60_000);
     const client = rawClient(port);
