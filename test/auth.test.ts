@@ -22,6 +22,10 @@ function expectError(res: { statusCode: number; json(): any; headers: Record<str
   return body.error;
 }
 
+const cleanBody = { series: seasonalRows('a', 48), freq: 'h' };
+/** The account's /clean calls in today's usage ledger. */
+const cleanCalls = async () => ((await t.hora('usage', 'acct')) as { requests: { clean: number } }).requests.clean;
+
 describe('authentication', () => {
   it('a live key with forecast:write reaches the handler with its tenant', async () => {
     const res = await post(bearer(t.key));
@@ -62,12 +66,46 @@ describe('authentication', () => {
     expectError(await post(bearer(t.key)), 401, 'INVALID_API_KEY');
   });
 
-  it('a key without forecast:write gets 403 INSUFFICIENT_SCOPE', async () => {
+  it('a key without forecast:write gets 403 INSUFFICIENT_SCOPE naming the required scope', async () => {
     const k = await t.hora('key', 'create', '--account', 'acct', '--name', 'no scopes', '--scopes', '');
     const e = expectError(await post(bearer(String(k.key))), 403, 'INSUFFICIENT_SCOPE');
-    expect(e).toMatchObject({ category: 'auth', retryable: false });
+    // The details name the scope the contract requires (Authentication 4: forecast:write).
+    expect(e).toMatchObject({ category: 'auth', retryable: false, details: { required_scope: 'forecast:write' } });
     const other = await t.hora('key', 'create', '--account', 'acct', '--name', 'read', '--scopes', 'forecast:read');
     expectError(await post(bearer(String(other.key))), 403, 'INSUFFICIENT_SCOPE');
+  });
+
+  // docs/service.md: "forecast:write is required on /clean too", and a /clean call refused
+  // "before that (key, scope, pause, account)" is not recorded in the usage ledger. Each test ends
+  // with a call that is recorded, so that an unchanged count is not a ledger that counts nothing.
+  it('on /v1/clean a key without forecast:write gets 403 INSUFFICIENT_SCOPE naming the scope, and the call is not recorded', async () => {
+    const k = await t.hora('key', 'create', '--account', 'acct', '--name', 'no scopes', '--scopes', '');
+    const before = await cleanCalls();
+    const e = expectError(await post(bearer(String(k.key)), '/v1/clean', cleanBody), 403, 'INSUFFICIENT_SCOPE');
+    expect(e).toMatchObject({ category: 'auth', retryable: false, details: { required_scope: 'forecast:write' } });
+    expect(await cleanCalls()).toBe(before);
+    expect((await post(bearer(t.key), '/v1/clean', cleanBody)).statusCode).toBe(200);
+    expect(await cleanCalls()).toBe(before + 1);
+  });
+
+  it('on /v1/clean a suspended account gets 403 ACCOUNT_SUSPENDED, and the call is not recorded', async () => {
+    await t.hora('account', 'update', 'acct', '--suspended', 'true');
+    const before = await cleanCalls();
+    expectError(await post(bearer(t.key), '/v1/clean', cleanBody), 403, 'ACCOUNT_SUSPENDED');
+    expect(await cleanCalls()).toBe(before);
+    await t.hora('account', 'update', 'acct', '--suspended', 'false');
+    expect((await post(bearer(t.key), '/v1/clean', cleanBody)).statusCode).toBe(200);
+    expect(await cleanCalls()).toBe(before + 1);
+  });
+
+  it('on /v1/clean an org pending deletion gets 403 ORG_PENDING_DELETION, and the call is not recorded', async () => {
+    await t.hora('org', 'update', 'acme', '--pending-deletion', 'true');
+    const before = await cleanCalls();
+    expectError(await post(bearer(t.key), '/v1/clean', cleanBody), 403, 'ORG_PENDING_DELETION');
+    expect(await cleanCalls()).toBe(before);
+    await t.hora('org', 'update', 'acme', '--pending-deletion', 'false');
+    expect((await post(bearer(t.key), '/v1/clean', cleanBody)).statusCode).toBe(200);
+    expect(await cleanCalls()).toBe(before + 1);
   });
 
   it('a paused endpoint answers 503 SERVICE_UNAVAILABLE with Retry-After, only for that endpoint', async () => {

@@ -369,9 +369,20 @@ describe('versions and knobs through HTTP', () => {
     expect(r.json.error.message).toContain("nonnegative 'true'");
   });
 
-  it('structural_zero fills with zeros and long_gap mask reports the masked points', async () => {
-    const z = await clean({ series: gapped('a', 60, [10, 12]), freq: 'h', options: { cleaning: { structural_zero: true } } });
-    expect(z.json.cleaning_report.decisions.find((d: any) => d.id === 'gap.impute').method).toBe('structural_zero');
+  it('structural_zero records gap.impute with its method for each missing slot, and data_quality counts them imputed', async () => {
+    // The zeros themselves are not visible over HTTP: clean_versions.rs
+    // (structural_zero_fills_missing_slots_with_zero) pins the values. Hours 10 and 11 are missing.
+    const body = { series: gapped('a', 60, [10, 12]), freq: 'h', options: { cleaning: { structural_zero: true } } };
+    const z = await clean(body);
+    const impute = z.json.cleaning_report.decisions.find((d: any) => d.id === 'gap.impute');
+    expect([impute.method, impute.count]).toEqual(['structural_zero', 2]);
+    // docs/cleaning-policy.md: "missing_ratio and imputed_points still count the slots, which were not sent".
+    const f = await forecast({ ...body, h: 2 });
+    expect(f.res.statusCode, JSON.stringify(f.json).slice(0, 300)).toBe(200);
+    expect(f.json.data_quality).toMatchObject({ status: 'cleaned', imputed_points: 2, missing_ratio: 2 / 60 });
+  });
+
+  it('long_gap mask keeps the masked points in the context and reports them, billing only the observed ones', async () => {
     const m = await forecast({ series: gapped('a', 200, [50, 110]), freq: 'h', h: 2, options: { cleaning: { long_gap: 'mask' } } });
     expect(m.res.statusCode).toBe(200);
     expect(m.json.model_input[0]).toMatchObject({ long_gap_points: 60, long_gap_handling: 'mask', context_points: 200 });

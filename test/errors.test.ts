@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, ERROR_CODES, envelope, envelopeJson, envelopePieces, fromEngineError, isRetryableStatus, jsonPointerToPath } from '../src/errors.js';
+import { ApiError, ERROR_CODES, envelope, envelopeJson, envelopePieces, fromEngineError, headerValidationError, isRetryableStatus, jsonPointerToPath } from '../src/errors.js';
 import { joinBytes } from '../src/native.js';
 import { spliceObject } from '../src/serialize.js';
 import { bearer, makeTestApp, type TestApp } from './helpers/app.js';
@@ -65,7 +65,10 @@ describe('error registry', () => {
 
   it('VALIDATION_ERROR is 422 for the body and 400 only when asked for a header', () => {
     expect(new ApiError('VALIDATION_ERROR', 'body').status).toBe(422);
-    expect(new ApiError('VALIDATION_ERROR', 'header', { details: { field: 'Idempotency-Key' }, status: 400 }).status).toBe(400);
+    // The header checks build their error with headerValidationError: that one is the 400.
+    expect(headerValidationError('Idempotency-Key', 'header')).toMatchObject({ status: 400, details: { field: 'Idempotency-Key' } });
+    // No other status is registered for it (contract: 422, or 400 for a header), nor 422 for MALFORMED_JSON.
+    expect(() => new ApiError('VALIDATION_ERROR', 'x', { status: 409 })).toThrow();
     expect(() => new ApiError('MALFORMED_JSON', 'x', { status: 422 })).toThrow();
   });
 

@@ -96,6 +96,12 @@ describe('a successful forecast', () => {
       { requested: 0.025, used: 0.01 },
       { requested: 0.975, used: 0.99 },
     ]);
+    expect(json.quantile_report.used).toEqual([0.01, 0.5, 0.99]);
+    // The values are those quantiles' too: level 98 asks for 0.5 -/+ 98/200 = 0.01 and 0.99 themselves.
+    const native = (await post(base({ level: [98] }))).json;
+    expect(native.quantile_report).toMatchObject({ requested: [0.01, 0.5, 0.99], substitutions: [] });
+    expect(json.forecast.map((row: any) => row.intervals['98'])).toEqual(native.forecast.map((row: any) => row.intervals['98']));
+    for (const row of json.forecast) expect(row.intervals['98'].lo).toBeLessThanOrEqual(row.intervals['98'].hi);
   });
 
   it('point_quantile serves that native quantile as y_hat and reports it', async () => {
@@ -138,6 +144,49 @@ describe('a successful forecast', () => {
     ]);
     // The day's quota keeps what was billed, not the 60 slots the model saw.
     expect((await t.store.quotaUsed('acct', day)) - quotaBefore).toBe(57 + 6);
+  });
+
+  it('an identical keyed retry replays the stored 200 byte for byte with its request_id, and is billed once', async () => {
+    // Contract (Idempotency): "the stored response is returned with its original request_id and
+    // X-Idempotent-Replayed: true; nothing runs or is billed again".
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
+    const before = (await t.hora('usage', 'acct')) as any;
+    const quotaBefore = await t.store.quotaUsed('acct', day);
+    const first = await post(base(), { 'idempotency-key': 'forecast-replay-1' });
+    expect(first.res.statusCode).toBe(200);
+    expect(first.res.headers['x-idempotent-replayed']).toBeUndefined();
+    const again = await post(base(), { 'idempotency-key': 'forecast-replay-1' });
+    // 72 input points and 6 forecast points, billed by the first call alone.
+    const after = (await t.hora('usage', 'acct')) as any;
+    expect([after.billed_points - before.billed_points, after.requests.forecast - before.requests.forecast]).toEqual([72 + 6, 1]);
+    expect((await t.store.quotaUsed('acct', day)) - quotaBefore).toBe(72 + 6);
+    expect(again.res.statusCode).toBe(200);
+    expect(again.res.headers['x-idempotent-replayed']).toBe('true');
+    expect(again.res.headers['x-request-id']).toBe(first.json.request_id);
+    expect(again.res.body).toBe(first.res.body);
+  });
+
+  it('data_quality of a repaired forecast: status cleaned, the share of inserted slots, the filled points, one note per applied decision', async () => {
+    // Three missing hours among 60 (docs/cleaning-policy.md, data_quality): grid.regrid inserts 3
+    // slots and gap.impute fills them, so status is cleaned and missing_ratio is 3 inserted slots
+    // over 60 grid slots. The contract: outlier_points_suppressed is always 0, inferred_freq is null
+    // when freq was sent; every stamp is Z, so no timezone was normalized.
+    const series = seasonalRows('a', 60).filter((_, i) => i < 10 || i >= 13);
+    const { res, json } = await post({ series, h: 6, freq: 'h' });
+    expect(res.statusCode, JSON.stringify(json).slice(0, 300)).toBe(200);
+    expect(json.data_quality).toEqual({
+      status: 'cleaned',
+      inferred_freq: null,
+      missing_ratio: 3 / 60,
+      imputed_points: 3,
+      outlier_points_suppressed: 0,
+      timezone_normalized: false,
+      // A slot is inserted before it is filled: the decisions' order.
+      notes: ['grid.regrid: 3 points in 1 series', 'gap.impute: 3 points in 1 series'],
+    });
+    // With freq omitted, the token inferred from the hourly stamps.
+    const inferred = await post({ series, h: 6 });
+    expect(inferred.json.data_quality.inferred_freq).toBe('h');
   });
 
   it('unknown keys directly under options are ignored; X-Service-Region and router_strategy are accepted and change nothing', async () => {

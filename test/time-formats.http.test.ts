@@ -347,6 +347,19 @@ describe('frequency strings', () => {
     expect(fds(json)).toEqual(['2024-02-12T00:00:00Z', '2024-02-13T00:00:00Z', '2024-02-14T00:00:00Z']);
   });
 
+  it('with business_days, daily data sent as D steps as B: weekends are not gaps, forecast stamps skip them, freq is echoed D', async () => {
+    // docs/cleaning-policy.md, business_days: "Daily data (D, sent or inferred) steps as B:
+    // weekends are not gaps; freq is still echoed as sent."
+    const ds = daily(40, JAN1, (d) => d.toISOString().slice(0, 10)).filter((s) => ![0, 6].includes(new Date(s).getUTCDay()));
+    expect(ds.at(-1)).toBe('2024-02-09'); // a Friday
+    const { status, json } = await forecast({ series: rows(ds), h: 3, freq: 'D', options: { cleaning: { business_days: true } } });
+    expect(status, JSON.stringify(json).slice(0, 300)).toBe(200);
+    expect(json.freq).toBe('D');
+    expect(fds(json)).toEqual(['2024-02-12T00:00:00Z', '2024-02-13T00:00:00Z', '2024-02-14T00:00:00Z']);
+    // No weekend slot was inserted, so none was filled.
+    expect(json.data_quality).toMatchObject({ imputed_points: 0, missing_ratio: 0 });
+  });
+
   it('business days are inferred from 2026-11 on; under 2026-10 the same weekday data is daily with weekend gaps', async () => {
     const ds = daily(40, JAN1, (d) => d.toISOString().slice(0, 10)).filter((s) => ![0, 6].includes(new Date(s).getUTCDay()));
     for (const version of ['2026-11', '2026-12', '2026-13']) {

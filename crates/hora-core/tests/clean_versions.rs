@@ -94,9 +94,13 @@ fn business_days_knob_makes_weekends_no_gap_for_daily_data() {
     let t = table(&rows);
     let daily = run(&t, Some("D"), 1, &opts(json!({"version": "2026-12"}))).unwrap_err();
     assert_eq!(daily.code, ErrorCode::SeriesDiscontinuous);
-    let out = run(&t, Some("D"), 1, &opts(json!({"business_days": true}))).unwrap();
+    let out = run(&t, Some("D"), 3, &opts(json!({"business_days": true}))).unwrap();
     assert_eq!(out.entities[0].values.len(), 40);
     assert_eq!(out.freq, "D");
+    // The forecast steps as B too: the history ends on Friday 2026-02-27 (eight weeks of five
+    // weekdays from Monday 2026-01-05), so the next three stamps are Monday to Wednesday.
+    let stamps: Vec<String> = out.entities[0].forecast_stamps.iter().map(|&t| hora_core::time::format_utc(t)).collect();
+    assert_eq!(stamps, ["2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z", "2026-03-04T00:00:00Z"]);
 }
 
 #[test]

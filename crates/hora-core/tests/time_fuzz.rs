@@ -56,10 +56,13 @@ fn check_parse(stamps: &[String], zone: Option<ZoneRule>, order: Option<DayMonth
         Ok(p) => {
             prop_assert_eq!(p.instants.len(), stamps.len());
             for &t in &p.instants {
-                // Every accepted stamp is an instant within years 0 to 10000 (a year-1 or 9999
-                // wall time moved by an offset may cross the edge by hours, never more).
-                let year: i64 = time::format_utc(t)[..4].trim_start_matches('+').parse().unwrap_or(-1);
-                prop_assert!((0..=10_000).contains(&year), "{t}");
+                // Every accepted stamp is an instant within years 1 to 9999 in UTC: docs/time.md
+                // refuses stamps "that their offset or zone moves out of those years in UTC". The
+                // year is all before "-MM-DDTHH:MM:SSZ" (16 characters): a sign and five digits
+                // outside 0 to 9999, so 10000 is not read as its first four characters.
+                let stamp = time::format_utc(t);
+                let year: i64 = stamp[..stamp.len() - 16].parse().unwrap_or(-1);
+                prop_assert!((1..=9999).contains(&year), "{t} {stamp}");
             }
         }
         Err(e) => {
@@ -85,6 +88,24 @@ proptest! {
         order in prop_oneof![Just(None), Just(Some(DayMonthOrder::Dmy)), Just(Some(DayMonthOrder::Mdy))],
     ) {
         check_parse(&v, zone, order)?;
+    }
+
+    #[test]
+    fn stamps_at_the_year_edges_moved_by_an_offset_or_zone_stay_within_years_1_to_9999_or_fail(
+        edge in prop_oneof![Just("0001-01-01"), Just("9999-12-31")],
+        hour in 0..24u32, minute in 0..60u32,
+        offset_min in -14 * 60..=14 * 60i32,
+        in_stamp in any::<bool>(),
+    ) {
+        // The glued pieces never reach the edges. Here an offset east of UTC larger than the time
+        // of day moves a 0001-01-01 stamp into year 0, one west moves a late 9999-12-31 into 10000.
+        let (sign, abs) = (if offset_min < 0 { '-' } else { '+' }, offset_min.abs());
+        let wall = format!("{edge}T{hour:02}:{minute:02}:00");
+        if in_stamp {
+            check_parse(&[format!("{wall}{sign}{:02}:{:02}", abs / 60, abs % 60)], None, None)?;
+        } else {
+            check_parse(&[wall], Some(ZoneRule::Fixed(offset_min * 60)), None)?;
+        }
     }
 
     #[test]
