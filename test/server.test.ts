@@ -481,6 +481,10 @@ describe('bytes the HTTP parser refuses', () => {
       [head('hora_live_not_a_key', `Content-Length: ${body.length}\r\n\r\n`), 'HTTP/1.1 401'],
       [head(t.key, `Content-Length: ${2 * 1024 * 1024}\r\n\r\n`), 'HTTP/1.1 422'],
       [head(t.key, `Content-Length: ${body.length}\r\n\r\n`).replace('application/json', 'text/csv'), 'HTTP/1.1 400'],
+      // JSON named first, then a second media type, or a coding the parser does not undo: as refused
+      // at the headers as a single other media type, in either order.
+      [head(t.key, `Content-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n`), 'HTTP/1.1 400'],
+      [head(t.key, `Content-Encoding: gzip\r\nContent-Length: ${body.length}\r\n\r\n`), 'HTTP/1.1 400'],
       // An unopened path: its plain 404, the body never asked for.
       [head(t.key, `Content-Length: ${body.length}\r\n\r\n`).replace(TEST_CLEAN, '/v1/jobs'), 'HTTP/1.1 404'],
     ];

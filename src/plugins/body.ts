@@ -39,6 +39,11 @@ export function deferContinue(app: FastifyInstance): void {
   });
 }
 
+/** Whether the client waits for `100 Continue` before it sends the body (not sent yet). */
+function awaitsContinue(req: FastifyRequest): boolean {
+  return (req.raw as Expecting)[SEND_CONTINUE] !== undefined;
+}
+
 /** Sends a deferred `100 Continue`, once. */
 function sendContinue(req: FastifyRequest): void {
   const raw = req.raw as Expecting;
@@ -136,6 +141,17 @@ export function refusedByHeaders(req: FastifyRequest): boolean {
   return !isJsonMediaType(req) || encodingHeader(req) !== null;
 }
 
+/**
+ * The refusal of a body the JSON parser received for its headers: a coding it does not undo, or
+ * a second Content-Type. (A single other media type never reaches the parser.)
+ */
+function headerRefusal(req: FastifyRequest): Error | null {
+  const encoded = encodingHeader(req);
+  if (encoded) return headerValidationError(encoded, CODING_REFUSED[encoded]);
+  if (hasSeveralMediaTypes(req)) return headerValidationError('Content-Type', 'The request body must be sent with one Content-Type header, application/json.');
+  return null;
+}
+
 export default fp(
   async (app) => {
     app.decorateRequest('rawBody', null as unknown as Buffer);
@@ -151,13 +167,15 @@ export default fp(
       // limit); Node discards what still arrives once the answer is sent, so the connection
       // stays usable. A client waiting for `100 Continue` is not asked to upload it at all.
       if (req.is404) return done(null, undefined);
-      const encoded = encodingHeader(req);
+      // A compressed body read as text would be a misleading MALFORMED_JSON (or, worse, plain
+      // JSON labelled gzip would pass): the coding is refused by name, as a second Content-Type
+      // is, once the bytes are in, so the connection stays usable; a client still waiting for
+      // `100 Continue` is refused at once instead, and uploads nothing.
+      const refusal = headerRefusal(req);
+      if (refusal && awaitsContinue(req)) return done(refusal, undefined);
       readBody(req, payload as unknown as Readable, app.config.bodyLimitBytes, (err, body) => {
         if (err) return done(err, undefined);
-        // A compressed body read as text would be a misleading MALFORMED_JSON (or, worse, plain
-        // JSON labelled gzip would pass): the coding is refused by name, once the bytes are in.
-        if (encoded) return done(headerValidationError(encoded, CODING_REFUSED[encoded]), undefined);
-        if (hasSeveralMediaTypes(req)) return done(headerValidationError('Content-Type', 'The request body must be sent with one Content-Type header, application/json.'), undefined);
+        if (refusal) return done(refusal, undefined);
         req.rawBody = body as Buffer;
         done(null, undefined);
       });
