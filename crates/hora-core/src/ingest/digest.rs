@@ -3,10 +3,12 @@
 //! body still matches.
 //!
 //! The canonical text is written while the body is read, never built as a tree of values: a tree
-//! cost about 16 bytes of memory per body byte (4 GB at the 256 MiB body limit); the text costs
-//! at most about twice the body. Each byte of it is written once: an object's members are put in
-//! key order by reference ([`Piece`]), not by copying their text into the object's, which cost
-//! one copy of a value per object around it (a 64 MB array under 62 objects took 6.9 s).
+//! cost about 16 bytes of memory per body byte (4 GB at the 256 MiB body limit). A small object
+//! (a row) is rewritten in key order as soon as it is read, so an array of them is one stretch of
+//! text about as long as the body. A large object's members are put in key order by reference
+//! ([`Piece`]), not by copying their text into the object's, which cost one copy of a value per
+//! object around it (a 64 MB array under 62 objects took 6.9 s); each member costs about 64
+//! bytes, so one object of millions of tiny members costs a few times its text.
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
@@ -16,6 +18,12 @@ use std::fmt;
 /// Integers an f64 holds exactly: a float with an integral value inside this range is written as
 /// that integer.
 const EXACT_INTEGER: f64 = 9_007_199_254_740_992.0; // 2^53
+
+/// An object whose text (its members' keys and values, before sorting) is at most this long is
+/// written out in key order at once, as one stretch of text: pieces and members for every small
+/// object (a row) cost up to 60 bytes of memory per body byte. Each byte is then copied once per
+/// small object around it, so the copies stay bounded by the nesting depth.
+const INLINE_OBJECT_BYTES: usize = 4096;
 
 /// Containers nested deeper than this fail the canonical read, so the body is digested as sent
 /// (serde_json's own recursion limit is 128).
@@ -29,12 +37,8 @@ pub fn canonical_digest(bytes: &[u8]) -> String {
     // A byte order mark is no part of the JSON value (the body parser skips it too).
     let bytes = super::body::without_bom(bytes);
     let mut hasher = Sha256::new();
-    let mut arena = Arena { text: Vec::with_capacity(bytes.len()), objects: Vec::new() };
-    let mut pieces = Vec::new();
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let read = Canonical { arena: &mut arena, pieces: &mut pieces, depth: 0, comma: false }.deserialize(&mut de).and_then(|()| de.end());
-    match read {
-        Ok(()) => {
+    match canonical_read(bytes) {
+        Ok((arena, pieces)) => {
             hasher.update(b"json:");
             arena.emit(&pieces, &mut hasher);
         }
@@ -46,6 +50,15 @@ pub fn canonical_digest(bytes: &[u8]) -> String {
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The canonical text of the JSON `bytes`, as the arena and its top-level pieces.
+fn canonical_read(bytes: &[u8]) -> Result<(Arena, Vec<Piece>), serde_json::Error> {
+    let mut arena = Arena { text: Vec::with_capacity(bytes.len()), objects: Vec::new(), scratch: Vec::new() };
+    let mut pieces = Vec::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    Canonical { arena: &mut arena, pieces: &mut pieces, depth: 0, comma: false }.deserialize(&mut de).and_then(|()| de.end())?;
+    Ok((arena, pieces))
+}
+
 /// A stretch of the canonical text: bytes of the arena, or an object in key order.
 #[derive(Debug, Clone, Copy)]
 enum Piece {
@@ -53,17 +66,46 @@ enum Piece {
     Object(usize),
 }
 
-/// One object member: its key (to sort by), the key's JSON text in the arena, and its value.
+/// One object member: the key's JSON text in the arena, the key itself only where that text
+/// holds an escape (otherwise the text between the quotes is the key's bytes), and its value.
+/// Kept small: a large object holds one per member until the whole body is read.
 struct Member {
-    key: String,
     key_text: (usize, usize),
-    value: Vec<Piece>,
+    escaped_key: Option<Box<str>>,
+    value: Pieces,
+}
+
+impl Member {
+    /// The key's bytes, which members are sorted by (serde_json's sorted map orders them so).
+    fn key<'a>(&'a self, text: &'a [u8]) -> &'a [u8] {
+        match &self.escaped_key {
+            Some(key) => key.as_bytes(),
+            None => &text[self.key_text.0 + 1..self.key_text.1 - 1],
+        }
+    }
+}
+
+/// A member's value: most values (a number, a string, a small object) are one piece.
+enum Pieces {
+    One(Piece),
+    Many(Vec<Piece>),
+}
+
+impl Pieces {
+    fn as_slice(&self) -> &[Piece] {
+        match self {
+            Pieces::One(piece) => std::slice::from_ref(piece),
+            Pieces::Many(pieces) => pieces,
+        }
+    }
 }
 
 /// Every byte of the canonical text, written once, and the objects, their members sorted.
 struct Arena {
     text: Vec<u8>,
     objects: Vec<Vec<Member>>,
+    /// Where a small object is put in key order before it replaces its text.
+    scratch: Vec<u8>,
 }
 
 impl Arena {
@@ -80,7 +122,7 @@ impl Arena {
                         }
                         hasher.update(&self.text[m.key_text.0..m.key_text.1]);
                         hasher.update(b":");
-                        self.emit(&m.value, hasher);
+                        self.emit(m.value.as_slice(), hasher);
                     }
                     hasher.update(b"}");
                 }
@@ -205,24 +247,59 @@ impl<'de> Visitor<'de> for Canonical<'_> {
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
         let depth = self.enter()?;
         // Members are read apart, then listed in key order (byte order, as serde_json's sorted
-        // map); their text stays where it was written.
+        // map); their text stays where it was written, or, for a small object, is rewritten in
+        // that order in place.
+        let start = self.arena.text.len();
         let mut members: Vec<Member> = Vec::new();
+        let mut value = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            let start = self.arena.text.len();
+            let key_start = self.arena.text.len();
             serde_json::to_writer(&mut self.arena.text, &key).map_err(A::Error::custom)?;
-            let key_text = (start, self.arena.text.len());
-            let mut value = Vec::new();
+            let key_text = (key_start, self.arena.text.len());
+            let escaped_key = self.arena.text[key_text.0..key_text.1].contains(&b'\\').then(|| key.into_boxed_str());
             map.next_value_seed(Canonical { arena: &mut *self.arena, pieces: &mut value, depth, comma: false })?;
-            members.push(Member { key, key_text, value });
+            // One piece is kept without a list of its own; the list is used again for the next member.
+            let value = if let [piece] = value[..] {
+                value.clear();
+                Pieces::One(piece)
+            } else {
+                Pieces::Many(std::mem::take(&mut value))
+            };
+            members.push(Member { key_text, escaped_key, value });
         }
-        members.sort_by(|a, b| a.key.cmp(&b.key));
-        if members.windows(2).any(|w| w[0].key == w[1].key) {
+        let text = &self.arena.text;
+        members.sort_by(|a, b| a.key(text).cmp(b.key(text)));
+        if members.windows(2).any(|w| w[0].key(text) == w[1].key(text)) {
             return Err(A::Error::custom("duplicate key"));
+        }
+        if self.arena.text.len() - start <= INLINE_OBJECT_BYTES && members.iter().all(|m| m.value.as_slice().iter().all(|p| matches!(p, Piece::Text(..)))) {
+            let arena = &mut *self.arena;
+            let mut sorted = std::mem::take(&mut arena.scratch);
+            sorted.clear();
+            sorted.push(b'{');
+            for (i, m) in members.iter().enumerate() {
+                if i > 0 {
+                    sorted.push(b',');
+                }
+                sorted.extend_from_slice(&arena.text[m.key_text.0..m.key_text.1]);
+                sorted.push(b':');
+                for piece in m.value.as_slice() {
+                    if let Piece::Text(a, b) = *piece {
+                        sorted.extend_from_slice(&arena.text[a..b]);
+                    }
+                }
+            }
+            sorted.push(b'}');
+            arena.text.truncate(start);
+            let written = self.bytes(&sorted);
+            self.arena.scratch = sorted;
+            return written;
         }
         // The comma before this object is a piece of its own, ahead of the object's.
         if self.comma {
             self.bytes(b"")?;
         }
+        members.shrink_to_fit();
         self.arena.objects.push(members);
         self.pieces.push(Piece::Object(self.arena.objects.len() - 1));
         Ok(())
@@ -299,6 +376,38 @@ mod tests {
                 out.push('}');
             }
         }
+    }
+
+    #[test]
+    fn small_objects_are_written_in_key_order_at_once_and_only_large_ones_are_kept_apart() {
+        // 20,000 rows, each a small object out of key order, in a large top-level object: the rows
+        // are rewritten in place (no members kept: those cost up to 60 bytes of memory per body
+        // byte), and the text is no longer than the body without its spaces.
+        let rows: Vec<String> = (0..20_000).map(|i| format!(r#"{{"unique_id": "id{}", "ds": "2024-01-01T00:00:00Z", "y": {i}.5}}"#, i % 7)).collect();
+        let body = format!(r#"{{"series": [{}], "h": 2, "padding": "{}"}}"#, rows.join(", "), "x".repeat(INLINE_OBJECT_BYTES));
+        let (arena, pieces) = canonical_read(body.as_bytes()).unwrap();
+        assert_eq!(arena.objects.len(), 1, "the top-level object alone is kept apart");
+        assert_eq!(arena.objects[0].len(), 3);
+        assert!(arena.text.len() < body.len() - 20_000 * 3, "{} {}", arena.text.len(), body.len());
+        assert!(matches!(pieces[..], [Piece::Object(0)]));
+        let series = &arena.objects[0][2];
+        assert_eq!(series.key(&arena.text), b"series");
+        let Pieces::One(Piece::Text(a, b)) = series.value else { panic!("the rows are one stretch of text") };
+        assert!(arena.text[a..b].starts_with(br#"[{"ds":"2024-01-01T00:00:00Z","unique_id":"id0","y":0.5},{"ds""#));
+        assert_eq!(canonical_digest(body.as_bytes()), tree_digest(body.as_bytes()));
+    }
+
+    #[test]
+    fn keys_written_with_escapes_sort_by_the_key_they_spell() {
+        // The key a" is written "a\"": by its text it would sort after a#, by its bytes it comes
+        // between a! and a#, as serde_json's sorted map puts it. So do a tab and a newline.
+        let members = r#""a#": 1, "a\"": 2, "a!": 3, "\n": 4, "\t": 5"#;
+        let small = format!("{{{members}}}");
+        let large = format!(r#"{{{members}, "z": "{}"}}"#, "x".repeat(INLINE_OBJECT_BYTES));
+        for body in [small, large] {
+            assert_eq!(canonical_digest(body.as_bytes()), tree_digest(body.as_bytes()), "{body}");
+        }
+        assert_ne!(canonical_digest(br#"{"\u0062":1,"b":1}"#), canonical_digest(br#"{"b":1}"#), "a repeated key, escaped or not");
     }
 
     #[test]
