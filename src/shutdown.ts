@@ -61,6 +61,7 @@ export class Connections {
     this.inFlight.set(socket, new Set());
     owners.set(socket, this);
     socket.once('close', () => {
+      for (const req of this.inFlight.get(socket) ?? []) this.orphaned(req);
       this.inFlight.delete(socket);
       this.waiters.delete(socket);
     });
@@ -68,8 +69,18 @@ export class Connections {
 
   begin(socket: Socket, req: IncomingMessage, res: ServerResponse): void {
     this.inFlight.get(socket)?.add(req);
-    this.forgetOrphansDone();
     this.running.set(req, res);
+  }
+
+  /**
+   * A request whose connection is gone is done once its response ends: Node emits `prefinish`
+   * when `end()` is called on it (after every onSend hook), and no `finish` follows. Forgotten
+   * then, not at the next request, so a finished one does not hold its body meanwhile.
+   */
+  private orphaned(req: IncomingMessage): void {
+    const res = this.running.get(req);
+    if (!res || res.writableEnded) this.running.delete(req);
+    else res.once('prefinish', () => this.running.delete(req));
   }
 
   end(socket: Socket, req: IncomingMessage): void {
@@ -84,13 +95,12 @@ export class Connections {
 
   /** Whether some request is still being received, run or sent. */
   get busy(): boolean {
-    this.forgetOrphansDone();
-    return this.running.size > 0;
+    return this.pending > 0;
   }
 
-  /** Drops the requests whose connection is gone and whose response has ended (no onResponse comes). */
-  private forgetOrphansDone(): void {
-    for (const [req, res] of this.running) if (req.socket.destroyed && res.writableEnded) this.running.delete(req);
+  /** How many requests are not done (each holds its body until then). */
+  get pending(): number {
+    return this.running.size;
   }
 
   /** The request whose bytes are still arriving on `socket`, if any (headers read, body not). */

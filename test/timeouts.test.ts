@@ -237,6 +237,9 @@ describe('request timeout and shutdown', () => {
     try {
       const usage = await store.usageForDay('acct', utcDay(app.clock.now()));
       expect([usage.billedPoints, usage.requests.forecast]).toEqual([6, 1]);
+      // Its outcome is stored: another body under the key is a reuse, not a fresh start.
+      const scope = { keyId: app.keyId, route: TEST_FORECAST, idempotencyKey: 'reset-1' };
+      expect(await store.idempotencyBegin(scope, 'another body', 'req_probe', app.clock.now(), 60_000)).toEqual({ state: 'reused' });
     } finally {
       await store.close();
     }
@@ -263,6 +266,20 @@ describe('request timeout and shutdown', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('a request whose client reset its connection is let go once its response ends, not at the next request', async () => {
+    const { app, port } = await listening(60_000);
+    const client = rawClient(port);
+    client.socket.write(rawPost(app.key, JSON.stringify({ gate: 'orphan', reserve: 10, settle: { input: 4, forecast: 2 } })));
+    await waitFor(() => app.control.runs === 1);
+    client.socket.resetAndDestroy();
+    await waitFor(client.closed, 1000);
+    expect(app.app.connections.pending).toBe(1);
+    app.control.open('orphan');
+    // Held until then, it kept its request and body (up to the body limit) on an idle server.
+    await waitFor(() => app.app.connections.pending === 0, 2000);
+    expect(Number((await app.hora('usage', 'acct')).billed_points)).toBe(6);
   });
 
   it('a shutdown stops waiting at its deadline for a request whose client reset its connection', async () => {
