@@ -94,6 +94,16 @@ describe('idempotency', () => {
     expect([other.statusCode, other.json().error.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
   });
 
+  it("past 2^53 JavaScript's and Python's spellings of one number are one body: 10000000000000000 and 1e+16 replay each other", async () => {
+    // JSON.stringify(1e16) and Python's json.dumps(1e16): a retry re-serialised by the other still matches.
+    expect(JSON.stringify({ y: 1e16 })).toBe('{"y":10000000000000000}');
+    await post({ 'idempotency-key': 'k-big' }, '{"y":[1e+16]}');
+    const again = await post({ 'idempotency-key': 'k-big' }, JSON.stringify({ y: [1e16] }));
+    expect(again.headers['x-idempotent-replayed']).toBe('true');
+    const other = await post({ 'idempotency-key': 'k-big' }, '{"y":[1.0000000000000002e16]}');
+    expect([other.statusCode, other.json().error.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+  });
+
   it('the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED and nothing runs', async () => {
     await post({ 'idempotency-key': 'k1' }, { n: 1 });
     const runs = t.control.runs;
