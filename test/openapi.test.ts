@@ -64,6 +64,9 @@ function expectHeadersDeclared(op: any, res: { statusCode: number; headers: Reco
   const declared = Object.keys(op.responses[String(res.statusCode)].headers).map((h) => h.toLowerCase());
   const sent = Object.keys(res.headers).filter((h) => !TRANSPORT.has(h));
   expect(sent.filter((h) => !declared.includes(h)), `undeclared on ${res.statusCode}`).toEqual([]);
+  // And a header declared on every response of this status is on this one.
+  const required = Object.entries(op.responses[String(res.statusCode)].headers).filter(([, h]: [string, any]) => h.required).map(([name]) => name.toLowerCase());
+  expect(required.filter((h) => !sent.includes(h)), `required but missing on ${res.statusCode}`).toEqual([]);
 }
 
 describe('the OpenAPI document', () => {
@@ -227,6 +230,29 @@ describe('real responses match the OpenAPI document', () => {
     // The 9th column is named where it first appears.
     expect(refusedNine.json().error.details.errors).toEqual([expect.objectContaining({ field: 'series[1].c8' })]);
     expect((await post('/v1/forecast', spreadOver(8))).statusCode).toBe(200);
+  });
+
+  it('error answers carry every header the document declares required for their status, and none undeclared', async () => {
+    const noScope = String((await t.hora('key', 'create', '--account', 'acct', '--name', 'openapi no scopes', '--scopes', '')).key);
+    const malformed = await t.app.inject({ method: 'POST', url: '/v1/forecast', headers: { ...bearer(t.key), 'content-type': 'application/json' }, payload: '{"series": [' });
+    const answers = [
+      malformed,
+      await post('/v1/forecast', { series, h: 3 }, {}, 'hora_live_unknown'),
+      await post('/v1/forecast', { series, h: 3 }, {}, noScope),
+      await post('/v1/forecast', { series, h: 0 }),
+      // The daily quota refuses a reservation past it (the test route reserves what it is told).
+      await post(TEST_FORECAST, { reserve: t.config.dailyPoints + 1 }),
+    ];
+    await t.hora('endpoint', 'pause', 'forecast');
+    try {
+      answers.push(await post('/v1/forecast', { series, h: 3 }));
+    } finally {
+      await t.hora('endpoint', 'resume', 'forecast');
+    }
+    expect(answers.map((r) => r.statusCode)).toEqual([400, 401, 403, 422, 429, 503]);
+    for (const res of answers) expectHeadersDeclared(forecastOp(), res);
+    expect(answers[4]!.headers['x-ratelimit-limit-type']).toBe('daily');
+    expect(answers[5]!.headers['retry-after']).toBeDefined();
   });
 
   it('a 409 IDEMPOTENCY_IN_PROGRESS carries a declared Retry-After', async () => {

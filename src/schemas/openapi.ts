@@ -5,7 +5,10 @@ import { LIMIT_TYPE, type LimitPolicy } from '../plugins/limits.js';
 import { IDEMPOTENCY_KEY } from '../plugins/idempotency.js';
 import { CLIENT_REQUEST_ID_PATTERN } from '../plugins/request-id.js';
 
-type Headers = Record<string, { schema: Record<string, unknown>; description?: string }>;
+/** `required`: the header is on every response of that status. */
+type Headers = Record<string, { schema: Record<string, unknown>; description?: string; required?: boolean }>;
+
+const always = (headers: Headers): Headers => Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, { ...h, required: true }]));
 
 // A route declares only the limits it applies, each with its X-RateLimit-Limit-Type.
 const rateLimitHeaders = (policies: LimitPolicy[]): Headers => ({
@@ -15,15 +18,20 @@ const rateLimitHeaders = (policies: LimitPolicy[]): Headers => ({
   'X-RateLimit-Limit-Type': { schema: { enum: [...new Set(policies.map((p) => LIMIT_TYPE[p]))] } },
   'X-RateLimit-Policy': { schema: { enum: policies } },
 });
+// On every 429. A success shows the closer of its route's limits, unless the store could not be
+// read for a replay (the stored answer is delivered without them).
 const forecastLimits = rateLimitHeaders(['forecast-rpm', 'forecast-daily-points']);
 const cleanLimits = rateLimitHeaders(['clean-rpm']);
 
 // Each header once; the responses below say which statuses carry it.
-const requestIdHeaders: Headers = {
+const requestIdHeaders: Headers = always({
   'X-Request-Id': { schema: { type: 'string', pattern: '^req_' } },
   'X-Client-Request-Id': { schema: { type: 'string' }, description: `Echo of a valid client X-Request-Id; empty when none was sent or it did not match ${CLIENT_REQUEST_ID_PATTERN}.` },
-};
-const retryAfter: Headers = { 'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' } };
+});
+const retryAfterHeader: Headers = { 'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' } };
+// On every 409 and 429; on a 503 when the service knows when to come back (paused, busy), not
+// when the model itself failed.
+const retryAfter = always(retryAfterHeader);
 const replayed: Headers = {
   'X-Idempotent-Replayed': {
     schema: { const: 'true' },
@@ -61,7 +69,7 @@ const errors = (limits: Headers) => ({
   '401': errorResponse('INVALID_API_KEY'),
   '403': errorResponse('INSUFFICIENT_SCOPE, ACCOUNT_SUSPENDED, ORG_PENDING_DELETION'),
   '422': errorResponse('Validation, data, limit and model errors (see the contract).'),
-  '429': errorResponse('RATE_LIMIT_EXCEEDED (the X-RateLimit-* headers name the limit that refused)', { ...retryAfter, ...limits }),
+  '429': errorResponse('RATE_LIMIT_EXCEEDED (the X-RateLimit-* headers name the limit that refused)', { ...retryAfter, ...always(limits) }),
   '500': errorResponse('INTERNAL_SERVER_ERROR'),
 });
 
@@ -74,7 +82,7 @@ function forecastResponses(): Record<string, Response> {
     '400': withHeaders(own['400'], replayed),
     '422': withHeaders(own['422'], replayed),
     '409': errorResponse('IDEMPOTENCY_IN_PROGRESS', retryAfter),
-    '503': errorResponse('SERVICE_UNAVAILABLE (endpoint paused, or the model or a stage unavailable) or MODEL_BUSY', retryAfter),
+    '503': errorResponse('SERVICE_UNAVAILABLE (endpoint paused, or the model or a stage unavailable) or MODEL_BUSY', retryAfterHeader),
     '504': errorResponse('GATEWAY_TIMEOUT'),
   };
   return Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, withHeaders(r, deprecation)]));
@@ -85,7 +93,7 @@ function cleanResponses(): Record<string, Response> {
     '200': response('The cleaning report and the effective policy.', 'CleanResponse', { ...cleanLimits, ...serverTiming }),
     ...errors(cleanLimits),
     // /clean never calls the model, so never MODEL_BUSY.
-    '503': errorResponse('SERVICE_UNAVAILABLE (endpoint paused, or cleaning capacity full)', retryAfter),
+    '503': errorResponse('SERVICE_UNAVAILABLE (endpoint paused, or cleaning capacity full)', retryAfterHeader),
   };
 }
 
