@@ -180,6 +180,34 @@ export function isFramingRefusal(err: unknown): boolean {
 }
 
 /** 400 VALIDATION_ERROR about a request header; `details.field` names the header. */
+/**
+ * `s` cut to at most `maxBytes` UTF-8 bytes at a character boundary, with its length after it, or
+ * as it is when it fits: a message need not echo a megabyte value its details already hold.
+ */
+export function cutForMessage(s: string, maxBytes: number): string {
+  const cut = cutAt(s, maxBytes);
+  return cut === null ? s : `${cut}… (${Buffer.byteLength(s)} bytes)`;
+}
+
+/** `s` quoted for a message, cut after 64 bytes as the engine's messages cut a value: `"abc"… (N bytes)`. */
+export function quotedForMessage(s: string): string {
+  const cut = cutAt(s, 64);
+  return cut === null ? JSON.stringify(s) : `${JSON.stringify(cut)}… (${Buffer.byteLength(s)} bytes)`;
+}
+
+/** The longest prefix of `s` of at most `maxBytes` UTF-8 bytes, or null when all of `s` fits. */
+function cutAt(s: string, maxBytes: number): string | null {
+  if (Buffer.byteLength(s) <= maxBytes) return null;
+  let used = 0;
+  let end = 0;
+  for (const ch of s) {
+    used += Buffer.byteLength(ch);
+    if (used > maxBytes) break;
+    end += ch.length;
+  }
+  return s.slice(0, end);
+}
+
 export function headerValidationError(field: string, message: string, extra?: ErrorDetails): ApiError {
   return new ApiError('VALIDATION_ERROR', message, { details: { field, ...(extra ?? {}) }, status: 400 });
 }

@@ -382,6 +382,32 @@ describe('validation order steps 3 to 6', () => {
     expect(ok.json.model_input[0].covariates[0].name).toBe('é'.repeat(256));
   });
 
+  it('an error names a long caller string in full in its details only: its message cuts it after 64 bytes (256 for a field path)', async () => {
+    // Found by audit: a 10 MB key, model or unique_id was echoed in the message too, a 50 MB model
+    // made a 100 MB answer, and a one-row entity's 10 MB id a 50 MB SERIES_TOO_SHORT.
+    const long = 'é' + 'x'.repeat(100_000);
+    const bytes = Buffer.byteLength(long);
+    const cases = [
+      { body: { ...base(), [long]: 1 }, code: 'VALIDATION_ERROR', copies: 1, cut: 256 },
+      { body: { ...base(), model: long }, code: 'MODEL_NOT_AVAILABLE', copies: 1, cut: 64 },
+      { body: base({ options: { cleaning: { preset: long } } }), code: 'CLEANING_OPTION_UNSUPPORTED', copies: 0, cut: 64 },
+      { body: base({ options: { cleaning: { version: long } } }), code: 'CLEANING_OPTION_UNSUPPORTED', copies: 0, cut: 64 },
+      { body: base({ future_covariates: [{ unique_id: long, ds: '2024-01-05T00:00:00Z', promo: 1 }] }, seasonalRows('a', 72).map((r) => ({ ...r, promo: 0 }))), code: 'FUTURE_COVARIATES_INVALID', copies: 1, cut: 64 },
+      // details.unique_id, details.series[0] and the report's series and blocking entries: the entity's own four.
+      { body: base({}, [{ unique_id: long, ds: '2024-01-01T00:00:00Z', y: 1 }]), code: 'SERIES_TOO_SHORT', copies: 4, cut: 64 },
+    ];
+    for (const { body, code, copies, cut } of cases) {
+      const r = await post(body);
+      expect(r.json.error.code, code).toBe(code);
+      // The first `cut` bytes (the é is two), then the length; a value is quoted, a field path not.
+      const shown = long.slice(0, cut - 1);
+      expect(r.json.error.message, code).toContain(cut === 64 ? `"${shown}"… (${bytes} bytes)` : `${shown}… (${bytes} bytes)`);
+      expect(r.json.error.message.length, code).toBeLessThan(cut + 200);
+      // Only the details' own copies: the answer is no longer than they are, plus a little.
+      expect(r.res.body.length, code).toBeLessThan(copies * long.length + 5_000);
+    }
+  });
+
   it('future rows of an entity without history are FUTURE_COVARIATES_INVALID at step 3, before a model or horizon fault', async () => {
     const series = seasonalRows('a', 24).map((r) => ({ ...r, temp: 1 }));
     const future = [

@@ -1,5 +1,5 @@
 // Validation order step 6 (model checks) and the engine parameters of a forecast.
-import { ApiError, fromEngineError } from '../errors.js';
+import { ApiError, fromEngineError, quotedForMessage } from '../errors.js';
 import { checkQuantiles, runLengthCheck, type CleaningParams, type ForecastParams, type ModelInfo, type ParsedRequest } from '../native.js';
 import type { EffectivePolicy } from '../policy/effective.js';
 import { cleans } from '../policy/table.js';
@@ -57,7 +57,8 @@ export function forecastParams(top: TopLevelFields, cleaning: CleaningParams): F
 function checkModelId(top: TopLevelFields): void {
   const model = top.model ?? DEFAULTS.model;
   if (!(MODEL_IDS as readonly string[]).includes(model)) {
-    throw new ApiError('MODEL_NOT_AVAILABLE', `Model "${model}" is not available.`, { details: { model, available: [...MODEL_IDS] } });
+    // The details hold the model as sent; the message, cut (a 50 MB value was echoed twice).
+    throw new ApiError('MODEL_NOT_AVAILABLE', `Model ${quotedForMessage(model)} is not available.`, { details: { model, available: [...MODEL_IDS] } });
   }
 }
 

@@ -2,7 +2,7 @@
 // fields are checked here against the typebox schema. One 422 lists both kinds of errors.
 import { Compile } from 'typebox/compile';
 import { MAX_ROWS } from '../config.js';
-import { ApiError, fromEngineError, jsonPointerToPath } from '../errors.js';
+import { ApiError, cutForMessage, fromEngineError, jsonPointerToPath } from '../errors.js';
 import { boundsError, parseRequest, readStamps, REQUEST_SHAPE, type CleaningParams, type FieldError, type ParsedRequest, timeZoneError } from '../native.js';
 import { H_FIELD_MAX, TopLevelFields } from '../schemas/request.js';
 import type { Endpoint } from '../store/store.js';
@@ -46,7 +46,8 @@ export function topLevelErrors(top: unknown): FieldError[] {
 
 /** VALIDATION_ERROR for a body's field errors, the first in the message (worded as the engine's). */
 export function invalidBody(errors: FieldError[]): ApiError {
-  return new ApiError('VALIDATION_ERROR', `${REQUEST_SHAPE.invalidBodyMessage}: ${errors[0].field} ${errors[0].message}.`, {
+  // The field is named in full in the details; the message cuts a path past 256 bytes, as the engine's does.
+  return new ApiError('VALIDATION_ERROR', `${REQUEST_SHAPE.invalidBodyMessage}: ${cutForMessage(errors[0].field, 256)} ${errors[0].message}.`, {
     // The contract's cap on details.errors[], as the body parser applies it.
     details: { errors: errors.slice(0, REQUEST_SHAPE.maxListedErrors) },
   });

@@ -90,8 +90,13 @@ impl HoraError {
     /// timestamp format`); the error's message names the first after [`INVALID_BODY`].
     pub fn fields(mut listed: Vec<FieldError>) -> Self {
         listed.truncate(MAX_LISTED_ERRORS);
+        // A field path is named in full in the details; the message cuts one past 256 bytes (an
+        // unknown key of megabytes would otherwise be echoed twice).
         let message = match listed.first() {
-            Some(first) => format!("{INVALID_BODY}: {} {}.", first.field, first.message),
+            Some(first) => match crate::time::cut_at(&first.field, 256) {
+                Some(end) => format!("{INVALID_BODY}: {}… ({} bytes) {}.", &first.field[..end], first.field.len(), first.message),
+                None => format!("{INVALID_BODY}: {} {}.", first.field, first.message),
+            },
             None => format!("{INVALID_BODY}."),
         };
         let entries = listed.into_iter().map(|e| serde_json::json!({ "field": e.field, "message": e.message })).collect();

@@ -306,22 +306,27 @@ pub(super) fn block_error(blocks: &[Block]) -> HoraError {
 }
 
 fn message(b: &Block) -> String {
-    let u = &b.unique_id;
+    // The details name the entity in full; the message, cut (an id of megabytes was echoed in
+    // the message besides the details' three copies).
+    let u = crate::time::quoted(&b.unique_id);
     match &b.reason {
-        Reason::TimestampIrregular => format!("stamps of '{u}' need repair that was not allowed"),
-        Reason::SeriesDiscontinuous => format!("'{u}' has gaps that need repair that was not allowed"),
+        Reason::TimestampIrregular => format!("stamps of {u} need repair that was not allowed"),
+        Reason::SeriesDiscontinuous => format!("{u} has gaps that need repair that was not allowed"),
         // Declined, a masked tail blocks whatever its length: the message must not blame the length.
         Reason::TrailingGapTooLong { count, .. } if b.status == Some(Status::Declined) => {
             let steps = if *count == 1 { "step" } else { "steps" };
-            format!("'{u}' ends with {count} empty {steps} and gap.masked_tail was declined")
+            format!("{u} ends with {count} empty {steps} and gap.masked_tail was declined")
         }
-        Reason::TrailingGapTooLong { .. } => format!("'{u}' ends with too many empty steps"),
+        Reason::TrailingGapTooLong { .. } => format!("{u} ends with too many empty steps"),
         // Points after cleaning, or rows under `raw`, which cleans nothing: the figures say which.
-        Reason::TooShort { points, min_context } => format!("'{u}' has {points} points, fewer than the minimum context of {min_context}"),
-        Reason::TooLong { .. } => format!("'{u}' exceeds the maximum context"),
-        Reason::NoNumericValues => format!("'{u}' has no numeric y"),
-        Reason::FreqInferenceFailed { .. } => format!("more than {} % of the stamps of '{u}' are off the grid", MAX_OFF_GRID_SHARE * 100.0),
-        _ => format!("'{u}' cannot be forecast: {}", b.reason_name()),
+        Reason::TooShort { points, min_context } => {
+            let points_word = if *points == 1 { "point" } else { "points" };
+            format!("{u} has {points} {points_word}, fewer than the minimum context of {min_context}")
+        }
+        Reason::TooLong { .. } => format!("{u} exceeds the maximum context"),
+        Reason::NoNumericValues => format!("{u} has no numeric y"),
+        Reason::FreqInferenceFailed { .. } => format!("more than {} % of the stamps of {u} are off the grid", MAX_OFF_GRID_SHARE * 100.0),
+        _ => format!("{u} cannot be forecast: {}", b.reason_name()),
     }
 }
 

@@ -254,12 +254,12 @@ impl CleanOptions {
     pub fn resolve_for(&self, purpose: Purpose) -> Result<Resolved> {
         let preset = self.preset.as_deref().unwrap_or(Preset::PLATFORM.as_str());
         let preset = Preset::parse(preset).ok_or_else(|| {
-            unsupported("preset", format!("unknown cleaning preset '{preset}'"))
+            unsupported("preset", format!("unknown cleaning preset {}", crate::time::quoted(preset)))
                 .with("allowed", json!(Preset::offered(purpose)))
         })?;
         let version = self.version.as_deref().unwrap_or(policy::DEFAULT_VERSION);
         let policy = policy::find(version).ok_or_else(|| {
-            unsupported("version", format!("unknown cleaning policy version '{version}'"))
+            unsupported("version", format!("unknown cleaning policy version {}", crate::time::quoted(version)))
                 .with("allowed", json!(policy::versions()))
         })?;
         let knobs = self.knobs_sent();

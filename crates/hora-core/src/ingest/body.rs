@@ -76,7 +76,7 @@ pub fn future_rows_error<S: AsRef<str>>(row_fault: Option<(&str, &str)>, without
         return Some(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("{field} {message}.")).with("field", field));
     }
     if let Some(u) = without_history {
-        return Some(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("future_covariates rows for '{u}', which has no history.")).with("unique_id", u));
+        return Some(HoraError::new(ErrorCode::FutureCovariatesInvalid, format!("future_covariates rows for {}, which has no history.", crate::time::quoted(u))).with("unique_id", u));
     }
     if !future_only.is_empty() {
         return Some(

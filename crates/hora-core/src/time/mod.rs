@@ -25,10 +25,19 @@ pub use step::{calendar_phase, grid_len, step};
 pub use zone::{format_offset, from_wall, parse_zone, skipped_days, to_wall, written_wall, LocalKind, ZoneRule};
 
 /// `s` quoted for a message, cut after 64 bytes (longer than any stamp, zone name or `freq`): an
-/// error need not echo a megabyte value back, twice (message and details).
+/// error need not echo a megabyte value back, twice (message and details). Ids, models, presets
+/// and versions are named in messages the same way.
 pub(crate) fn quoted(s: &str) -> String {
-    match s.char_indices().map(|(i, c)| i + c.len_utf8()).take_while(|&end| end <= 64).last() {
-        Some(end) if end < s.len() => format!("{:?}… ({} bytes)", &s[..end], s.len()),
-        _ => format!("{s:?}"),
+    match cut_at(s, 64) {
+        Some(end) => format!("{:?}… ({} bytes)", &s[..end], s.len()),
+        None => format!("{s:?}"),
     }
+}
+
+/// Where `s` is cut to at most `max` bytes (a character boundary), or None when it fits.
+pub(crate) fn cut_at(s: &str, max: usize) -> Option<usize> {
+    if s.len() <= max {
+        return None;
+    }
+    Some(s.char_indices().map(|(i, c)| i + c.len_utf8()).take_while(|&end| end <= max).last().unwrap_or(0))
 }
