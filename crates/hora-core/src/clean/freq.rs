@@ -125,7 +125,7 @@ pub(super) fn offsets_hint(err: HoraError, p: &Prepared, zone_sent: bool) -> Hor
     } else {
         "send options.timezone with the zone they were written in, so that days and months step on its wall clock"
     };
-    let hint = format!("the stamps of '{}' carry several UTC offsets ({}); {fix}", p.unique_id, offsets.join(", "));
+    let hint = format!("the stamps of {} carry several UTC offsets ({}); {fix}", crate::time::quoted(&p.unique_id), offsets.join(", "));
     let message = format!("{}; {hint}", err.message);
     HoraError { message, ..err }.with("hint", hint)
 }

@@ -158,5 +158,5 @@ pub(super) fn fit_grid(prepared: &[Prepared], zones: &[Zone], ctx: &entity::Ctx)
 /// `h` steps after an entity's last stamp would pass 9999-12-31, the last stamp the contract's
 /// format can write: a wrong `h` for this data rather than a short forecast.
 pub(super) fn horizon_past_calendar(unique_id: &str) -> HoraError {
-    HoraError::field("h", format!("is too large for this data: that many steps after the last stamp of '{unique_id}' pass 9999-12-31T23:59:59Z")).with("unique_id", unique_id)
+    HoraError::field("h", format!("is too large for this data: that many steps after the last stamp of {} pass 9999-12-31T23:59:59Z", crate::time::quoted(unique_id))).with("unique_id", unique_id)
 }
