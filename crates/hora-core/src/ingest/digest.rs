@@ -7,12 +7,13 @@
 //! (a row) is rewritten in key order as soon as it is read, so an array of them is one stretch of
 //! text about as long as the body. A large object's members are put in key order by reference
 //! ([`Piece`]), not by copying their text into the object's, which cost one copy of a value per
-//! object around it (a 64 MB array under 62 objects took 6.9 s); each member costs about 64
-//! bytes, so one object of millions of tiny members costs a few times its text.
+//! object around it (a 64 MB array under 62 objects took 6.9 s); each member costs 48 bytes,
+//! so one object of millions of tiny members costs a few times its text.
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::fmt;
 
 /// Integers an f64 holds exactly: a float with an integral value inside this range is written as
@@ -66,36 +67,41 @@ enum Piece {
     Object(usize),
 }
 
-/// One object member: the key's JSON text in the arena, the key itself only where that text
-/// holds an escape (otherwise the text between the quotes is the key's bytes), and its value.
-/// Kept small: a large object holds one per member until the whole body is read.
+/// One object member: the key's JSON text in the arena, whether that text holds an escape
+/// (otherwise the text between the quotes is the key's bytes), and its value. Kept small (48
+/// bytes): a large object holds one per member until the whole body is read.
 struct Member {
     key_text: (usize, usize),
-    escaped_key: Option<Box<str>>,
-    value: Pieces,
+    escaped: bool,
+    value: MemberValue,
+}
+
+/// A member's value: most values (a number, a string, a small object) are one stretch of text
+/// right after the key, which its end locates.
+enum MemberValue {
+    TextTo(usize),
+    Pieces(Box<[Piece]>),
 }
 
 impl Member {
-    /// The key's bytes, which members are sorted by (serde_json's sorted map orders them so).
-    fn key<'a>(&'a self, text: &'a [u8]) -> &'a [u8] {
-        match &self.escaped_key {
-            Some(key) => key.as_bytes(),
-            None => &text[self.key_text.0 + 1..self.key_text.1 - 1],
+    /// The key's bytes, which members are sorted by (serde_json's sorted map orders them so): an
+    /// escaped one is read back from its text (rare: a quote, a backslash or a control character).
+    fn key<'a>(&self, text: &'a [u8]) -> Cow<'a, [u8]> {
+        let written = &text[self.key_text.0..self.key_text.1];
+        if !self.escaped {
+            return Cow::Borrowed(&written[1..written.len() - 1]);
         }
+        Cow::Owned(serde_json::from_slice::<String>(written).map(String::into_bytes).unwrap_or_default())
     }
-}
 
-/// A member's value: most values (a number, a string, a small object) are one piece.
-enum Pieces {
-    One(Piece),
-    Many(Vec<Piece>),
-}
-
-impl Pieces {
-    fn as_slice(&self) -> &[Piece] {
-        match self {
-            Pieces::One(piece) => std::slice::from_ref(piece),
-            Pieces::Many(pieces) => pieces,
+    /// The value's pieces: `one` holds the stretch of text when that is all it is.
+    fn pieces<'a>(&'a self, one: &'a mut [Piece; 1]) -> &'a [Piece] {
+        match &self.value {
+            MemberValue::TextTo(end) => {
+                one[0] = Piece::Text(self.key_text.1, *end);
+                &one[..]
+            }
+            MemberValue::Pieces(pieces) => pieces,
         }
     }
 }
@@ -122,7 +128,7 @@ impl Arena {
                         }
                         hasher.update(&self.text[m.key_text.0..m.key_text.1]);
                         hasher.update(b":");
-                        self.emit(m.value.as_slice(), hasher);
+                        self.emit(m.pieces(&mut [Piece::Object(0)]), hasher);
                     }
                     hasher.update(b"}");
                 }
@@ -256,23 +262,26 @@ impl<'de> Visitor<'de> for Canonical<'_> {
             let key_start = self.arena.text.len();
             serde_json::to_writer(&mut self.arena.text, &key).map_err(A::Error::custom)?;
             let key_text = (key_start, self.arena.text.len());
-            let escaped_key = self.arena.text[key_text.0..key_text.1].contains(&b'\\').then(|| key.into_boxed_str());
+            let escaped = self.arena.text[key_text.0..key_text.1].contains(&b'\\');
             map.next_value_seed(Canonical { arena: &mut *self.arena, pieces: &mut value, depth, comma: false })?;
-            // One piece is kept without a list of its own; the list is used again for the next member.
-            let value = if let [piece] = value[..] {
-                value.clear();
-                Pieces::One(piece)
-            } else {
-                Pieces::Many(std::mem::take(&mut value))
+            // A value written right after its key is located by its end; the list of pieces is
+            // used again for the next member.
+            let value = match value[..] {
+                [Piece::Text(a, end)] if a == key_text.1 => {
+                    value.clear();
+                    MemberValue::TextTo(end)
+                }
+                _ => MemberValue::Pieces(std::mem::take(&mut value).into_boxed_slice()),
             };
-            members.push(Member { key_text, escaped_key, value });
+            members.push(Member { key_text, escaped, value });
         }
         let text = &self.arena.text;
-        members.sort_by(|a, b| a.key(text).cmp(b.key(text)));
+        // Unstable: equal keys are refused below, so their order never shows (no scratch half).
+        members.sort_unstable_by(|a, b| a.key(text).cmp(&b.key(text)));
         if members.windows(2).any(|w| w[0].key(text) == w[1].key(text)) {
             return Err(A::Error::custom("duplicate key"));
         }
-        if self.arena.text.len() - start <= INLINE_OBJECT_BYTES && members.iter().all(|m| m.value.as_slice().iter().all(|p| matches!(p, Piece::Text(..)))) {
+        if self.arena.text.len() - start <= INLINE_OBJECT_BYTES && members.iter().all(|m| matches!(m.value, MemberValue::TextTo(_))) {
             let arena = &mut *self.arena;
             let mut sorted = std::mem::take(&mut arena.scratch);
             sorted.clear();
@@ -283,10 +292,8 @@ impl<'de> Visitor<'de> for Canonical<'_> {
                 }
                 sorted.extend_from_slice(&arena.text[m.key_text.0..m.key_text.1]);
                 sorted.push(b':');
-                for piece in m.value.as_slice() {
-                    if let Piece::Text(a, b) = *piece {
-                        sorted.extend_from_slice(&arena.text[a..b]);
-                    }
+                if let MemberValue::TextTo(end) = m.value {
+                    sorted.extend_from_slice(&arena.text[m.key_text.1..end]);
                 }
             }
             sorted.push(b'}');
@@ -391,8 +398,9 @@ mod tests {
         assert!(arena.text.len() < body.len() - 20_000 * 3, "{} {}", arena.text.len(), body.len());
         assert!(matches!(pieces[..], [Piece::Object(0)]));
         let series = &arena.objects[0][2];
-        assert_eq!(series.key(&arena.text), b"series");
-        let Pieces::One(Piece::Text(a, b)) = series.value else { panic!("the rows are one stretch of text") };
+        assert_eq!(&*series.key(&arena.text), b"series");
+        let MemberValue::TextTo(b) = series.value else { panic!("the rows are one stretch of text") };
+        let a = series.key_text.1;
         assert!(arena.text[a..b].starts_with(br#"[{"ds":"2024-01-01T00:00:00Z","unique_id":"id0","y":0.5},{"ds""#));
         assert_eq!(canonical_digest(body.as_bytes()), tree_digest(body.as_bytes()));
     }
