@@ -403,6 +403,11 @@ mod tests {
         let a = series.key_text.1;
         assert!(arena.text[a..b].starts_with(br#"[{"ds":"2024-01-01T00:00:00Z","unique_id":"id0","y":0.5},{"ds""#));
         assert_eq!(canonical_digest(body.as_bytes()), tree_digest(body.as_bytes()));
+        // A large object inside a large one is a member's pieces, emitted in place.
+        let nested = format!(r#"{{"z": 1, "outer": {body}, "a": [{body}, 2]}}"#);
+        let (arena, _) = canonical_read(nested.as_bytes()).unwrap();
+        assert_eq!(arena.objects.len(), 3);
+        assert_eq!(canonical_digest(nested.as_bytes()), tree_digest(nested.as_bytes()));
     }
 
     #[test]
