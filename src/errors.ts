@@ -179,7 +179,6 @@ export function isFramingRefusal(err: unknown): boolean {
   return err instanceof ApiError && framingRefusals.has(err);
 }
 
-/** 400 VALIDATION_ERROR about a request header; `details.field` names the header. */
 /**
  * `s` cut to at most `maxBytes` UTF-8 bytes at a character boundary, with its length after it, or
  * as it is when it fits: a message need not echo a megabyte value its details already hold.
@@ -208,6 +207,7 @@ function cutAt(s: string, maxBytes: number): string | null {
   return s.slice(0, end);
 }
 
+/** 400 VALIDATION_ERROR about a request header; `details.field` names the header. */
 export function headerValidationError(field: string, message: string, extra?: ErrorDetails): ApiError {
   return new ApiError('VALIDATION_ERROR', message, { details: { field, ...(extra ?? {}) }, status: 400 });
 }

@@ -191,6 +191,24 @@ describe('error handling over HTTP', () => {
     expect((await post('{}', { 'content-type': 'application/json', 'content-encoding': 'identity, gzip' })).json().error.details.field).toBe('Content-Encoding');
   });
 
+  it('a refusal for the headers comes before one for the size (step 3 before step 4), declared or streamed', async () => {
+    // A single other media type was refused first already; a coding or a second Content-Type now is too.
+    const big = '{"pad":"' + 'x'.repeat(5000) + '"}';
+    const streamed = (headers: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: TEST_FORECAST, headers: { ...bearer(t.key), ...headers }, payload: Readable.from([big]) });
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ 'content-type': 'text/plain' }, 'Content-Type'],
+      [{ 'content-type': 'application/json', 'content-encoding': 'gzip' }, 'Content-Encoding'],
+    ];
+    for (const [headers, field] of cases) {
+      for (const res of [await post(big, headers), await streamed(headers)]) {
+        expect([res.statusCode, res.json().error.code, res.json().error.details.field], field).toEqual([400, 'VALIDATION_ERROR', field]);
+      }
+    }
+    const twoTypes = await t.app.inject({ method: 'POST', url: TEST_FORECAST, headers: { ...bearer(t.key), 'content-type': ['application/json', 'text/plain'] }, payload: big });
+    expect([twoTypes.statusCode, twoTypes.json().error.details.field]).toEqual([400, 'Content-Type']);
+  });
+
   it('a transfer coding other than chunked is 400 VALIDATION_ERROR naming Transfer-Encoding, even over plain JSON', async () => {
     for (const coding of ['gzip, chunked', 'Deflate,chunked']) {
       const res = await post('{}', { 'content-type': 'application/json', 'transfer-encoding': coding });
