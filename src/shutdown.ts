@@ -41,6 +41,8 @@ export class Connections {
    * comes after every onSend hook (the billing, the stored outcome).
    */
   private readonly running = new Map<IncomingMessage, ServerResponse>();
+  /** The running requests whose connection is gone (usually none). */
+  private readonly orphans = new Set<IncomingMessage>();
   /** Work waiting for some of a connection's requests to be answered (one per connection). */
   private readonly waiters = new Map<Socket, { waitFor: Set<IncomingMessage>; run: () => void }>();
   /** The last request answered on each connection (its body may still be arriving). */
@@ -69,23 +71,39 @@ export class Connections {
 
   begin(socket: Socket, req: IncomingMessage, res: ServerResponse): void {
     this.inFlight.get(socket)?.add(req);
+    this.forgetOrphansDone();
     this.running.set(req, res);
   }
 
   /**
-   * A request whose connection is gone is done once its response ends: Node emits `prefinish`
-   * when `end()` is called on it (after every onSend hook), and no `finish` follows. Forgotten
-   * then, not at the next request, so a finished one does not hold its body meanwhile.
+   * A request whose connection is gone is done once its response ends (`end()`, called after
+   * every onSend hook), and no `finish` follows. Node emits `prefinish` then, so it is forgotten
+   * at once, not held with its body; but not for a response queued behind another on its
+   * connection (pipelined), which the next request's sweep or a shutdown's finds ended.
    */
   private orphaned(req: IncomingMessage): void {
     const res = this.running.get(req);
-    if (!res || res.writableEnded) this.running.delete(req);
-    else res.once('prefinish', () => this.running.delete(req));
+    if (!res || res.writableEnded) {
+      this.forget(req);
+      return;
+    }
+    this.orphans.add(req);
+    res.once('prefinish', () => this.forget(req));
+  }
+
+  private forget(req: IncomingMessage): void {
+    this.running.delete(req);
+    this.orphans.delete(req);
+  }
+
+  /** Forgets the orphans whose response has ended. */
+  private forgetOrphansDone(): void {
+    for (const req of this.orphans) if (this.running.get(req)?.writableEnded !== false) this.forget(req);
   }
 
   end(socket: Socket, req: IncomingMessage): void {
     this.inFlight.get(socket)?.delete(req);
-    this.running.delete(req);
+    this.forget(req);
     this.lastAnswered.set(socket, req);
     const waiting = this.waiters.get(socket);
     if (!waiting?.waitFor.delete(req) || waiting.waitFor.size > 0) return;
@@ -95,6 +113,7 @@ export class Connections {
 
   /** Whether some request is still being received, run or sent. */
   get busy(): boolean {
+    this.forgetOrphansDone();
     return this.pending > 0;
   }
 

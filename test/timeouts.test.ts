@@ -282,6 +282,30 @@ describe('request timeout and shutdown', () => {
     expect(Number((await app.hora('usage', 'acct')).billed_points)).toBe(6);
   });
 
+  it('a shutdown does not wait for pipelined requests whose client reset their connection once they are answered', async () => {
+    const { app, port } = await listening(60_000);
+    const client = rawClient(port);
+    const request = (gate: string) => rawPost(app.key, JSON.stringify({ gate, reserve: 10, settle: { input: 4, forecast: 2 } }));
+    client.socket.write(request('first') + request('second'));
+    await waitFor(() => app.control.runs === 2);
+    client.socket.resetAndDestroy();
+    await waitFor(client.closed, 1000);
+    app.control.open('first');
+    app.control.open('second');
+    await new Promise((r) => setTimeout(r, 100));
+    // Both ran to their end and were billed; the second's response, queued behind the first's on
+    // a connection that is gone, gets no prefinish: a grace longer than this test's timeout must
+    // not be waited out for it.
+    await closeGracefully(app.app, 120_000);
+    expect(app.app.connections.pending).toBe(0);
+    const store = await SqliteStore.open(app.config.dataDir);
+    try {
+      expect((await store.usageForDay('acct', utcDay(app.clock.now()))).billedPoints).toBe(12);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a shutdown stops waiting at its deadline for a request whose client reset its connection', async () => {
     const { app, port } = await listening(60_000);
     const client = rawClient(port);
