@@ -232,6 +232,18 @@ describe('real responses match the OpenAPI document', () => {
     expect((await post('/v1/forecast', spreadOver(8))).statusCode).toBe(200);
   });
 
+  it('marks required the headers every answer of a status carries: request ids on all, Retry-After on 409 and 429, the limits on 429', () => {
+    const required = (op: any, status: string) =>
+      Object.entries(op.responses[status].headers).filter(([, h]: [string, any]) => h.required).map(([name]) => name).sort();
+    const limits = ['X-RateLimit-Limit', 'X-RateLimit-Limit-Type', 'X-RateLimit-Policy', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+    for (const op of [forecastOp(), cleanOp()]) {
+      for (const status of Object.keys(op.responses)) {
+        const extra = status === '429' ? ['Retry-After', ...limits] : status === '409' ? ['Retry-After'] : [];
+        expect(required(op, status), status).toEqual(['X-Client-Request-Id', 'X-Request-Id', ...extra].sort());
+      }
+    }
+  });
+
   it('error answers carry every header the document declares required for their status, and none undeclared', async () => {
     const noScope = String((await t.hora('key', 'create', '--account', 'acct', '--name', 'openapi no scopes', '--scopes', '')).key);
     const malformed = await t.app.inject({ method: 'POST', url: '/v1/forecast', headers: { ...bearer(t.key), 'content-type': 'application/json' }, payload: '{"series": [' });
