@@ -88,22 +88,15 @@ describe('authentication', () => {
     expect(await cleanCalls()).toBe(before + 1);
   });
 
-  it('on /v1/clean a suspended account gets 403 ACCOUNT_SUSPENDED, and the call is not recorded', async () => {
-    await t.hora('account', 'update', 'acct', '--suspended', 'true');
+  it.each([
+    { who: 'a suspended account', code: 'ACCOUNT_SUSPENDED', flag: ['account', 'update', 'acct', '--suspended'] },
+    { who: 'an org pending deletion', code: 'ORG_PENDING_DELETION', flag: ['org', 'update', 'acme', '--pending-deletion'] },
+  ])('on /v1/clean $who gets 403 $code, and the call is not recorded', async ({ code, flag }) => {
+    await t.hora(...flag, 'true');
     const before = await cleanCalls();
-    expectError(await post(bearer(t.key), '/v1/clean', cleanBody), 403, 'ACCOUNT_SUSPENDED');
+    expectError(await post(bearer(t.key), '/v1/clean', cleanBody), 403, code);
     expect(await cleanCalls()).toBe(before);
-    await t.hora('account', 'update', 'acct', '--suspended', 'false');
-    expect((await post(bearer(t.key), '/v1/clean', cleanBody)).statusCode).toBe(200);
-    expect(await cleanCalls()).toBe(before + 1);
-  });
-
-  it('on /v1/clean an org pending deletion gets 403 ORG_PENDING_DELETION, and the call is not recorded', async () => {
-    await t.hora('org', 'update', 'acme', '--pending-deletion', 'true');
-    const before = await cleanCalls();
-    expectError(await post(bearer(t.key), '/v1/clean', cleanBody), 403, 'ORG_PENDING_DELETION');
-    expect(await cleanCalls()).toBe(before);
-    await t.hora('org', 'update', 'acme', '--pending-deletion', 'false');
+    await t.hora(...flag, 'false');
     expect((await post(bearer(t.key), '/v1/clean', cleanBody)).statusCode).toBe(200);
     expect(await cleanCalls()).toBe(before + 1);
   });

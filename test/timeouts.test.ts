@@ -47,6 +47,20 @@ function gatedForecast(port: number, key: string, gate: string): Promise<Respons
   });
 }
 
+/** Reads the closed app's store: its usage today and the idempotency state of `key`'s record. */
+async function afterClose(app: TestApp, key?: string): Promise<{ billed: number; forecasts: number; record?: unknown }> {
+  const store = await SqliteStore.open(app.config.dataDir);
+  try {
+    const usage = await store.usageForDay('acct', utcDay(app.clock.now()));
+    // Another body under the key: "reused" when the first's outcome was stored.
+    const scope = { keyId: app.keyId, route: TEST_FORECAST, idempotencyKey: key ?? '' };
+    const record = key === undefined ? undefined : (await store.idempotencyBegin(scope, 'another body', 'req_probe', app.clock.now(), 60_000)).state;
+    return { billed: usage.billedPoints, forecasts: usage.requests.forecast, record };
+  } finally {
+    await store.close();
+  }
+}
+
 /** Headers announcing a 1000-byte body, then 10 bytes of it, then nothing. */
 function stallMidBody(socket: Socket, key: string): void {
   socket.write(rawPost(key, '{"n": 1234', 1000));
@@ -233,16 +247,8 @@ describe('request timeout and shutdown', () => {
     expect(closed).toBe(false);
     app.control.open('reset');
     await closing;
-    const store = await SqliteStore.open(app.config.dataDir);
-    try {
-      const usage = await store.usageForDay('acct', utcDay(app.clock.now()));
-      expect([usage.billedPoints, usage.requests.forecast]).toEqual([6, 1]);
-      // Its outcome is stored: another body under the key is a reuse, not a fresh start.
-      const scope = { keyId: app.keyId, route: TEST_FORECAST, idempotencyKey: 'reset-1' };
-      expect(await store.idempotencyBegin(scope, 'another body', 'req_probe', app.clock.now(), 60_000)).toEqual({ state: 'reused' });
-    } finally {
-      await store.close();
-    }
+    // Billed, and its outcome stored.
+    expect(await afterClose(app, 'reset-1')).toEqual({ billed: 6, forecasts: 1, record: 'reused' });
   });
 
   it('a request whose client resets its connection during a shutdown still runs to its end and is billed', async () => {
@@ -260,12 +266,7 @@ describe('request timeout and shutdown', () => {
     expect(closed).toBe(false);
     app.control.open('reset-late');
     await closing;
-    const store = await SqliteStore.open(app.config.dataDir);
-    try {
-      expect((await store.usageForDay('acct', utcDay(app.clock.now()))).billedPoints).toBe(6);
-    } finally {
-      await store.close();
-    }
+    expect((await afterClose(app)).billed).toBe(6);
   });
 
   it('a request whose client reset its connection is let go once its response ends, not at the next request', async () => {
@@ -298,12 +299,7 @@ describe('request timeout and shutdown', () => {
     // not be waited out for it.
     await closeGracefully(app.app, 120_000);
     expect(app.app.connections.pending).toBe(0);
-    const store = await SqliteStore.open(app.config.dataDir);
-    try {
-      expect((await store.usageForDay('acct', utcDay(app.clock.now()))).billedPoints).toBe(12);
-    } finally {
-      await store.close();
-    }
+    expect((await afterClose(app)).billed).toBe(12);
   });
 
   it('a shutdown stops waiting at its deadline for a request whose client reset its connection', async () => {
