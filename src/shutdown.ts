@@ -9,6 +9,8 @@ import { longestModelRunMs } from './plugins/lease.js';
 
 /** Beyond the longest model run (its wait and its budget), time to clean and send a response. */
 const RESPONSE_MARGIN_MS = 10_000;
+/** How often the requests whose connection is gone are looked at while there are any. */
+const ORPHAN_SWEEP_MS = 1000;
 /** How often a shutdown looks for requests still in flight and ends the connections now idle. */
 const IDLE_CHECK_MS = 250;
 
@@ -43,6 +45,8 @@ export class Connections {
   private readonly running = new Map<IncomingMessage, ServerResponse>();
   /** The running requests whose connection is gone (usually none). */
   private readonly orphans = new Set<IncomingMessage>();
+  /** Sweeps the orphans while there are any, so an idle server lets their bodies go too. */
+  private orphanSweep: NodeJS.Timeout | null = null;
   /** Work waiting for some of a connection's requests to be answered (one per connection). */
   private readonly waiters = new Map<Socket, { waitFor: Set<IncomingMessage>; run: () => void }>();
   /** The last request answered on each connection (its body may still be arriving). */
@@ -79,7 +83,8 @@ export class Connections {
    * A request whose connection is gone is done once its response ends (`end()`, called after
    * every onSend hook), and no `finish` follows. Node emits `prefinish` then, so it is forgotten
    * at once, not held with its body; but not for a response queued behind another on its
-   * connection (pipelined), which the next request's sweep or a shutdown's finds ended.
+   * connection (pipelined), which a sweep finds ended: each second while there are orphans, at
+   * each request, and in a shutdown.
    */
   private orphaned(req: IncomingMessage): void {
     const res = this.running.get(req);
@@ -89,6 +94,7 @@ export class Connections {
     }
     this.orphans.add(req);
     res.once('prefinish', () => this.forget(req));
+    this.orphanSweep ??= setInterval(() => this.forgetOrphansDone(), ORPHAN_SWEEP_MS).unref();
   }
 
   private forget(req: IncomingMessage): void {
@@ -99,6 +105,10 @@ export class Connections {
   /** Forgets the orphans whose response has ended. */
   private forgetOrphansDone(): void {
     for (const req of this.orphans) if (this.running.get(req)?.writableEnded !== false) this.forget(req);
+    if (this.orphans.size === 0 && this.orphanSweep) {
+      clearInterval(this.orphanSweep);
+      this.orphanSweep = null;
+    }
   }
 
   end(socket: Socket, req: IncomingMessage): void {

@@ -302,6 +302,21 @@ describe('request timeout and shutdown', () => {
     expect((await afterClose(app)).billed).toBe(12);
   });
 
+  it('pipelined requests whose client reset their connection are let go on an idle server once answered', async () => {
+    const { app, port } = await listening(60_000);
+    const client = rawClient(port);
+    const request = (gate: string) => rawPost(app.key, JSON.stringify({ gate }));
+    client.socket.write(request('idle-first') + request('idle-second'));
+    await waitFor(() => app.control.runs === 2);
+    client.socket.resetAndDestroy();
+    await waitFor(client.closed, 1000);
+    app.control.open('idle-first');
+    app.control.open('idle-second');
+    // No other request comes: the second's queued response gets no prefinish, and a sweep each
+    // second finds it ended (it held its body until the next request).
+    await waitFor(() => app.app.connections.pending === 0, 3000);
+  });
+
   it('a shutdown stops waiting at its deadline for a request whose client reset its connection', async () => {
     const { app, port } = await listening(60_000);
     const client = rawClient(port);

@@ -52,14 +52,9 @@ function sendContinue(req: FastifyRequest): void {
   send?.();
 }
 
-/** The declared Content-Length, NaN when none (chunked). */
-function declaredLength(req: FastifyRequest): number {
-  return req.headers['content-length'] === undefined ? Number.NaN : Number(req.headers['content-length']);
-}
-
 /** Reads `payload` into one Buffer of at most `limit` bytes. */
 export function readBody(req: FastifyRequest, payload: Readable, limit: number, done: Done): void {
-  const declared = declaredLength(req);
+  const declared = req.headers['content-length'] === undefined ? Number.NaN : Number(req.headers['content-length']);
   if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
   sendContinue(req);
   const known = Number.isSafeInteger(declared) && declared >= 0;
@@ -174,14 +169,14 @@ export default fp(
       if (req.is404) return done(null, undefined);
       // A compressed body read as text would be a misleading MALFORMED_JSON (or, worse, plain
       // JSON labelled gzip would pass): the coding is refused by name, as a second Content-Type
-      // is, once the bytes are in, so the connection stays usable; a client still waiting for
-      // `100 Continue`, or one announcing more than the limit (never read), is refused at once
-      // instead, and uploads nothing. The header's refusal comes before the size's either way,
-      // as a single other media type's does (step 3 before step 4).
-      const limit = app.config.bodyLimitBytes;
+      // is, once the bytes are in (up to the limit), so a client still sending reads the answer
+      // rather than a reset; Fastify then closes the connection, as after any body-parser error.
+      // A client still waiting for `100 Continue` is refused at once and uploads nothing. The
+      // header's refusal comes before the size's either way, as a single other media type's
+      // does (step 3 before step 4).
       const refusal = headerRefusal(req);
-      if (refusal && (awaitsContinue(req) || declaredLength(req) > limit)) return done(refusal, undefined);
-      readBody(req, payload as unknown as Readable, limit, (err, body) => {
+      if (refusal && awaitsContinue(req)) return done(refusal, undefined);
+      readBody(req, payload as unknown as Readable, app.config.bodyLimitBytes, (err, body) => {
         if (refusal) return done(refusal, undefined);
         if (err) return done(err, undefined);
         req.rawBody = body as Buffer;
