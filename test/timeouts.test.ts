@@ -61,6 +61,19 @@ async function afterClose(app: TestApp, key?: string): Promise<{ billed: number;
   }
 }
 
+/**
+ * Two forecasts pipelined on one connection, the connection reset while both run, then both let
+ * finish (`extra` goes into each body).
+ */
+async function pipelinedThenReset(app: TestApp, port: number, gates: [string, string], extra: Record<string, unknown> = {}): Promise<void> {
+  const client = rawClient(port);
+  client.socket.write(gates.map((gate) => rawPost(app.key, JSON.stringify({ gate, ...extra }))).join(''));
+  await waitFor(() => app.control.runs === 2);
+  client.socket.resetAndDestroy();
+  await waitFor(client.closed, 1000);
+  for (const gate of gates) app.control.open(gate);
+}
+
 /** Headers announcing a 1000-byte body, then 10 bytes of it, then nothing. */
 function stallMidBody(socket: Socket, key: string): void {
   socket.write(rawPost(key, '{"n": 1234', 1000));
@@ -285,14 +298,7 @@ describe('request timeout and shutdown', () => {
 
   it('a shutdown does not wait for pipelined requests whose client reset their connection once they are answered', async () => {
     const { app, port } = await listening(60_000);
-    const client = rawClient(port);
-    const request = (gate: string) => rawPost(app.key, JSON.stringify({ gate, reserve: 10, settle: { input: 4, forecast: 2 } }));
-    client.socket.write(request('first') + request('second'));
-    await waitFor(() => app.control.runs === 2);
-    client.socket.resetAndDestroy();
-    await waitFor(client.closed, 1000);
-    app.control.open('first');
-    app.control.open('second');
+    await pipelinedThenReset(app, port, ['first', 'second'], { reserve: 10, settle: { input: 4, forecast: 2 } });
     await new Promise((r) => setTimeout(r, 100));
     // Both ran to their end and were billed; the second's response, queued behind the first's on
     // a connection that is gone, gets no prefinish: a grace longer than this test's timeout must
@@ -304,14 +310,7 @@ describe('request timeout and shutdown', () => {
 
   it('pipelined requests whose client reset their connection are let go on an idle server once answered', async () => {
     const { app, port } = await listening(60_000);
-    const client = rawClient(port);
-    const request = (gate: string) => rawPost(app.key, JSON.stringify({ gate }));
-    client.socket.write(request('idle-first') + request('idle-second'));
-    await waitFor(() => app.control.runs === 2);
-    client.socket.resetAndDestroy();
-    await waitFor(client.closed, 1000);
-    app.control.open('idle-first');
-    app.control.open('idle-second');
+    await pipelinedThenReset(app, port, ['idle-first', 'idle-second']);
     // No other request comes: the second's queued response gets no prefinish, and a sweep each
     // second finds it ended (it held its body until the next request).
     await waitFor(() => app.app.connections.pending === 0, 3000);
