@@ -161,11 +161,11 @@ describe('sqlite store', () => {
     // Another body is refused on the digest alone: the stored answer is not read for it.
     expect(await store.idempotencyBegin(scope, 'd-other', 'req_2', 2000, 500)).toEqual({ state: 'reused' });
     expect(await store.idempotencyBegin(scope, 'd3', 'req_3', 11_701, 500)).toEqual({ state: 'started' });
-    await store.idempotencyAbandon(scope, 'req_3');
+    await store.idempotencyWithdraw(scope, 'req_3');
     expect(await store.idempotencyBegin(scope, 'd4', 'req_4', 11_800, 500)).toEqual({ state: 'started' });
   });
 
-  it('a request that outlived its lease neither completes, abandons nor withdraws the record another request claimed', async () => {
+  it('a request that outlived its lease neither completes nor withdraws the record another request claimed', async () => {
     // Found by audit: A's completion landed on B's record, so B's retries replayed A's answer,
     // and A's failure deleted B's running record, so a retry of B ran (and was billed) twice.
     const { store } = await open();
@@ -174,7 +174,6 @@ describe('sqlite store', () => {
     expect(await store.idempotencyBegin(scope, 'dA', 'req_A', 0, 500)).toEqual({ state: 'started' });
     expect(await store.idempotencyBegin(scope, 'dB', 'req_B', 600, 500)).toEqual({ state: 'started' });
     await store.idempotencyComplete(scope, answer('req_A'), 700, 10_000);
-    await store.idempotencyAbandon(scope, 'req_A');
     await store.idempotencyWithdraw(scope, 'req_A');
     expect(await store.idempotencyBegin(scope, 'dB', 'req_C', 800, 500)).toEqual({ state: 'in_progress', bodyDigest: 'dB' });
     await store.idempotencyComplete(scope, answer('req_B'), 900, 10_000);

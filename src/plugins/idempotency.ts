@@ -117,7 +117,7 @@ export default fp(
       if (!state?.scope || state.finished) return;
       state.finished = true;
       const scope = state.scope;
-      await quietly(req, 'idempotency record could not be released', () => app.store.idempotencyAbandon(scope, req.id));
+      await quietly(req, 'idempotency record could not be released', () => app.store.idempotencyWithdraw(scope, req.id));
     }
 
     /** Withdraws the outcome this request stored, when its answer is not delivered as stored. */

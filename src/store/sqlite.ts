@@ -192,12 +192,6 @@ export class SqliteStore implements Store {
     return this.idempotency.prepare(scope, response, nowMs, retentionMs);
   }
 
-  idempotencyAbandon(scope: IdempotencyScope, requestId: string): Promise<void> {
-    // Now that a record names the request that claimed it, releasing it unstored is withdrawing
-    // what that request holds (a running record, and any chunks it prepared).
-    return this.idempotency.withdraw(scope, requestId);
-  }
-
   idempotencyWithdraw(scope: IdempotencyScope, requestId: string): Promise<void> {
     return this.idempotency.withdraw(scope, requestId);
   }

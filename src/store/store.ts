@@ -189,16 +189,15 @@ export interface Store {
   isEndpointPaused(endpoint: Endpoint): Promise<boolean>;
 
   // Idempotency. `begin` is atomic: of two concurrent requests with one key, one starts, and the
-  // record it claims is its own (`requestId`) until it completes, abandons or withdraws it.
+  // record it claims is its own (`requestId`) until it completes or withdraws it.
   idempotencyBegin(scope: IdempotencyScope, bodyDigest: string, requestId: string, nowMs: number, leaseMs: number): Promise<IdempotencyBegin>;
   idempotencyComplete(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<void>;
   /** Stores the body of an outcome whose record `quotaSettle` completes with the bill. */
   idempotencyPrepare(scope: IdempotencyScope, response: StoredResponse, nowMs: number, retentionMs: number): Promise<PreparedOutcome>;
-  /** Forgets the record `requestId` started whose outcome is not stored, so the key may be retried. */
-  idempotencyAbandon(scope: IdempotencyScope, requestId: string): Promise<void>;
   /**
-   * Forgets the outcome `requestId` stored (running or completed) when that request's answer
-   * could not be delivered as stored (its billing failed): the key may be retried.
+   * Forgets what `requestId` holds under the key, so the key may be retried: the record it
+   * started whose outcome is not stored, or the outcome it stored (running or completed) when
+   * its answer could not be delivered as stored (its billing failed).
    */
   idempotencyWithdraw(scope: IdempotencyScope, requestId: string): Promise<void>;
 

@@ -24,9 +24,9 @@ export class SqliteIdempotency {
         if (text(row.body_digest) !== bodyDigest) return { state: 'reused' };
         return { state: 'stored', row };
       }
-      // A running record names the request that claimed it: only that one completes, abandons or
-      // withdraws it. One that outlived its lease (a clock jump, a stalled process) finds the
-      // record claimed by another and leaves it alone.
+      // A running record names the request that claimed it: only that one completes or withdraws
+      // it. One that outlived its lease (a clock jump, a stalled process) finds the record claimed
+      // by another and leaves it alone.
       this.db.run(
         `INSERT INTO idempotency (key_id, route, idem_key, body_digest, state, request_id, expires_at) VALUES (?, ?, ?, ?, 'running', ?, ?)
          ON CONFLICT(key_id, route, idem_key) DO UPDATE SET body_digest = excluded.body_digest, state = 'running',
