@@ -93,10 +93,7 @@ impl HoraError {
         // A field path is named in full in the details; the message cuts one past 256 bytes (an
         // unknown key of megabytes would otherwise be echoed twice).
         let message = match listed.first() {
-            Some(first) => match crate::time::cut_at(&first.field, 256) {
-                Some(end) => format!("{INVALID_BODY}: {}… ({} bytes) {}.", &first.field[..end], first.field.len(), first.message),
-                None => format!("{INVALID_BODY}: {} {}.", first.field, first.message),
-            },
+            Some(first) => format!("{INVALID_BODY}: {} {}.", crate::time::cut(&first.field, 256, str::to_string), first.message),
             None => format!("{INVALID_BODY}."),
         };
         let entries = listed.into_iter().map(|e| serde_json::json!({ "field": e.field, "message": e.message })).collect();

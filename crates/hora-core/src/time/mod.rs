@@ -28,16 +28,15 @@ pub use zone::{format_offset, from_wall, parse_zone, skipped_days, to_wall, writ
 /// error need not echo a megabyte value back, twice (message and details). Ids, models, presets
 /// and versions are named in messages the same way.
 pub(crate) fn quoted(s: &str) -> String {
-    match cut_at(s, 64) {
-        Some(end) => format!("{:?}… ({} bytes)", &s[..end], s.len()),
-        None => format!("{s:?}"),
-    }
+    cut(s, 64, |kept| format!("{kept:?}"))
 }
 
-/// Where `s` is cut to at most `max` bytes (a character boundary), or None when it fits.
-pub(crate) fn cut_at(s: &str, max: usize) -> Option<usize> {
+/// `s` written by `write`, or, past `max` bytes, its first `max` at most (a character boundary)
+/// written so and followed by `… (N bytes)`.
+pub(crate) fn cut(s: &str, max: usize, write: impl Fn(&str) -> String) -> String {
     if s.len() <= max {
-        return None;
+        return write(s);
     }
-    Some(s.char_indices().map(|(i, c)| i + c.len_utf8()).take_while(|&end| end <= max).last().unwrap_or(0))
+    let end = s.char_indices().map(|(i, c)| i + c.len_utf8()).take_while(|&end| end <= max).last().unwrap_or(0);
+    format!("{}… ({} bytes)", write(&s[..end]), s.len())
 }
